@@ -1,0 +1,354 @@
+//! The access rule (`.rooignore` / `.zooignore`) and write protection for a set of workspace
+//! folders. One function decides each question; ignore, protect, mentions, folding and the
+//! tracker all call these.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::fs::FileSystem;
+use crate::path::{Resolver, WorkspaceRoot};
+use crate::rules::{RuleOrigin, RuleSet};
+
+/// The Roo ignore file name.
+pub const ROO_IGNORE_FILE: &str = ".rooignore";
+/// The Zoo ignore file name, preferred when present.
+pub const ZOO_IGNORE_FILE: &str = ".zooignore";
+/// Marker the original puts before blocked entries in listings (U+1F512).
+pub const LOCK_SYMBOL: &str = "\u{1F512}";
+/// Marker of write-protected files in instructions (U+1F6E1, no variation selector).
+pub const SHIELD_SYMBOL: &str = "\u{1F6E1}";
+/// Marker of write-protected entries in file listings (U+1F6E1 U+FE0F), as the original prints.
+pub const SHIELD_LISTING_SYMBOL: &str = "\u{1F6E1}\u{FE0F}";
+
+/// Which ignore file is active: `.zooignore` wins when present, else `.rooignore`, else none.
+pub fn active_ignore_file_name(zoo_exists: bool, roo_exists: bool) -> Option<&'static str> {
+    if zoo_exists {
+        Some(ZOO_IGNORE_FILE)
+    } else if roo_exists {
+        Some(ROO_IGNORE_FILE)
+    } else {
+        None
+    }
+}
+
+/// The active ignore file of one workspace folder, compiled.
+#[derive(Debug)]
+pub struct IgnoreFile {
+    /// `.rooignore` or `.zooignore`.
+    pub name: String,
+    /// The raw content, as read.
+    pub content: String,
+    /// The compiled rules (content plus both ignore file names, which are always blocked).
+    pub rules: RuleSet,
+}
+
+impl IgnoreFile {
+    /// Compiles an ignore file's content.
+    pub fn new(name: &str, content: &str) -> IgnoreFile {
+        IgnoreFile {
+            name: name.to_owned(),
+            content: content.to_owned(),
+            rules: RuleSet::new(Some(name), content, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
+        }
+    }
+
+    fn is_zoo(&self) -> bool {
+        self.name == ZOO_IGNORE_FILE
+    }
+
+    /// The text the original appends to the system prompt while the file is active.
+    pub fn instructions(&self) -> String {
+        let paragraph = if self.is_zoo() {
+            "(The following is provided by a root-level project ignore file where the user has specified files and directories that should not be accessed. Zoo prefers .zooignore and falls back to .rooignore when needed. When using list_files, you'll notice a \u{1F512} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)"
+        } else {
+            "(The following is provided by a root-level .rooignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a \u{1F512} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)"
+        };
+        format!(
+            "# {name}\n\n{paragraph}\n\n{content}\n{name}",
+            name = self.name,
+            content = self.content
+        )
+    }
+
+    /// The tool result the original returns when a tool touches a blocked path
+    /// (`formatResponse.rooIgnoreError`): compact JSON, keys in this order.
+    pub fn access_denied_error(&self, path: &str) -> String {
+        access_denied_error(self.is_zoo(), path)
+    }
+}
+
+/// The access-denied tool result for `path`, in Roo (`zoo == false`) or Zoo wording.
+pub fn access_denied_error(zoo: bool, path: &str) -> String {
+    let (message, suggestion) = if zoo {
+        (
+            "Access blocked by the project ignore file (.zooignore preferred, .rooignore fallback)",
+            "Try to continue without this file, or ask the user to update the project ignore file (.zooignore preferred, .rooignore fallback)",
+        )
+    } else {
+        (
+            "Access blocked by .rooignore",
+            "Try to continue without this file, or ask the user to update the .rooignore file",
+        )
+    };
+    let value = serde_json::json!({
+        "status": "error",
+        "type": "access_denied",
+        "message": message,
+        "path": path,
+        "suggestion": suggestion,
+    });
+    value.to_string()
+}
+
+/// Wording of user-visible protection texts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Flavor {
+    /// Roo Code wording.
+    #[default]
+    Roo,
+    /// Zoo Code wording.
+    Zoo,
+}
+
+/// The write-protected patterns: the union of Roo's and Zoo's lists, in Zoo's order.
+pub const PROTECTED_PATTERNS: [&str; 13] = [
+    ".zooignore",
+    ".rooignore",
+    ".zoomodes",
+    ".roomodes",
+    ".roorules*",
+    ".clinerules*",
+    ".zoo/**",
+    ".roo/**",
+    ".vscode/**",
+    "*.code-workspace",
+    ".rooprotected",
+    "AGENTS.md",
+    "AGENT.md",
+];
+
+/// Config folders are protected at any depth too (the original only protects them at the root).
+const NESTED_CONFIG_PATTERNS: [&str; 3] = ["**/.zoo/**", "**/.roo/**", "**/.vscode/**"];
+
+/// Write protection for configuration files.
+#[derive(Debug)]
+pub struct ProtectRules {
+    /// Patterns in the order they are reported: the built-in list, then configured extras.
+    pub patterns: Vec<String>,
+    rules: RuleSet,
+    flavor: Flavor,
+}
+
+impl ProtectRules {
+    /// Built-in patterns plus `extra` ones from settings.
+    pub fn new(extra: &[String], flavor: Flavor) -> ProtectRules {
+        let mut patterns: Vec<String> = PROTECTED_PATTERNS.iter().map(|p| (*p).to_owned()).collect();
+        patterns.extend(extra.iter().filter(|p| !p.trim().is_empty()).cloned());
+        let mut content = patterns.join("\n");
+        content.push('\n');
+        content.push_str(&NESTED_CONFIG_PATTERNS.join("\n"));
+        ProtectRules {
+            rules: RuleSet::new(None, &content, &[]),
+            patterns,
+            flavor,
+        }
+    }
+
+    /// The protecting pattern of a relative posix path, if any.
+    pub fn matched(&self, relative: &str) -> Option<RuleOrigin> {
+        self.rules.matched(relative).map(|mut origin| {
+            origin.line = None;
+            origin
+        })
+    }
+
+    /// The original's `getInstructions()` text (no trailing newline).
+    pub fn instructions(&self) -> String {
+        let who = match self.flavor {
+            Flavor::Roo => "Roo",
+            Flavor::Zoo => "Zoo and Roo",
+        };
+        format!(
+            "# Protected Files\n\n(The following {who} configuration file patterns are write-protected and always require approval for modifications, regardless of autoapproval settings. When using list_files, you'll notice a {SHIELD_SYMBOL} next to files that are write-protected.)\n\nProtected patterns: {}",
+            self.patterns.join(", ")
+        )
+    }
+
+    /// The original's protection message.
+    pub fn message(&self) -> &'static str {
+        match self.flavor {
+            Flavor::Roo => "This is a Roo configuration file and requires approval for modifications",
+            Flavor::Zoo => {
+                "This is a Zoo or Roo configuration file and requires approval for modifications"
+            }
+        }
+    }
+}
+
+/// Everything the rules need to know about one workspace folder.
+#[derive(Debug, Clone)]
+pub struct FolderPolicy {
+    /// The folder, lexical and canonical.
+    pub root: WorkspaceRoot,
+    /// The active ignore file, if any.
+    pub ignore: Option<Arc<IgnoreFile>>,
+}
+
+/// The rules of a whole (possibly multi-root) workspace.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    /// Workspace folders; relative paths resolve against the first.
+    pub folders: Vec<FolderPolicy>,
+    /// Write protection, shared by all folders.
+    pub protect: Arc<ProtectRules>,
+    /// Block every path whose lexical and canonical forms both lie outside all folders.
+    pub deny_outside_workspace: bool,
+}
+
+/// Which form of a path a rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PathForm {
+    /// The path as requested, lexically normalised.
+    Lexical,
+    /// The path with every symlink resolved.
+    Canonical,
+}
+
+/// Why a path may not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "camelCase")]
+pub enum BlockReason {
+    /// A pattern of an ignore file (or an implicit one) matched.
+    #[serde(rename_all = "camelCase")]
+    IgnoreRule {
+        /// The workspace folder whose rules matched.
+        folder: String,
+        /// The rule.
+        #[serde(flatten)]
+        origin: RuleOrigin,
+        /// The relative path that matched.
+        matched_path: String,
+        /// Whether the requested or the resolved form matched.
+        via: PathForm,
+    },
+    /// The path lies outside every workspace folder and the settings deny that.
+    OutsideWorkspace,
+}
+
+/// The answer to "may the agent read this path?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AccessDecision {
+    /// `None` when allowed.
+    pub blocked: Option<BlockReason>,
+    /// The folder the path belongs to (lexically, else canonically), if any.
+    pub folder: Option<usize>,
+}
+
+impl AccessDecision {
+    /// Whether the path may be read.
+    pub fn allowed(&self) -> bool {
+        self.blocked.is_none()
+    }
+}
+
+/// The answer to "does writing this path need approval?".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtectionDecision {
+    /// The protecting pattern, `None` when not protected.
+    pub pattern: Option<String>,
+    /// Which form matched.
+    pub via: Option<PathForm>,
+}
+
+impl Policy {
+    /// The folder relative inputs resolve against.
+    pub fn base(&self) -> &Path {
+        self.folders
+            .first()
+            .map(|f| f.root.lexical.as_path())
+            .unwrap_or(Path::new("/"))
+    }
+
+    /// Decides read access for `requested` (relative to `base`, or to the first folder).
+    pub fn check_access(
+        &self,
+        resolver: &Resolver,
+        fs: &dyn FileSystem,
+        base: Option<&Path>,
+        requested: &str,
+    ) -> AccessDecision {
+        let resolved = resolver.resolve(base.unwrap_or(self.base()), requested, fs);
+        let mut folder_of_path = None;
+        for (index, folder) in self.folders.iter().enumerate() {
+            for (form, absolute) in [
+                (PathForm::Lexical, &resolved.lexical),
+                (PathForm::Canonical, &resolved.canonical),
+            ] {
+                let Some(relative) = folder.root.relative(absolute) else {
+                    continue;
+                };
+                folder_of_path.get_or_insert(index);
+                let Some(ignore) = &folder.ignore else {
+                    continue;
+                };
+                if let Some(origin) = ignore.rules.matched(&relative) {
+                    return AccessDecision {
+                        blocked: Some(BlockReason::IgnoreRule {
+                            folder: folder.root.lexical.to_string_lossy().into_owned(),
+                            origin,
+                            matched_path: relative,
+                            via: form,
+                        }),
+                        folder: Some(index),
+                    };
+                }
+            }
+        }
+        let blocked = (folder_of_path.is_none() && self.deny_outside_workspace)
+            .then_some(BlockReason::OutsideWorkspace);
+        AccessDecision {
+            blocked,
+            folder: folder_of_path,
+        }
+    }
+
+    /// Decides write protection for `requested`. Paths outside every folder are not protected.
+    pub fn check_protection(
+        &self,
+        resolver: &Resolver,
+        fs: &dyn FileSystem,
+        base: Option<&Path>,
+        requested: &str,
+    ) -> ProtectionDecision {
+        let resolved = resolver.resolve(base.unwrap_or(self.base()), requested, fs);
+        for folder in &self.folders {
+            for (form, absolute) in [
+                (PathForm::Lexical, &resolved.lexical),
+                (PathForm::Canonical, &resolved.canonical),
+            ] {
+                let Some(relative) = folder.root.relative(absolute) else {
+                    continue;
+                };
+                if let Some(origin) = self.protect.matched(&relative) {
+                    return ProtectionDecision {
+                        pattern: Some(origin.pattern),
+                        via: Some(form),
+                    };
+                }
+            }
+        }
+        ProtectionDecision {
+            pattern: None,
+            via: None,
+        }
+    }
+
+    /// The ignore file governing relative paths (the first folder's), if active.
+    pub fn primary_ignore(&self) -> Option<&Arc<IgnoreFile>> {
+        self.folders.first().and_then(|f| f.ignore.as_ref())
+    }
+}

@@ -1,0 +1,176 @@
+//! The one owner of per-message token accounting: what the model sees of each message (spec §8.1).
+//!
+//! The core does not tokenize: a [`TokenCounter`] supplied by the caller (o200k_base from the
+//! tokens crate, a host-provided count, or a test stub) counts text and images and may cache.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::message::{ApiMessage, Block, Content};
+
+/// Counts tokens of what the model sees. Implemented for any `Fn(&str) -> usize`.
+pub trait TokenCounter {
+    /// Tokens of a piece of text.
+    fn count_text(&self, text: &str) -> usize;
+
+    /// Tokens of an image given its base64 `data` (when the source has one): the original's
+    /// estimate `ceil(sqrt(len(data)))`, or a flat 300 without data. Lengths are UTF-16 units.
+    fn count_image(&self, data: Option<&str>) -> usize {
+        match data {
+            Some(data) => ceil_sqrt(data.encode_utf16().count()),
+            None => 300,
+        }
+    }
+
+    /// The final count of one content list from the sum of its blocks (the original's estimate
+    /// multiplies by 1.5 and rounds up here; see [`Estimate`]). Identity by default.
+    fn finish(&self, raw: usize) -> usize {
+        raw
+    }
+}
+
+impl<F: Fn(&str) -> usize> TokenCounter for F {
+    fn count_text(&self, text: &str) -> usize {
+        self(text)
+    }
+}
+
+/// Wraps a counter to apply the original's fudge factor: `ceil(sum × 1.5)` per content list.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Estimate<C>(pub C);
+
+impl<C: TokenCounter> TokenCounter for Estimate<C> {
+    fn count_text(&self, text: &str) -> usize {
+        self.0.count_text(text)
+    }
+
+    fn count_image(&self, data: Option<&str>) -> usize {
+        self.0.count_image(data)
+    }
+
+    fn finish(&self, raw: usize) -> usize {
+        let raw = self.0.finish(raw);
+        raw.saturating_mul(3).div_ceil(2)
+    }
+}
+
+/// Token counts of a list of messages.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenBreakdown {
+    /// Sum of `per_message`.
+    pub total: usize,
+    /// Tokens of each message's content, in input order.
+    pub per_message: Vec<usize>,
+}
+
+/// Tokens of every message's content (pass the effective history to count what the model sees).
+pub fn history_token_breakdown<M: AsRef<ApiMessage>>(
+    messages: &[M],
+    counter: &dyn TokenCounter,
+) -> TokenBreakdown {
+    let per_message: Vec<usize> = messages
+        .iter()
+        .map(|message| message_tokens(message.as_ref(), counter))
+        .collect();
+    TokenBreakdown {
+        total: per_message.iter().fold(0, |sum, n| sum.saturating_add(*n)),
+        per_message,
+    }
+}
+
+/// Tokens of one message's content (string content counts as one text block).
+pub fn message_tokens(message: &ApiMessage, counter: &dyn TokenCounter) -> usize {
+    content_tokens(message.fields.get("content"), counter)
+}
+
+/// Tokens of a raw `content` value: a string, an array of blocks, or anything else (0).
+pub fn content_tokens(content: Option<&Value>, counter: &dyn TokenCounter) -> usize {
+    match Content::view(content) {
+        Content::Text(text) if !text.is_empty() => counter.finish(counter.count_text(text)),
+        Content::Blocks(blocks) if !blocks.is_empty() => {
+            let raw = blocks.iter().fold(0usize, |sum, block| {
+                sum.saturating_add(block_tokens(block, counter))
+            });
+            counter.finish(raw)
+        }
+        _ => 0,
+    }
+}
+
+/// Raw tokens of one block (before [`TokenCounter::finish`]); unknown block types count 0.
+pub fn block_tokens(block: &Value, counter: &dyn TokenCounter) -> usize {
+    match Block::view(block) {
+        Block::Text { text } => text.map_or(0, |text| counter.count_text(text)),
+        Block::Image { source } => {
+            let data = source
+                .and_then(Value::as_object)
+                .and_then(|source| source.get("data"));
+            match data {
+                Some(data) => counter.count_image(Some(data.as_str().unwrap_or(""))),
+                None => counter.count_image(None),
+            }
+        }
+        Block::ToolUse { name, input, .. } => {
+            counter.count_text(&tool_use_for_counting(name, input))
+        }
+        Block::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => counter.count_text(&tool_result_for_counting(tool_use_id, content, is_error)),
+        Block::Other { .. } => 0,
+    }
+}
+
+/// `Tool: <name>` and, when there is an input, `\nArguments: <compact JSON>`.
+fn tool_use_for_counting(name: Option<&str>, input: Option<&Value>) -> String {
+    let mut text = format!("Tool: {}", name.unwrap_or("undefined"));
+    if let Some(input) = input {
+        text.push_str("\nArguments: ");
+        text.push_str(&serde_json::to_string(input).unwrap_or_else(|_| "[serialization error]".into()));
+    }
+    text
+}
+
+/// `Tool Result (<id>)`, `[Error]` when failed, then the content, one line per item.
+fn tool_result_for_counting(
+    tool_use_id: Option<&str>,
+    content: Option<&Value>,
+    is_error: bool,
+) -> String {
+    let mut lines: Vec<String> = vec![format!("Tool Result ({})", tool_use_id.unwrap_or("undefined"))];
+    if is_error {
+        lines.push("[Error]".into());
+    }
+    match content {
+        Some(Value::String(text)) => lines.push(text.clone()),
+        Some(Value::Array(items)) => lines.extend(items.iter().map(|item| match Block::view(item) {
+            Block::Text { text } => text.unwrap_or("").to_string(),
+            Block::Image { .. } => "[Image content]".to_string(),
+            Block::ToolUse { .. } => "[Unsupported content block: tool_use]".to_string(),
+            Block::ToolResult { .. } => "[Unsupported content block: tool_result]".to_string(),
+            Block::Other { kind, .. } => format!(
+                "[Unsupported content block: {}]",
+                kind.unwrap_or("undefined")
+            ),
+        })),
+        _ => {}
+    }
+    lines.join("\n")
+}
+
+/// `ceil(sqrt(n))` in exact integer arithmetic.
+fn ceil_sqrt(n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    let mut root = (n as f64).sqrt() as usize;
+    while root.saturating_mul(root) < n {
+        root += 1;
+    }
+    while root > 0 && (root - 1).saturating_mul(root - 1) >= n {
+        root -= 1;
+    }
+    root
+}

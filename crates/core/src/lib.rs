@@ -1,0 +1,9 @@
+//! Pure, synchronous decisions of roo-context. No tokio, no LSP types, no I/O of its own
+//! beyond the small [`fs::FileSystem`] trait that callers implement.
+
+pub mod access;
+pub mod command;
+pub mod conversation;
+pub mod fs;
+pub mod path;
+pub mod rules;

@@ -1,0 +1,1 @@
+//! Tree-sitter outlines (work in progress).

@@ -1,0 +1,454 @@
+//! Outlines: the definitions of one file, filtered and ordered by the original's rules, and their
+//! `start--end | first line` text form.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::engine::{self, Candidate};
+use crate::text::{LineIndex, shorten_line};
+use crate::Language;
+
+/// What a definition is. Names follow the query captures (`@definition.<kind>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DefinitionKind {
+    /// A class (TypeScript, JavaScript, Python).
+    Class,
+    /// A TypeScript or Go interface.
+    Interface,
+    /// A Rust or Go struct (or Rust union).
+    Struct,
+    /// An enum.
+    Enum,
+    /// A Rust trait.
+    Trait,
+    /// A Rust `impl` block; its name is `Type` or `Trait for Type`.
+    Impl,
+    /// A module or namespace.
+    Module,
+    /// A free function (including named arrow functions).
+    Function,
+    /// A function inside a class, impl, trait or interface.
+    Method,
+    /// A TypeScript/JavaScript `constructor`.
+    Constructor,
+    /// A class field that does not hold a function.
+    Field,
+    /// A type alias.
+    Type,
+    /// A constant or static.
+    Constant,
+    /// A variable (Go `var ( ... )` groups).
+    Variable,
+    /// A `macro_rules!` macro.
+    Macro,
+    /// A test or test group (`describe`, `it`, `test`).
+    Test,
+    /// A capture kind this version does not know.
+    Other,
+}
+
+impl DefinitionKind {
+    pub(crate) fn from_capture_suffix(suffix: &str) -> DefinitionKind {
+        match suffix {
+            "class" => DefinitionKind::Class,
+            "interface" => DefinitionKind::Interface,
+            "struct" => DefinitionKind::Struct,
+            "enum" => DefinitionKind::Enum,
+            "trait" => DefinitionKind::Trait,
+            "impl" => DefinitionKind::Impl,
+            "module" => DefinitionKind::Module,
+            "function" => DefinitionKind::Function,
+            "method" => DefinitionKind::Method,
+            "constructor" => DefinitionKind::Constructor,
+            "field" => DefinitionKind::Field,
+            "type" => DefinitionKind::Type,
+            "constant" => DefinitionKind::Constant,
+            "variable" => DefinitionKind::Variable,
+            "macro" => DefinitionKind::Macro,
+            "test" => DefinitionKind::Test,
+            _ => DefinitionKind::Other,
+        }
+    }
+
+    /// A short lowercase name (`class`, `function`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DefinitionKind::Class => "class",
+            DefinitionKind::Interface => "interface",
+            DefinitionKind::Struct => "struct",
+            DefinitionKind::Enum => "enum",
+            DefinitionKind::Trait => "trait",
+            DefinitionKind::Impl => "impl",
+            DefinitionKind::Module => "module",
+            DefinitionKind::Function => "function",
+            DefinitionKind::Method => "method",
+            DefinitionKind::Constructor => "constructor",
+            DefinitionKind::Field => "field",
+            DefinitionKind::Type => "type",
+            DefinitionKind::Constant => "constant",
+            DefinitionKind::Variable => "variable",
+            DefinitionKind::Macro => "macro",
+            DefinitionKind::Test => "test",
+            DefinitionKind::Other => "other",
+        }
+    }
+
+    /// The LSP `SymbolKind` number for this kind (the server converts it to its own type).
+    pub fn lsp_symbol_kind(self) -> u32 {
+        match self {
+            DefinitionKind::Module => 2,
+            DefinitionKind::Class => 5,
+            DefinitionKind::Method => 6,
+            DefinitionKind::Field => 8,
+            DefinitionKind::Constructor => 9,
+            DefinitionKind::Enum => 10,
+            DefinitionKind::Interface | DefinitionKind::Trait => 11,
+            DefinitionKind::Function | DefinitionKind::Macro | DefinitionKind::Test => 12,
+            DefinitionKind::Variable | DefinitionKind::Other => 13,
+            DefinitionKind::Constant => 14,
+            DefinitionKind::Impl => 19,
+            DefinitionKind::Struct => 23,
+            DefinitionKind::Type => 26,
+        }
+    }
+}
+
+/// A position: 0-based line and 0-based **byte** column (the server converts to UTF-16).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct Position {
+    /// 0-based line (lines end at `\n`).
+    pub line: u32,
+    /// 0-based byte offset within the line.
+    pub column: u32,
+}
+
+/// A range of source text, as positions and as byte offsets into the source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// Where the range starts.
+    pub start: Position,
+    /// Where the range ends (exclusive).
+    pub end: Position,
+    /// Byte offset of `start` in the source.
+    pub start_byte: usize,
+    /// Byte offset of `end` in the source (exclusive).
+    pub end_byte: usize,
+}
+
+impl Span {
+    /// The byte range of this span.
+    pub fn bytes(&self) -> std::ops::Range<usize> {
+        self.start_byte..self.end_byte
+    }
+
+    fn contains(&self, other: &Span) -> bool {
+        self.start_byte <= other.start_byte && other.end_byte <= self.end_byte
+    }
+}
+
+/// One definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// What it is.
+    pub kind: DefinitionKind,
+    /// Its name, single-line (`Trait for Type` for Rust trait impls, the text of a test's title).
+    pub name: String,
+    /// The whole definition.
+    pub range: Span,
+    /// The name (an empty span at the start of `range` when the definition has no name).
+    pub selection_range: Span,
+    /// The raw text of the definition's first line (untrimmed, without `\r`; very long lines are
+    /// cut, see [`OutlineOptions::max_line_chars`]).
+    pub first_line: String,
+    /// Index (in the same list) of the innermost definition containing this one.
+    pub parent: Option<usize>,
+}
+
+impl Definition {
+    /// 0-based first line.
+    pub fn start_line(&self) -> u32 {
+        self.range.start.line
+    }
+
+    /// 0-based last line (inclusive).
+    pub fn end_line(&self) -> u32 {
+        self.range.end.line
+    }
+
+    /// Number of lines spanned (`end - start + 1`).
+    pub fn line_count(&self) -> u32 {
+        self.end_line() - self.start_line() + 1
+    }
+
+    /// The outline line `"<start>--<end> | <first line>\n"` with 1-based line numbers.
+    pub fn outline_line(&self) -> String {
+        format!(
+            "{}--{} | {}\n",
+            self.start_line() + 1,
+            self.end_line() + 1,
+            self.first_line
+        )
+    }
+}
+
+/// Limits and rules for outlining one file.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OutlineOptions {
+    /// Definitions spanning fewer lines are left out (the original's `MIN_COMPONENT_LINES`, 4).
+    pub min_lines: u32,
+    /// Time allowed for parsing and querying one file; past it the outline is empty (or partial)
+    /// with a [`OutlineDiagnostic::Timeout`].
+    pub parse_timeout: Duration,
+    /// Larger sources are not parsed at all ([`OutlineDiagnostic::TooLarge`]).
+    pub max_source_bytes: usize,
+    /// First lines longer than this (in UTF-16 units) are cut and marked with ` …`.
+    pub max_line_chars: usize,
+}
+
+impl Default for OutlineOptions {
+    fn default() -> OutlineOptions {
+        OutlineOptions {
+            min_lines: 4,
+            parse_timeout: Duration::from_secs(2),
+            max_source_bytes: 16 * 1024 * 1024,
+            max_line_chars: 1000,
+        }
+    }
+}
+
+/// Something worth telling about an outline. Degraded input is not an error: the outline is
+/// still returned, possibly empty or partial.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutlineDiagnostic {
+    /// The source exceeds [`OutlineOptions::max_source_bytes`]; nothing was parsed.
+    TooLarge {
+        /// Size of the source.
+        bytes: usize,
+        /// The limit it exceeds.
+        limit: usize,
+    },
+    /// Parsing (`during_query == false`, outline empty) or the query (`true`, outline partial)
+    /// did not finish within [`OutlineOptions::parse_timeout`].
+    Timeout {
+        /// The budget that ran out.
+        budget: Duration,
+        /// Whether the parse finished and the query was cut short.
+        during_query: bool,
+    },
+    /// The source has syntax errors; the outline is best effort.
+    SyntaxErrors {
+        /// 0-based line of the first error.
+        first_error_line: u32,
+    },
+}
+
+impl OutlineDiagnostic {
+    /// True when the outline could not be computed at all (too large, or parse timeout).
+    pub fn is_fatal(&self) -> bool {
+        matches!(
+            self,
+            OutlineDiagnostic::TooLarge { .. }
+                | OutlineDiagnostic::Timeout {
+                    during_query: false,
+                    ..
+                }
+        )
+    }
+}
+
+impl fmt::Display for OutlineDiagnostic {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutlineDiagnostic::TooLarge { bytes, limit } => {
+                write!(formatter, "file too large to outline ({bytes} bytes, limit {limit})")
+            }
+            OutlineDiagnostic::Timeout {
+                budget,
+                during_query: false,
+            } => write!(formatter, "parse timed out after {} ms", budget.as_millis()),
+            OutlineDiagnostic::Timeout {
+                budget,
+                during_query: true,
+            } => write!(
+                formatter,
+                "definition query timed out after {} ms; outline is partial",
+                budget.as_millis()
+            ),
+            OutlineDiagnostic::SyntaxErrors { first_error_line } => write!(
+                formatter,
+                "syntax errors (first on line {}); outline is best effort",
+                first_error_line + 1
+            ),
+        }
+    }
+}
+
+/// The definitions of one file, in outline order (by start, outer before inner).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outline {
+    /// The language the file was parsed as.
+    pub language: Language,
+    /// The definitions that passed the filters.
+    pub definitions: Vec<Definition>,
+    /// What went wrong, if anything.
+    pub diagnostics: Vec<OutlineDiagnostic>,
+}
+
+impl Outline {
+    /// The outline lines, each `"<start>--<end> | <first line>\n"` (1-based), concatenated;
+    /// empty when there are no definitions.
+    pub fn to_text(&self) -> String {
+        self.definitions.iter().map(Definition::outline_line).collect()
+    }
+
+    /// True when an outline could not be computed at all (see [`OutlineDiagnostic::is_fatal`]).
+    pub fn failed(&self) -> bool {
+        self.diagnostics.iter().any(OutlineDiagnostic::is_fatal)
+    }
+}
+
+/// The outline of one file: definitions spanning at least `min_lines` lines, one per distinct
+/// line range, ordered by start.
+pub fn outline(language: Language, source: &str, options: &OutlineOptions) -> Outline {
+    let (candidates, diagnostics) = analyze(language, source, options);
+    let definitions = build_definitions(candidates, source, options, true);
+    Outline {
+        language,
+        definitions,
+        diagnostics,
+    }
+}
+
+/// Parse and query one file, returning the raw candidates plus diagnostics.
+pub(crate) fn analyze(
+    language: Language,
+    source: &str,
+    options: &OutlineOptions,
+) -> (Vec<Candidate>, Vec<OutlineDiagnostic>) {
+    let mut diagnostics = Vec::new();
+    if source.len() > options.max_source_bytes {
+        diagnostics.push(OutlineDiagnostic::TooLarge {
+            bytes: source.len(),
+            limit: options.max_source_bytes,
+        });
+        return (Vec::new(), diagnostics);
+    }
+    let deadline = engine::deadline_after(options.parse_timeout);
+    let Some(tree) = engine::parse(language, source, deadline) else {
+        diagnostics.push(OutlineDiagnostic::Timeout {
+            budget: options.parse_timeout,
+            during_query: false,
+        });
+        return (Vec::new(), diagnostics);
+    };
+    if let Some(first_error_line) = engine::first_syntax_error_line(&tree) {
+        diagnostics.push(OutlineDiagnostic::SyntaxErrors { first_error_line });
+    }
+    let (candidates, query_timed_out) = engine::candidates(language, &tree, source, deadline);
+    if query_timed_out {
+        diagnostics.push(OutlineDiagnostic::Timeout {
+            budget: options.parse_timeout,
+            during_query: true,
+        });
+    }
+    (candidates, diagnostics)
+}
+
+/// Turn sorted, node-deduplicated candidates into definitions. With `outline_rules`, apply the
+/// original's minimum line count and one-definition-per-line-range rule; without, keep every
+/// candidate (document symbols).
+pub(crate) fn build_definitions(
+    candidates: Vec<Candidate>,
+    source: &str,
+    options: &OutlineOptions,
+    outline_rules: bool,
+) -> Vec<Definition> {
+    let mut seen_line_ranges = std::collections::HashSet::new();
+    let mut line_index = None;
+    let mut definitions: Vec<Definition> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    for candidate in candidates {
+        if outline_rules {
+            let line_count = candidate.range.end.line - candidate.range.start.line + 1;
+            if line_count < options.min_lines
+                || !seen_line_ranges.insert((candidate.range.start.line, candidate.range.end.line))
+            {
+                continue;
+            }
+        }
+        let line_index = line_index.get_or_insert_with(|| LineIndex::new(source));
+        let first_line = shorten_line(
+            line_index.line(source, candidate.range.start.line as usize),
+            options.max_line_chars,
+        );
+        let name = definition_name(&candidate, source, &first_line);
+        let kind = if candidate.kind == DefinitionKind::Method && name == "constructor" {
+            DefinitionKind::Constructor
+        } else {
+            candidate.kind
+        };
+        let selection_range = candidate
+            .name
+            .filter(|name| candidate.range.contains(name))
+            .unwrap_or(Span {
+                start: candidate.range.start,
+                end: candidate.range.start,
+                start_byte: candidate.range.start_byte,
+                end_byte: candidate.range.start_byte,
+            });
+        // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
+        while let Some(&top) = open.last() {
+            if definitions[top].range.contains(&candidate.range) {
+                break;
+            }
+            open.pop();
+        }
+        let parent = open.last().copied();
+        open.push(definitions.len());
+        definitions.push(Definition {
+            kind,
+            name,
+            range: candidate.range,
+            selection_range,
+            first_line,
+            parent,
+        });
+    }
+    definitions
+}
+
+/// Longest name kept, in characters.
+const MAX_NAME_CHARS: usize = 120;
+
+fn definition_name(candidate: &Candidate, source: &str, first_line: &str) -> String {
+    let text_of = |range: std::ops::Range<usize>| source.get(range).unwrap_or("");
+    let raw = match &candidate.name {
+        Some(name) => {
+            let name_text = text_of(name.bytes());
+            match &candidate.trait_bytes {
+                Some(trait_bytes) => format!("{} for {name_text}", text_of(trait_bytes.clone())),
+                None => name_text.to_owned(),
+            }
+        }
+        None => first_line.trim().to_owned(),
+    };
+    let single_line = raw.lines().next().unwrap_or("").trim();
+    let unquoted = strip_quotes(single_line);
+    let mut name: String = unquoted.chars().take(MAX_NAME_CHARS).collect();
+    if name.len() < unquoted.len() {
+        name.push('…');
+    }
+    name
+}
+
+fn strip_quotes(text: &str) -> &str {
+    for quote in ['"', '\'', '`'] {
+        if let Some(inner) = text
+            .strip_prefix(quote)
+            .and_then(|rest| rest.strip_suffix(quote))
+        {
+            return inner;
+        }
+    }
+    text
+}
