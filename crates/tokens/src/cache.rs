@@ -89,7 +89,8 @@ impl TokenCache {
         }
         let count = count_exact(text);
         self.misses.fetch_add(1, Ordering::Relaxed);
-        self.bytes_counted.fetch_add(text.len() as u64, Ordering::Relaxed);
+        self.bytes_counted
+            .fetch_add(text.len() as u64, Ordering::Relaxed);
         lock(shard).insert(key, count, self.generation_capacity);
         count
     }
@@ -165,7 +166,9 @@ impl Shard {
 /// Locks a shard; a poisoned lock only means another thread panicked mid-update of a plain
 /// map of counts, which is still consistent, so it is used as is.
 fn lock(shard: &Mutex<Shard>) -> std::sync::MutexGuard<'_, Shard> {
-    shard.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    shard
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 fn key_of(text: &str) -> Key {
@@ -208,7 +211,10 @@ mod tests {
         }
         let stats = cache.stats();
         assert_eq!(stats.misses, 50);
-        assert_eq!(stats.bytes_counted, total_bytes, "each message tokenized once");
+        assert_eq!(
+            stats.bytes_counted, total_bytes,
+            "each message tokenized once"
+        );
         assert_eq!(stats.hits, (0..50).sum::<u64>());
     }
 

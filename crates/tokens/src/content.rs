@@ -116,7 +116,11 @@ pub fn tool_use_text(name: &str, input_json: Option<&str>) -> String {
 }
 
 /// The text the original counts for a `tool_result` block.
-pub fn tool_result_text(tool_use_id: &str, is_error: bool, content: &ToolResultContent<'_>) -> String {
+pub fn tool_result_text(
+    tool_use_id: &str,
+    is_error: bool,
+    content: &ToolResultContent<'_>,
+) -> String {
     let mut text = format!("Tool Result ({tool_use_id})");
     if is_error {
         text.push_str("\n[Error]");
@@ -163,7 +167,9 @@ pub(crate) fn count_content_with(
         .map(|part| match part {
             ContentPart::Text(text) => count_text(text),
             ContentPart::Image { data_len_utf16 } => image_tokens(*data_len_utf16),
-            ContentPart::ToolUse { name, input_json } => count_text(&tool_use_text(name, *input_json)),
+            ContentPart::ToolUse { name, input_json } => {
+                count_text(&tool_use_text(name, *input_json))
+            }
             ContentPart::ToolResult {
                 tool_use_id,
                 is_error,
@@ -184,12 +190,32 @@ mod tests {
 
     #[track_caller]
     fn check(parts: &[ContentPart<'_>], exact: usize, estimate: usize) {
-        assert_eq!(count_content(parts, CountMode::Exact), exact, "exact of {parts:?}");
-        assert_eq!(count_content(parts, CountMode::Estimate), estimate, "estimate of {parts:?}");
+        assert_eq!(
+            count_content(parts, CountMode::Exact),
+            exact,
+            "exact of {parts:?}"
+        );
+        assert_eq!(
+            count_content(parts, CountMode::Estimate),
+            estimate,
+            "estimate of {parts:?}"
+        );
         let cache = crate::TokenCache::default();
-        assert_eq!(cache.count_content(parts, CountMode::Estimate), estimate, "cold cache");
-        assert_eq!(cache.count_content(parts, CountMode::Estimate), estimate, "warm cache");
-        assert_eq!(cache.count_content(parts, CountMode::Exact), exact, "warm cache, exact");
+        assert_eq!(
+            cache.count_content(parts, CountMode::Estimate),
+            estimate,
+            "cold cache"
+        );
+        assert_eq!(
+            cache.count_content(parts, CountMode::Estimate),
+            estimate,
+            "warm cache"
+        );
+        assert_eq!(
+            cache.count_content(parts, CountMode::Exact),
+            exact,
+            "warm cache, exact"
+        );
     }
 
     #[test]
@@ -206,14 +232,34 @@ mod tests {
     #[test]
     fn fudge_applies_once_to_the_sum_not_per_block() {
         // 2 + 2 = 4 → 6; per block it would be 3 + 3.
-        check(&[ContentPart::Text("Hello world"), ContentPart::Text("Hello world")], 4, 6);
+        check(
+            &[
+                ContentPart::Text("Hello world"),
+                ContentPart::Text("Hello world"),
+            ],
+            4,
+            6,
+        );
         // 1 + 1 = 2 → 3; per block it would be 2 + 2.
-        check(&[ContentPart::Text("hello"), ContentPart::Text("hello")], 2, 3);
+        check(
+            &[ContentPart::Text("hello"), ContentPart::Text("hello")],
+            2,
+            3,
+        );
     }
 
     #[test]
     fn image_formula_matches_javascript() {
-        for (len, expected) in [(0, 0), (1, 1), (2, 2), (4, 2), (5, 3), (1000, 32), (1024, 32), (1025, 33)] {
+        for (len, expected) in [
+            (0, 0),
+            (1, 1),
+            (2, 2),
+            (4, 2),
+            (5, 3),
+            (1000, 32),
+            (1024, 32),
+            (1025, 33),
+        ] {
             assert_eq!(image_tokens(Some(len)), expected, "image_tokens({len})");
         }
         assert_eq!(image_tokens(None), 300);
@@ -226,7 +272,9 @@ mod tests {
         assert_eq!(utf16_len("😀"), 2);
         assert_eq!(
             ContentPart::image_from_data(Some("😀😀")),
-            ContentPart::Image { data_len_utf16: Some(4) }
+            ContentPart::Image {
+                data_len_utf16: Some(4)
+            }
         );
     }
 
@@ -258,16 +306,36 @@ mod tests {
         ];
         for (id, is_error, content, expected) in [
             ("t1", false, ToolResultContent::Missing, "Tool Result (t1)"),
-            ("t1", true, ToolResultContent::Missing, "Tool Result (t1)\n[Error]"),
-            ("t2", false, ToolResultContent::Text("ok"), "Tool Result (t2)\nok"),
-            ("t2", true, ToolResultContent::Text(""), "Tool Result (t2)\n[Error]\n"),
+            (
+                "t1",
+                true,
+                ToolResultContent::Missing,
+                "Tool Result (t1)\n[Error]",
+            ),
+            (
+                "t2",
+                false,
+                ToolResultContent::Text("ok"),
+                "Tool Result (t2)\nok",
+            ),
+            (
+                "t2",
+                true,
+                ToolResultContent::Text(""),
+                "Tool Result (t2)\n[Error]\n",
+            ),
             (
                 "t3",
                 false,
                 ToolResultContent::Items(&items),
                 "Tool Result (t3)\nline one\n\n[Image content]\n[Unsupported content block: document]\n[Unsupported content block: undefined]",
             ),
-            ("t4", false, ToolResultContent::Items(&[]), "Tool Result (t4)"),
+            (
+                "t4",
+                false,
+                ToolResultContent::Items(&[]),
+                "Tool Result (t4)",
+            ),
         ] {
             assert_eq!(tool_result_text(id, is_error, &content), expected);
             let raw = count_exact(expected);
