@@ -20,7 +20,11 @@ pub struct OutlineJob<'a> {
 /// Outline many files, spreading them over up to `threads` threads (0 = all cores). Results are
 /// in input order. Threads take the next file from a shared counter, so a few big files do not
 /// leave a core idle.
-pub fn outline_many(jobs: &[OutlineJob<'_>], options: &OutlineOptions, threads: usize) -> Vec<Outline> {
+pub fn outline_many(
+    jobs: &[OutlineJob<'_>],
+    options: &OutlineOptions,
+    threads: usize,
+) -> Vec<Outline> {
     let threads = effective_threads(threads).min(jobs.len());
     if threads <= 1 {
         return jobs
@@ -46,7 +50,9 @@ pub fn outline_many(jobs: &[OutlineJob<'_>], options: &OutlineOptions, threads: 
             .collect();
         for worker in workers {
             // A panic in a worker is a bug in the engine; surface it to the caller.
-            let done = worker.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            let done = worker
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             for (index, result) in done {
                 results[index] = Some(result);
             }
@@ -138,7 +144,11 @@ impl OutlineCache {
 
     /// Outlines for many files (in input order): hits come from the cache, misses are computed
     /// in parallel with [`outline_many`] and stored.
-    pub fn outline_many(&self, jobs: &[(&str, OutlineJob<'_>)], threads: usize) -> Vec<Arc<Outline>> {
+    pub fn outline_many(
+        &self,
+        jobs: &[(&str, OutlineJob<'_>)],
+        threads: usize,
+    ) -> Vec<Arc<Outline>> {
         let keys: Vec<ContentKey> = jobs
             .iter()
             .map(|(_, job)| ContentKey::of(job.language, job.source))

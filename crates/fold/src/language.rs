@@ -69,7 +69,7 @@ impl Language {
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 
@@ -104,7 +104,10 @@ impl Language {
         QUERIES[self.index()].get_or_init(|| {
             let query = Query::new(&self.grammar(), &self.query_source()).unwrap_or_else(|error| {
                 // The queries are data compiled into the binary and checked by a unit test.
-                panic!("the bundled {} query does not compile: {error}", self.name())
+                panic!(
+                    "the bundled {} query does not compile: {error}",
+                    self.name()
+                )
             });
             CompiledQuery::new(query)
         })
@@ -183,7 +186,10 @@ mod tests {
     #[test]
     fn extensions_map_to_languages_case_insensitively() {
         assert_eq!(Language::from_path("src/a.TS"), Some(Language::TypeScript));
-        assert_eq!(Language::from_path("src/a.d.ts"), Some(Language::TypeScript));
+        assert_eq!(
+            Language::from_path("src/a.d.ts"),
+            Some(Language::TypeScript)
+        );
         assert_eq!(Language::from_path("a.tsx"), Some(Language::Tsx));
         assert_eq!(Language::from_path("x/y.mjs"), Some(Language::JavaScript));
         assert_eq!(Language::from_path("x\\y.cjs"), Some(Language::JavaScript));

@@ -4,9 +4,9 @@
 use std::fmt;
 use std::time::Duration;
 
+use crate::Language;
 use crate::engine::{self, Candidate};
 use crate::text::{LineIndex, shorten_line};
-use crate::Language;
 
 /// What a definition is. Names follow the query captures (`@definition.<kind>`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -260,7 +260,10 @@ impl fmt::Display for OutlineDiagnostic {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             OutlineDiagnostic::TooLarge { bytes, limit } => {
-                write!(formatter, "file too large to outline ({bytes} bytes, limit {limit})")
+                write!(
+                    formatter,
+                    "file too large to outline ({bytes} bytes, limit {limit})"
+                )
             }
             OutlineDiagnostic::Timeout {
                 budget,
@@ -298,7 +301,10 @@ impl Outline {
     /// The outline lines, each `"<start>--<end> | <first line>\n"` (1-based), concatenated;
     /// empty when there are no definitions.
     pub fn to_text(&self) -> String {
-        self.definitions.iter().map(Definition::outline_line).collect()
+        self.definitions
+            .iter()
+            .map(Definition::outline_line)
+            .collect()
     }
 
     /// True when an outline could not be computed at all (see [`OutlineDiagnostic::is_fatal`]).

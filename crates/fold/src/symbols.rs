@@ -160,7 +160,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
         diagnostics.push(OutlineDiagnostic::SyntaxErrors { first_error_line });
     }
     let lines = LineIndex::new(source);
-    let mut raw: Vec<(u32, u32, FoldingKind)> = Vec::new();
+    let mut raw: Vec<LineRun> = Vec::new();
 
     let (candidates, _) = engine::candidates(language, &tree, source, deadline);
     raw.extend(candidates.iter().map(|candidate| {
@@ -172,12 +172,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
     }));
 
     // Runs of single-line comments or imports on consecutive lines fold as one.
-    let mut run: Option<(u32, u32, FoldingKind)> = None;
-    let mut flush = |run: &mut Option<(u32, u32, FoldingKind)>, raw: &mut Vec<_>| {
-        if let Some(finished) = run.take() {
-            raw.push(finished);
-        }
-    };
+    let mut run: Option<LineRun> = None;
     engine::walk_tree(&tree, |node| {
         if !node.is_named() {
             return Walk::Descend;
@@ -236,6 +231,14 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
     FoldingRanges {
         ranges,
         diagnostics,
+    }
+}
+
+type LineRun = (u32, u32, FoldingKind);
+
+fn flush(run: &mut Option<LineRun>, raw: &mut Vec<LineRun>) {
+    if let Some(finished) = run.take() {
+        raw.push(finished);
     }
 }
 

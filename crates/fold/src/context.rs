@@ -1,0 +1,368 @@
+//! Folded file context: the outlines of the files the agent read, wrapped one section per file
+//! as the original's `generateFoldedFileContext`, under a character budget.
+
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use crate::cache::{OutlineCache, OutlineJob, effective_threads, outline_many};
+use crate::language::base_name;
+use crate::text::{Decoded, decode, looks_binary, truncate_utf16, utf16_len};
+use crate::{Language, Outline, OutlineDiagnostic, OutlineOptions};
+
+/// The original's default budget for the whole folded context, in UTF-16 code units.
+pub const DEFAULT_MAX_CHARS: usize = 50_000;
+
+/// Below this many characters left, the remaining files are skipped instead of truncated.
+const MIN_REMAINING_FOR_TRUNCATION: usize = 200;
+/// Characters reserved for the wrapper when a file's definitions are truncated.
+const TRUNCATION_RESERVE: usize = 100;
+const TRUNCATION_MARKER: &str = "\n... (truncated)";
+
+/// One file for the folded context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldInput {
+    /// The path as the agent knows it; it appears verbatim in the section header.
+    pub display_path: String,
+    /// The file's content, or why the host did not read it.
+    pub content: FoldContent,
+}
+
+/// The content of a [`FoldInput`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FoldContent {
+    /// Text already decoded.
+    Text(String),
+    /// Raw file bytes: binary content (a NUL byte in the first 8,000 bytes) is skipped, invalid
+    /// UTF-8 is decoded with replacement characters (and reported).
+    Bytes(Vec<u8>),
+    /// The host did not read the file (blocked by the access rule, missing, unreadable). Such a
+    /// file never appears in the output text; only a diagnostic carries the reason.
+    Skipped {
+        /// Why, in the host's words.
+        reason: String,
+    },
+}
+
+/// Options for [`folded_file_context_with`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoldOptions {
+    /// Budget for the whole content, in UTF-16 code units (the host's string length).
+    pub max_chars: usize,
+    /// How each file is outlined (ignored when a cache is given: the cache's options apply).
+    pub outline: OutlineOptions,
+    /// Threads for cold outlines (0 = all cores).
+    pub threads: usize,
+}
+
+impl Default for FoldOptions {
+    fn default() -> FoldOptions {
+        FoldOptions {
+            max_chars: DEFAULT_MAX_CHARS,
+            outline: OutlineOptions::default(),
+            threads: 0,
+        }
+    }
+}
+
+/// Why a file is missing from the folded context, or what is notable about its section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileDiagnosticKind {
+    /// The host skipped the file ([`FoldContent::Skipped`]).
+    SkippedByHost,
+    /// No grammar for this extension.
+    UnsupportedLanguage,
+    /// The content looks binary.
+    Binary,
+    /// The content was not valid UTF-8 and was decoded lossily (the file is still included).
+    InvalidUtf8,
+    /// The file is larger than [`OutlineOptions::max_source_bytes`].
+    TooLarge,
+    /// Parsing ran out of time.
+    ParseTimeout,
+    /// The definition query ran out of time; the section is partial (still included).
+    QueryTimeout,
+    /// The file has syntax errors; the section is best effort (still included).
+    SyntaxErrors,
+    /// The file has no definitions of at least the minimum size.
+    NoDefinitions,
+    /// The section was cut to fit the budget (still included).
+    Truncated,
+    /// The budget was used up before this file.
+    OverBudget,
+}
+
+/// A note about one input file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileDiagnostic {
+    /// The input's display path.
+    pub display_path: String,
+    /// What happened.
+    pub kind: FileDiagnosticKind,
+    /// Whether the file still has a section in the content.
+    pub included: bool,
+    /// A human-readable explanation.
+    pub message: String,
+}
+
+/// The result of a folded file context (the original's `FoldedFileContextResult`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FoldedContext {
+    /// The sections joined with `\n`.
+    pub content: String,
+    /// One `<system-reminder>` section per included file, in input order.
+    pub sections: Vec<String>,
+    /// Files with a section (a truncated one counts).
+    pub files_processed: usize,
+    /// Files without a section.
+    pub files_skipped: usize,
+    /// Length of `content` in UTF-16 code units.
+    pub character_count: usize,
+    /// Notes per file: why it was skipped, or what is degraded in its section.
+    pub diagnostics: Vec<FileDiagnostic>,
+}
+
+/// The definitions text of one file as the original's `parseSourceCodeDefinitionsForFile`
+/// returns it: `# <basename>\n` then one outline line per definition; `None` without definitions.
+pub fn file_definitions_text(display_path: &str, outline: &Outline) -> Option<String> {
+    if outline.definitions.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "# {}\n{}",
+        base_name(display_path),
+        outline.to_text()
+    ))
+}
+
+/// Folded context with default options and no cache: files in the given order (most recently
+/// read first), sections wrapped as the original, `max_chars` UTF-16 units at most (see the
+/// crate docs for the exact stop and truncate rules).
+pub fn folded_file_context(inputs: &[FoldInput], max_chars: usize) -> FoldedContext {
+    folded_file_context_with(
+        inputs,
+        &FoldOptions {
+            max_chars,
+            ..FoldOptions::default()
+        },
+        None,
+    )
+}
+
+/// A file ready to outline, or the reason it cannot be.
+enum Prepared<'input> {
+    Source {
+        language: Language,
+        text: Cow<'input, str>,
+        lossy: bool,
+    },
+    Skip(FileDiagnosticKind, String),
+}
+
+fn prepare(input: &FoldInput) -> Prepared<'_> {
+    let (text, lossy): (Cow<'_, str>, bool) = match &input.content {
+        FoldContent::Skipped { reason } => {
+            return Prepared::Skip(FileDiagnosticKind::SkippedByHost, reason.clone());
+        }
+        FoldContent::Text(text) => {
+            if looks_binary(text.as_bytes()) {
+                return binary();
+            }
+            (Cow::Borrowed(text.as_str()), false)
+        }
+        FoldContent::Bytes(bytes) => match decode(bytes) {
+            Decoded::Binary => return binary(),
+            Decoded::Text(text) => (Cow::Borrowed(text), false),
+            Decoded::Lossy(text) => (Cow::Owned(text), true),
+        },
+    };
+    let Some(language) = Language::from_path(&input.display_path) else {
+        return Prepared::Skip(
+            FileDiagnosticKind::UnsupportedLanguage,
+            format!("unsupported file type: {}", input.display_path),
+        );
+    };
+    Prepared::Source {
+        language,
+        text,
+        lossy,
+    }
+}
+
+fn binary() -> Prepared<'static> {
+    Prepared::Skip(
+        FileDiagnosticKind::Binary,
+        "binary file (NUL byte in the first 8000 bytes)".to_owned(),
+    )
+}
+
+/// Folded context with explicit options and an optional outline cache (a second call over
+/// unchanged files then skips parsing). Cold files are outlined in parallel, a few windows at a
+/// time, so files past the budget are mostly not parsed at all.
+pub fn folded_file_context_with(
+    inputs: &[FoldInput],
+    options: &FoldOptions,
+    cache: Option<&OutlineCache>,
+) -> FoldedContext {
+    let mut result = FoldedContext::default();
+    let total = inputs.len();
+    let threads = effective_threads(options.threads);
+    let window = (threads * 4).max(8);
+    let mut used = 0usize;
+    let mut start = 0;
+    'windows: while start < total {
+        let end = (start + window).min(total);
+        let prepared: Vec<Prepared<'_>> = inputs[start..end].iter().map(prepare).collect();
+        let outlines = outline_window(&inputs[start..end], &prepared, options, cache, threads);
+        for (offset, (item, outline)) in prepared.into_iter().zip(outlines).enumerate() {
+            let index = start + offset;
+            let path = &inputs[index].display_path;
+            let mut note = |kind, included, message: String| {
+                result.diagnostics.push(FileDiagnostic {
+                    display_path: path.clone(),
+                    kind,
+                    included,
+                    message,
+                });
+            };
+            let (lossy, outline) = match (item, outline) {
+                (Prepared::Skip(kind, message), _) => {
+                    note(kind, false, message);
+                    result.files_skipped += 1;
+                    continue;
+                }
+                (Prepared::Source { lossy, .. }, Some(outline)) => (lossy, outline),
+                (Prepared::Source { .. }, None) => unreachable!("every source is outlined"),
+            };
+            if let Some(fatal) = outline.diagnostics.iter().find(|d| d.is_fatal()) {
+                let kind = match fatal {
+                    OutlineDiagnostic::TooLarge { .. } => FileDiagnosticKind::TooLarge,
+                    _ => FileDiagnosticKind::ParseTimeout,
+                };
+                note(kind, false, fatal.to_string());
+                result.files_skipped += 1;
+                continue;
+            }
+            let Some(definitions) = file_definitions_text(path, &outline) else {
+                note(
+                    FileDiagnosticKind::NoDefinitions,
+                    false,
+                    "no definitions spanning enough lines".to_owned(),
+                );
+                result.files_skipped += 1;
+                continue;
+            };
+            if lossy {
+                note(
+                    FileDiagnosticKind::InvalidUtf8,
+                    true,
+                    "invalid UTF-8 replaced with U+FFFD".to_owned(),
+                );
+            }
+            for diagnostic in &outline.diagnostics {
+                let kind = match diagnostic {
+                    OutlineDiagnostic::SyntaxErrors { .. } => FileDiagnosticKind::SyntaxErrors,
+                    _ => FileDiagnosticKind::QueryTimeout,
+                };
+                note(kind, true, diagnostic.to_string());
+            }
+            let section = wrap_section(path, &definitions);
+            let length = utf16_len(&section);
+            if used + length <= options.max_chars {
+                used += length;
+                result.sections.push(section);
+                result.files_processed += 1;
+                continue;
+            }
+            let remaining = options.max_chars.saturating_sub(used);
+            if remaining < MIN_REMAINING_FOR_TRUNCATION {
+                // Undo this file's notes: it is not included after all.
+                result
+                    .diagnostics
+                    .retain(|d| !(d.included && d.display_path == *path));
+                skip_rest_over_budget(&mut result, &inputs[index..], options.max_chars);
+                break 'windows;
+            }
+            let kept = truncate_utf16(&definitions, remaining - TRUNCATION_RESERVE);
+            let section = wrap_section(path, &format!("{kept}{TRUNCATION_MARKER}"));
+            result.diagnostics.push(FileDiagnostic {
+                display_path: path.clone(),
+                kind: FileDiagnosticKind::Truncated,
+                included: true,
+                message: format!(
+                    "definitions cut to {} of {} characters to fit the budget",
+                    utf16_len(kept),
+                    utf16_len(&definitions)
+                ),
+            });
+            result.sections.push(section);
+            result.files_processed += 1;
+            skip_rest_over_budget(&mut result, &inputs[index + 1..], options.max_chars);
+            break 'windows;
+        }
+        start = end;
+    }
+    result.content = result.sections.join("\n");
+    result.character_count = utf16_len(&result.content);
+    result
+}
+
+/// Outline the sources of one window, from the cache when given.
+fn outline_window(
+    inputs: &[FoldInput],
+    prepared: &[Prepared<'_>],
+    options: &FoldOptions,
+    cache: Option<&OutlineCache>,
+    threads: usize,
+) -> Vec<Option<Arc<Outline>>> {
+    let jobs: Vec<(usize, &str, OutlineJob<'_>)> = prepared
+        .iter()
+        .enumerate()
+        .filter_map(|(offset, item)| match item {
+            Prepared::Source { language, text, .. } => Some((
+                offset,
+                inputs[offset].display_path.as_str(),
+                OutlineJob {
+                    language: *language,
+                    source: text.as_ref(),
+                },
+            )),
+            Prepared::Skip(..) => None,
+        })
+        .collect();
+    let outlines: Vec<Arc<Outline>> = match cache {
+        Some(cache) => {
+            let keyed: Vec<(&str, OutlineJob<'_>)> =
+                jobs.iter().map(|(_, path, job)| (*path, *job)).collect();
+            cache.outline_many(&keyed, threads)
+        }
+        None => {
+            let plain: Vec<OutlineJob<'_>> = jobs.iter().map(|(_, _, job)| *job).collect();
+            outline_many(&plain, &options.outline, threads)
+                .into_iter()
+                .map(Arc::new)
+                .collect()
+        }
+    };
+    let mut by_offset: Vec<Option<Arc<Outline>>> = vec![None; prepared.len()];
+    for ((offset, _, _), outline) in jobs.into_iter().zip(outlines) {
+        by_offset[offset] = Some(outline);
+    }
+    by_offset
+}
+
+fn skip_rest_over_budget(result: &mut FoldedContext, rest: &[FoldInput], max_chars: usize) {
+    result.files_skipped += rest.len();
+    result
+        .diagnostics
+        .extend(rest.iter().map(|input| FileDiagnostic {
+            display_path: input.display_path.clone(),
+            kind: FileDiagnosticKind::OverBudget,
+            included: false,
+            message: format!("the {max_chars}-character budget is used up"),
+        }));
+}
+
+/// `<system-reminder>\n## File Context: <path>\n<definitions>\n</system-reminder>`.
+fn wrap_section(display_path: &str, definitions: &str) -> String {
+    format!("<system-reminder>\n## File Context: {display_path}\n{definitions}\n</system-reminder>")
+}
