@@ -212,17 +212,15 @@ pub fn diagnose_history<M: AsRef<ApiMessage>>(messages: &[M]) -> Vec<Diagnostic>
                     DiagnosticCode::ToolUseWithoutId,
                     "tool_use block has no string id",
                 )),
-                Block::ToolResult { tool_use_id, .. } => {
-                    if tool_use_id.is_none_or(|id| !tool_use_ids.contains_key(id)) {
-                        diagnostics.push(Diagnostic::at(
-                            index,
-                            DiagnosticCode::OrphanToolResult,
-                            format!(
-                                "tool_result for {} answers no earlier tool_use",
-                                tool_use_id.map_or("a missing id".to_string(), |id| format!("{id:?}"))
-                            ),
-                        ));
-                    }
+                Block::ToolResult { tool_use_id, .. }
+                    if tool_use_id.is_none_or(|id| !tool_use_ids.contains_key(id)) =>
+                {
+                    let id = tool_use_id.map_or("a missing id".to_string(), |id| format!("{id:?}"));
+                    diagnostics.push(Diagnostic::at(
+                        index,
+                        DiagnosticCode::OrphanToolResult,
+                        format!("tool_result for {id} answers no earlier tool_use"),
+                    ));
                 }
                 _ => {}
             }
@@ -279,7 +277,10 @@ fn diagnose_fields(index: usize, message: &ApiMessage, diagnostics: &mut Vec<Dia
         Content::Other(value) => diagnostics.push(Diagnostic::at(
             index,
             DiagnosticCode::InvalidContent,
-            format!("content is a {}, not a string or an array", json_type(value)),
+            format!(
+                "content is a {}, not a string or an array",
+                json_type(value)
+            ),
         )),
         Content::Text(_) => {}
         Content::Blocks(blocks) => {

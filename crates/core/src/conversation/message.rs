@@ -262,8 +262,10 @@ impl ApiMessage {
 
     /// Sets `truncationParent`, keeping the key's position when it already exists.
     pub fn set_truncation_parent(&mut self, truncation_id: &str) {
-        self.fields
-            .insert("truncationParent".into(), Value::String(truncation_id.into()));
+        self.fields.insert(
+            "truncationParent".into(),
+            Value::String(truncation_id.into()),
+        );
     }
 
     /// Removes a field without disturbing the order of the others; returns what was there.

@@ -187,7 +187,10 @@ pub fn rewind_api_history(
             continue;
         }
         if message.is_summary() {
-            if message.condense_id().is_some_and(|id| condense_ids.contains(id)) {
+            if message
+                .condense_id()
+                .is_some_and(|id| condense_ids.contains(id))
+            {
                 continue;
             }
             if !summary_texts.is_empty()
@@ -248,8 +251,11 @@ fn adjusted_cutoff(messages: &[ApiMessage], cutoff: f64) -> f64 {
 }
 
 fn first_text(message: &ApiMessage) -> Option<&str> {
-    message.blocks().iter().find_map(|block| match Block::view(block) {
-        Block::Text { text } => text,
-        _ => None,
-    })
+    message
+        .blocks()
+        .iter()
+        .find_map(|block| match Block::view(block) {
+            Block::Text { text } => text,
+            _ => None,
+        })
 }

@@ -114,7 +114,11 @@ pub fn inject_synthetic_tool_results<'a, M: AsRef<ApiMessage>>(
     }
     let mut orphans: Vec<&str> = Vec::new();
     let mut seen: HashSet<&str> = HashSet::new();
-    for message in messages.iter().map(AsRef::as_ref).filter(|m| m.is_assistant()) {
+    for message in messages
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|m| m.is_assistant())
+    {
         for block in message.blocks() {
             if let Block::ToolUse { id: Some(id), .. } = Block::view(block)
                 && !answered.contains(id)
@@ -227,7 +231,7 @@ pub fn convert_tool_blocks_to_text(content: &Value) -> Option<Value> {
 pub fn transform_messages_for_condensing<'a, M: AsRef<ApiMessage>>(
     messages: &'a [M],
 ) -> DerivedHistory<'a> {
-    map_contents(messages, |content| convert_tool_blocks_to_text(content))
+    map_contents(messages, convert_tool_blocks_to_text)
 }
 
 /// Replaces every top-level `image` block with a text block `placeholder` (normally

@@ -128,7 +128,9 @@ fn tool_use_for_counting(name: Option<&str>, input: Option<&Value>) -> String {
     let mut text = format!("Tool: {}", name.unwrap_or("undefined"));
     if let Some(input) = input {
         text.push_str("\nArguments: ");
-        text.push_str(&serde_json::to_string(input).unwrap_or_else(|_| "[serialization error]".into()));
+        text.push_str(
+            &serde_json::to_string(input).unwrap_or_else(|_| "[serialization error]".into()),
+        );
     }
     text
 }
@@ -139,22 +141,27 @@ fn tool_result_for_counting(
     content: Option<&Value>,
     is_error: bool,
 ) -> String {
-    let mut lines: Vec<String> = vec![format!("Tool Result ({})", tool_use_id.unwrap_or("undefined"))];
+    let mut lines: Vec<String> = vec![format!(
+        "Tool Result ({})",
+        tool_use_id.unwrap_or("undefined")
+    )];
     if is_error {
         lines.push("[Error]".into());
     }
     match content {
         Some(Value::String(text)) => lines.push(text.clone()),
-        Some(Value::Array(items)) => lines.extend(items.iter().map(|item| match Block::view(item) {
-            Block::Text { text } => text.unwrap_or("").to_string(),
-            Block::Image { .. } => "[Image content]".to_string(),
-            Block::ToolUse { .. } => "[Unsupported content block: tool_use]".to_string(),
-            Block::ToolResult { .. } => "[Unsupported content block: tool_result]".to_string(),
-            Block::Other { kind, .. } => format!(
-                "[Unsupported content block: {}]",
-                kind.unwrap_or("undefined")
-            ),
-        })),
+        Some(Value::Array(items)) => {
+            lines.extend(items.iter().map(|item| match Block::view(item) {
+                Block::Text { text } => text.unwrap_or("").to_string(),
+                Block::Image { .. } => "[Image content]".to_string(),
+                Block::ToolUse { .. } => "[Unsupported content block: tool_use]".to_string(),
+                Block::ToolResult { .. } => "[Unsupported content block: tool_result]".to_string(),
+                Block::Other { kind, .. } => format!(
+                    "[Unsupported content block: {}]",
+                    kind.unwrap_or("undefined")
+                ),
+            }))
+        }
         _ => {}
     }
     lines.join("\n")
