@@ -4,8 +4,10 @@
 
 ; functions inside impl and trait bodies are methods (this pattern must stay before the
 ; plain function pattern: the first pattern wins for one node)
-(declaration_list (function_item name: (identifier) @name) @definition.method)
-(declaration_list (function_signature_item name: (identifier) @name) @definition.method)
+(impl_item body: (declaration_list (function_item name: (identifier) @name) @definition.method))
+(trait_item body: (declaration_list (function_item name: (identifier) @name) @definition.method))
+(trait_item
+  body: (declaration_list (function_signature_item name: (identifier) @name) @definition.method))
 (function_item name: (identifier) @name) @definition.function
 (function_signature_item name: (identifier) @name) @definition.function
 
