@@ -145,11 +145,13 @@ pub struct ProtectRules {
 impl ProtectRules {
     /// Built-in patterns plus `extra` ones from settings.
     pub fn new(extra: &[String], flavor: Flavor) -> ProtectRules {
-        let mut patterns: Vec<String> = PROTECTED_PATTERNS.iter().map(|p| (*p).to_owned()).collect();
+        let mut patterns: Vec<String> =
+            PROTECTED_PATTERNS.iter().map(|p| (*p).to_owned()).collect();
         patterns.extend(extra.iter().filter(|p| !p.trim().is_empty()).cloned());
-        let mut content = patterns.join("\n");
+        // Nested patterns first: on a tie the later, more familiar pattern is the one reported.
+        let mut content = NESTED_CONFIG_PATTERNS.join("\n");
         content.push('\n');
-        content.push_str(&NESTED_CONFIG_PATTERNS.join("\n"));
+        content.push_str(&patterns.join("\n"));
         ProtectRules {
             rules: RuleSet::new(None, &content, &[]),
             patterns,
@@ -180,7 +182,9 @@ impl ProtectRules {
     /// The original's protection message.
     pub fn message(&self) -> &'static str {
         match self.flavor {
-            Flavor::Roo => "This is a Roo configuration file and requires approval for modifications",
+            Flavor::Roo => {
+                "This is a Roo configuration file and requires approval for modifications"
+            }
             Flavor::Zoo => {
                 "This is a Zoo or Roo configuration file and requires approval for modifications"
             }

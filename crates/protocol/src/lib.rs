@@ -1,1 +1,44 @@
-//! Wire types.
+//! Wire types and method names of the roo-context protocol: LSP-framed JSON-RPC 2.0 over stdio,
+//! camelCase on the wire. Every custom method has exactly one `Params` and one `Result` type;
+//! docs/protocol.md documents each with an example. Nothing here does anything.
+
+pub mod access;
+pub mod workspace;
+
+/// Every custom method name, in one place.
+pub mod methods {
+    /// Read access for a batch of paths.
+    pub const IGNORE_VALIDATE_ACCESS: &str = "roo/ignore/validateAccess";
+    /// Keeps the paths that may be read.
+    pub const IGNORE_FILTER_PATHS: &str = "roo/ignore/filterPaths";
+    /// Vets a shell command line.
+    pub const IGNORE_VALIDATE_COMMAND: &str = "roo/ignore/validateCommand";
+    /// The ignore file's LLM instructions.
+    pub const IGNORE_INSTRUCTIONS: &str = "roo/ignore/instructions";
+    /// Server-to-client notification: an ignore file was (re)loaded.
+    pub const IGNORE_DID_RELOAD: &str = "roo/ignore/didReload";
+    /// Write protection for a batch of paths.
+    pub const PROTECT_CHECK: &str = "roo/protect/check";
+    /// The original's `annotatePathsWithProtection`.
+    pub const PROTECT_ANNOTATE: &str = "roo/protect/annotate";
+    /// The protect controller's LLM instructions.
+    pub const PROTECT_INSTRUCTIONS: &str = "roo/protect/instructions";
+    /// Workspace folders, active ignore files, reload errors and settings.
+    pub const WORKSPACE_STATUS: &str = "roo/workspace/status";
+    /// Client-to-server notification: change settings (same shape as `initializationOptions`).
+    pub const SETTINGS_UPDATE: &str = "roo/settings/update";
+    /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
+    pub const DEBUG_PANIC: &str = "roo/debug/panic";
+
+    /// Every client-to-server custom method, for capability advertising.
+    pub const ALL_REQUESTS: &[&str] = &[
+        IGNORE_VALIDATE_ACCESS,
+        IGNORE_FILTER_PATHS,
+        IGNORE_VALIDATE_COMMAND,
+        IGNORE_INSTRUCTIONS,
+        PROTECT_CHECK,
+        PROTECT_ANNOTATE,
+        PROTECT_INSTRUCTIONS,
+        WORKSPACE_STATUS,
+    ];
+}

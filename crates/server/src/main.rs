@@ -1,1 +1,91 @@
-fn main(){}
+//! The `roo-context` binary: the sidecar server (default) and its command-line tools.
+
+mod cli;
+mod framing;
+mod handlers;
+mod logging;
+mod rpc;
+mod server;
+mod state;
+mod watcher;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use clap::{Parser, Subcommand};
+
+/// roo-context: the context engine sidecar for AI coding agents.
+///
+/// With no command (or `serve`) it speaks LSP-framed JSON-RPC on stdio; see docs/protocol.md.
+#[derive(Parser, Debug)]
+#[command(name = "roo-context", version, about, long_about = None)]
+struct Cli {
+    /// Log level or filter for stderr (`error`, `warn`, `info`, `debug`, `trace`).
+    /// `ROO_CONTEXT_LOG` overrides it.
+    #[arg(long, global = true, default_value = "warn")]
+    log_level: String,
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Serve JSON-RPC on stdin/stdout (the default).
+    Serve,
+    /// Check paths (or a shell command) against .rooignore and write protection.
+    ///
+    /// Exit code: 0 when everything may be read, 1 when something is blocked from reading
+    /// (write protection alone does not change it), 2 on usage errors.
+    Check(cli::check::CheckArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let log = logging::init(&cli.log_level);
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(log),
+        Command::Check(args) => cli::check::run(args),
+    }
+}
+
+fn serve(log: logging::LogHandle) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("roo-context: cannot start the runtime: {error}");
+            return ExitCode::from(1);
+        }
+    };
+    let shutdown_requested = Arc::new(AtomicBool::new(false));
+    runtime.block_on(async {
+        let (service, socket) = server::Backend::service(Some(log), shutdown_requested.clone());
+        let (to_server, server_input) = tokio::io::duplex(64 * 1024);
+        let (server_output, from_server) = tokio::io::duplex(64 * 1024);
+        let (frames_tx, frames_rx) = tokio::sync::mpsc::unbounded_channel();
+        let writer = tokio::spawn(framing::write_output(tokio::io::stdout(), frames_rx));
+        let output = tokio::spawn(framing::pump_output(from_server, frames_tx.clone()));
+        tokio::spawn(framing::pump_input(
+            tokio::io::stdin(),
+            to_server,
+            frames_tx,
+        ));
+        tower_lsp_server::Server::new(server_input, server_output, socket)
+            .serve(service)
+            .await;
+        // The framework dropped its output: flush what it wrote, then leave even if stdin is
+        // still open (the `exit` notification ends the process).
+        let _ = output.await;
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), writer).await;
+    });
+    runtime.shutdown_background();
+    if shutdown_requested.load(Ordering::SeqCst) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}

@@ -1,0 +1,196 @@
+//! `.rooignore` access control, shell-command vetting and write protection.
+
+use serde::{Deserialize, Serialize};
+
+/// Params of `roo/ignore/validateAccess`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidateAccessParams {
+    /// Paths as the agent gave them: relative (to `cwd` or the first workspace folder) or absolute.
+    pub paths: Vec<String>,
+    /// Base folder for relative paths; defaults to the first workspace folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/ignore/validateAccess`: one entry per requested path, in order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidateAccessResult {
+    /// Decisions, in request order.
+    pub results: Vec<AccessResult>,
+}
+
+/// The decision for one path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AccessResult {
+    /// The path as requested.
+    pub path: String,
+    /// Whether the agent may read it.
+    pub allowed: bool,
+    /// Why not, when blocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<BlockedBy>,
+    /// When blocked: the exact tool result the original returns (`rooIgnoreError`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_error: Option<String>,
+}
+
+/// What blocked a path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BlockedBy {
+    /// `ignoreRule` or `outsideWorkspace`.
+    pub kind: String,
+    /// The workspace folder whose rule matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// The ignore file (`.rooignore`/`.zooignore`), null for an implicit pattern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// 1-based line in `file`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// The pattern that matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The relative path that matched (requested or resolved form).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub matched_path: Option<String>,
+    /// `lexical` (as requested) or `canonical` (symlinks resolved).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+}
+
+/// Params of `roo/ignore/filterPaths`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterPathsParams {
+    /// Paths to filter.
+    pub paths: Vec<String>,
+    /// Base folder for relative paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/ignore/filterPaths`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterPathsResult {
+    /// The readable paths, in input order.
+    pub paths: Vec<String>,
+}
+
+/// Params of `roo/ignore/validateCommand`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidateCommandParams {
+    /// The shell command line.
+    pub command: String,
+    /// The folder the command runs in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/ignore/validateCommand`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ValidateCommandResult {
+    /// The first offending argument as typed, or null when the command may run.
+    pub blocked_path: Option<String>,
+    /// Why that argument is blocked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocked_by: Option<BlockedBy>,
+    /// When blocked: the tool result the original returns.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_error: Option<String>,
+}
+
+/// Params of `roo/ignore/instructions`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IgnoreInstructionsParams {
+    /// Which workspace folder (defaults to the first).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/ignore/instructions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IgnoreInstructionsResult {
+    /// The system-prompt text, or null when no ignore file is active.
+    pub instructions: Option<String>,
+    /// The active ignore file's name.
+    pub active_ignore_file: Option<String>,
+}
+
+/// Params of `roo/protect/check` and `roo/protect/annotate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectParams {
+    /// Paths to check.
+    pub paths: Vec<String>,
+    /// Base folder for relative paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/protect/check`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectCheckResult {
+    /// Decisions, in request order.
+    pub results: Vec<ProtectResult>,
+}
+
+/// Write protection of one path.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectResult {
+    /// The path as requested.
+    pub path: String,
+    /// Whether a write needs the user's approval.
+    pub is_protected: bool,
+    /// The protecting pattern.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// `lexical` or `canonical`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+}
+
+/// Result of `roo/protect/annotate` (the original's `annotatePathsWithProtection`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectAnnotateResult {
+    /// `{path, isProtected}` in input order.
+    pub paths: Vec<AnnotatedPath>,
+}
+
+/// A path with its protection flag.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AnnotatedPath {
+    /// The path as requested.
+    pub path: String,
+    /// Whether a write needs approval.
+    pub is_protected: bool,
+}
+
+/// Params of `roo/protect/instructions` (none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ProtectInstructionsParams {}
+
+/// Result of `roo/protect/instructions`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProtectInstructionsResult {
+    /// The system-prompt text.
+    pub instructions: String,
+    /// The protected patterns, in order.
+    pub patterns: Vec<String>,
+    /// The approval message.
+    pub message: String,
+}

@@ -1,0 +1,69 @@
+//! Settings, workspace status and reload notifications.
+
+use serde::{Deserialize, Serialize};
+
+/// Settings, given as `initializationOptions`, in `workspace/didChangeConfiguration`
+/// (`settings.rooContext` or `settings` itself) or with `roo/settings/update`. Every field is
+/// optional; an update changes only the fields it names.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    /// `error`, `warn`, `info`, `debug` or `trace` (stderr logging).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_level: Option<String>,
+    /// Block paths outside every workspace folder (default false, as the original).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deny_outside_workspace: Option<bool>,
+    /// Extra write-protected patterns (gitignore syntax).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_protected_patterns: Option<Vec<String>>,
+    /// Wording of protection texts: `roo` (default) or `zoo`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flavor: Option<String>,
+}
+
+/// Params of `roo/workspace/status` (none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceStatusParams {}
+
+/// Result of `roo/workspace/status`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceStatusResult {
+    /// One entry per workspace folder, in order.
+    pub folders: Vec<FolderStatus>,
+    /// Effective settings.
+    pub settings: Settings,
+}
+
+/// One workspace folder's state.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FolderStatus {
+    /// The folder as given by the client.
+    pub path: String,
+    /// The folder with symlinks resolved.
+    pub canonical_path: String,
+    /// `.rooignore`, `.zooignore`, or null when no ignore file is active.
+    pub active_ignore_file: Option<String>,
+    /// Number of compiled ignore patterns (implicit ones included).
+    pub rule_count: usize,
+    /// Lines of the ignore file that could not be compiled.
+    pub rule_diagnostics: Vec<String>,
+    /// The last reload error; the previous rules stay in force while it is set.
+    pub last_error: Option<String>,
+}
+
+/// Notification `roo/ignore/didReload`, sent after every reload of a folder's ignore file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct IgnoreDidReloadParams {
+    /// The workspace folder.
+    pub folder: String,
+    /// The active ignore file after the reload.
+    pub active_ignore_file: Option<String>,
+    /// Number of compiled patterns now in force.
+    pub rule_count: usize,
+    /// Set when the file could not be read; the last good rules stay in force.
+    pub error: Option<String>,
+}

@@ -1,0 +1,187 @@
+//! `roo-context check`: access and write protection of paths, or vetting of a shell command, as
+//! readable lines (or JSON). Exit code 0 = all readable, 1 = something blocked, 2 = usage error.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use roo_context_protocol::access::{
+    BlockedBy, ProtectParams, ValidateAccessParams, ValidateCommandParams,
+};
+use roo_context_protocol::workspace::Settings;
+
+use crate::handlers::access;
+use crate::state::SharedState;
+
+/// Arguments of `roo-context check`.
+#[derive(clap::Args, Debug)]
+pub struct CheckArgs {
+    /// Workspace folder (default: the current folder). Relative paths are relative to it.
+    #[arg(long, short = 'w')]
+    workspace: Option<PathBuf>,
+    /// Vet a shell command instead of paths.
+    #[arg(long, short = 'c', conflicts_with = "paths")]
+    command: Option<String>,
+    /// Print JSON (the protocol's result objects) instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Paths to check.
+    #[arg(required_unless_present = "command")]
+    paths: Vec<String>,
+}
+
+fn describe(blocked: &BlockedBy) -> String {
+    match (blocked.kind.as_str(), &blocked.file, blocked.line) {
+        ("outsideWorkspace", _, _) => "outside the workspace".to_owned(),
+        (_, Some(file), Some(line)) => format!(
+            "{file}:{line}: {}{}",
+            blocked.pattern.as_deref().unwrap_or("?"),
+            via_note(blocked)
+        ),
+        _ => format!(
+            "implicit pattern {}{}",
+            blocked.pattern.as_deref().unwrap_or("?"),
+            via_note(blocked)
+        ),
+    }
+}
+
+fn via_note(blocked: &BlockedBy) -> String {
+    match (blocked.via.as_deref(), &blocked.matched_path) {
+        (Some("canonical"), Some(target)) => format!(" (via symlink target {target})"),
+        _ => String::new(),
+    }
+}
+
+/// Runs the command.
+pub fn run(args: CheckArgs) -> ExitCode {
+    let workspace = match args
+        .workspace
+        .clone()
+        .map_or_else(std::env::current_dir, Ok)
+    {
+        Ok(dir) => std::path::absolute(&dir).unwrap_or(dir),
+        Err(error) => {
+            eprintln!("roo-context check: cannot determine the workspace folder: {error}");
+            return ExitCode::from(2);
+        }
+    };
+    if !workspace.is_dir() {
+        eprintln!(
+            "roo-context check: workspace folder {} does not exist",
+            workspace.display()
+        );
+        return ExitCode::from(2);
+    }
+    let state = SharedState::new(std::slice::from_ref(&workspace), Settings::default());
+    for folder in state.status().folders {
+        if let Some(error) = folder.last_error {
+            eprintln!("roo-context check: {error}");
+        }
+    }
+    let policy = state.policy();
+
+    if let Some(command) = args.command {
+        let result = access::validate_command(
+            &state,
+            &policy,
+            &ValidateCommandParams {
+                command: command.clone(),
+                cwd: None,
+            },
+        );
+        if args.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&result).unwrap_or_default()
+            );
+        } else {
+            match (&result.blocked_path, &result.blocked_by) {
+                (Some(argument), Some(by)) => {
+                    println!(
+                        "blocked    {command}\n           argument {argument}: {}",
+                        describe(by)
+                    )
+                }
+                (Some(argument), None) => {
+                    println!("blocked    {command}\n           argument {argument}")
+                }
+                _ => println!("allowed    {command}"),
+            }
+        }
+        return if result.blocked_path.is_some() {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+
+    let access = access::validate_access(
+        &state,
+        &policy,
+        &ValidateAccessParams {
+            paths: args.paths.clone(),
+            cwd: None,
+        },
+    );
+    let protection = access::protect_check(
+        &state,
+        &policy,
+        &ProtectParams {
+            paths: args.paths.clone(),
+            cwd: None,
+        },
+    );
+    let any_blocked = access.results.iter().any(|r| !r.allowed);
+    if args.json {
+        let combined: Vec<serde_json::Value> = access
+            .results
+            .iter()
+            .zip(&protection.results)
+            .map(|(a, p)| {
+                serde_json::json!({
+                    "path": a.path,
+                    "allowed": a.allowed,
+                    "blockedBy": a.blocked_by,
+                    "isProtected": p.is_protected,
+                    "protectedBy": p.pattern,
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&combined).unwrap_or_default()
+        );
+    } else {
+        let width = args
+            .paths
+            .iter()
+            .map(|p| p.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (a, p) in access.results.iter().zip(&protection.results) {
+            let mut notes = Vec::new();
+            if let Some(by) = &a.blocked_by {
+                notes.push(format!("blocked by {}", describe(by)));
+            }
+            if let Some(pattern) = &p.pattern {
+                notes.push(format!("write-protected by {pattern}"));
+            }
+            let verdict = match (a.allowed, p.is_protected) {
+                (false, _) => "blocked",
+                (true, true) => "protected",
+                (true, false) => "allowed",
+            };
+            let path = &a.path;
+            if notes.is_empty() {
+                println!("{verdict:<10} {path}");
+            } else {
+                println!("{verdict:<10} {path:<width$}  {}", notes.join("; "));
+            }
+        }
+    }
+    if any_blocked {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}

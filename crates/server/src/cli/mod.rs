@@ -1,0 +1,3 @@
+//! Command-line tools that reuse the server's handlers without a client.
+
+pub mod check;

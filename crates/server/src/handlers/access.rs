@@ -1,0 +1,238 @@
+//! `roo/ignore/*` and `roo/protect/*`: read access, command vetting and write protection.
+
+use std::path::{Path, PathBuf};
+
+use roo_context_core::access::{BlockReason, Policy, access_denied_error};
+use roo_context_core::command::first_blocked_argument;
+use roo_context_core::path::normalize_lexically;
+use roo_context_protocol::access::*;
+
+use crate::state::SharedState;
+
+fn base_folder(policy: &Policy, cwd: Option<&str>) -> PathBuf {
+    match cwd {
+        Some(cwd) => normalize_lexically(policy.base(), cwd),
+        None => policy.base().to_path_buf(),
+    }
+}
+
+fn blocked_by(reason: &BlockReason) -> BlockedBy {
+    match reason {
+        BlockReason::IgnoreRule {
+            folder,
+            origin,
+            matched_path,
+            via,
+        } => BlockedBy {
+            kind: "ignoreRule".into(),
+            folder: Some(folder.clone()),
+            file: origin.file.clone(),
+            line: origin.line,
+            pattern: Some(origin.pattern.clone()),
+            matched_path: Some(matched_path.clone()),
+            via: Some(form_name(*via).into()),
+        },
+        BlockReason::OutsideWorkspace => BlockedBy {
+            kind: "outsideWorkspace".into(),
+            folder: None,
+            file: None,
+            line: None,
+            pattern: None,
+            matched_path: None,
+            via: None,
+        },
+    }
+}
+
+fn form_name(form: roo_context_core::access::PathForm) -> &'static str {
+    match form {
+        roo_context_core::access::PathForm::Lexical => "lexical",
+        roo_context_core::access::PathForm::Canonical => "canonical",
+    }
+}
+
+fn tool_error(policy: &Policy, reason: &BlockReason, path: &str) -> String {
+    match reason {
+        BlockReason::IgnoreRule { origin, .. } => {
+            let zoo = origin.file.as_deref() == Some(".zooignore")
+                || (origin.file.is_none()
+                    && policy.primary_ignore().is_some_and(|i| i.name == ".zooignore"));
+            access_denied_error(zoo, path)
+        }
+        BlockReason::OutsideWorkspace => serde_json::json!({
+            "status": "error",
+            "type": "access_denied",
+            "message": "Access blocked: the path is outside the workspace",
+            "path": path,
+            "suggestion": "Try to continue without this file, or ask the user to allow paths outside the workspace",
+        })
+        .to_string(),
+    }
+}
+
+fn decide(state: &SharedState, policy: &Policy, base: &Path, path: &str) -> AccessResult {
+    let decision = policy.check_access(&state.resolver, &state.fs, Some(base), path);
+    AccessResult {
+        path: path.to_owned(),
+        allowed: decision.allowed(),
+        blocked_by: decision.blocked.as_ref().map(blocked_by),
+        tool_error: decision
+            .blocked
+            .as_ref()
+            .map(|r| tool_error(policy, r, path)),
+    }
+}
+
+/// `roo/ignore/validateAccess`.
+pub fn validate_access(
+    state: &SharedState,
+    policy: &Policy,
+    params: &ValidateAccessParams,
+) -> ValidateAccessResult {
+    let base = base_folder(policy, params.cwd.as_deref());
+    ValidateAccessResult {
+        results: params
+            .paths
+            .iter()
+            .map(|p| decide(state, policy, &base, p))
+            .collect(),
+    }
+}
+
+/// `roo/ignore/filterPaths`.
+pub fn filter_paths(
+    state: &SharedState,
+    policy: &Policy,
+    params: &FilterPathsParams,
+) -> FilterPathsResult {
+    let base = base_folder(policy, params.cwd.as_deref());
+    FilterPathsResult {
+        paths: params
+            .paths
+            .iter()
+            .filter(|p| {
+                policy
+                    .check_access(&state.resolver, &state.fs, Some(&base), p)
+                    .allowed()
+            })
+            .cloned()
+            .collect(),
+    }
+}
+
+/// `roo/ignore/validateCommand`.
+pub fn validate_command(
+    state: &SharedState,
+    policy: &Policy,
+    params: &ValidateCommandParams,
+) -> ValidateCommandResult {
+    let base = base_folder(policy, params.cwd.as_deref());
+    let is_blocked = |candidate: &str| {
+        !policy
+            .check_access(&state.resolver, &state.fs, Some(&base), candidate)
+            .allowed()
+    };
+    let Some(argument) = first_blocked_argument(&params.command, &is_blocked) else {
+        return ValidateCommandResult {
+            blocked_path: None,
+            blocked_by: None,
+            tool_error: None,
+        };
+    };
+    // Explain the first reading of the argument that is blocked (`--file=x`, `REV:x`, `'x'`).
+    let unquoted: String = argument
+        .chars()
+        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
+        .collect();
+    let readings = [
+        unquoted.clone(),
+        unquoted
+            .split_once('=')
+            .map(|(_, v)| v.to_owned())
+            .unwrap_or_default(),
+        unquoted
+            .split_once(':')
+            .map(|(_, v)| v.to_owned())
+            .unwrap_or_default(),
+    ];
+    let reason = readings.iter().filter(|r| !r.is_empty()).find_map(|r| {
+        policy
+            .check_access(&state.resolver, &state.fs, Some(&base), r)
+            .blocked
+    });
+    ValidateCommandResult {
+        tool_error: reason.as_ref().map(|r| tool_error(policy, r, &argument)),
+        blocked_by: reason.as_ref().map(blocked_by),
+        blocked_path: Some(argument),
+    }
+}
+
+/// `roo/ignore/instructions`.
+pub fn ignore_instructions(
+    policy: &Policy,
+    params: &IgnoreInstructionsParams,
+) -> IgnoreInstructionsResult {
+    let folder = match params.cwd.as_deref() {
+        Some(cwd) => {
+            let base = base_folder(policy, Some(cwd));
+            policy.folders.iter().find(|f| f.root.contains(&base))
+        }
+        None => policy.folders.first(),
+    };
+    let ignore = folder.and_then(|f| f.ignore.as_ref());
+    IgnoreInstructionsResult {
+        instructions: ignore.map(|i| i.instructions()),
+        active_ignore_file: ignore.map(|i| i.name.clone()),
+    }
+}
+
+/// `roo/protect/check`.
+pub fn protect_check(
+    state: &SharedState,
+    policy: &Policy,
+    params: &ProtectParams,
+) -> ProtectCheckResult {
+    let base = base_folder(policy, params.cwd.as_deref());
+    ProtectCheckResult {
+        results: params
+            .paths
+            .iter()
+            .map(|p| {
+                let decision = policy.check_protection(&state.resolver, &state.fs, Some(&base), p);
+                ProtectResult {
+                    path: p.clone(),
+                    is_protected: decision.pattern.is_some(),
+                    pattern: decision.pattern,
+                    via: decision.via.map(|v| form_name(v).to_owned()),
+                }
+            })
+            .collect(),
+    }
+}
+
+/// `roo/protect/annotate`.
+pub fn protect_annotate(
+    state: &SharedState,
+    policy: &Policy,
+    params: &ProtectParams,
+) -> ProtectAnnotateResult {
+    ProtectAnnotateResult {
+        paths: protect_check(state, policy, params)
+            .results
+            .into_iter()
+            .map(|r| AnnotatedPath {
+                path: r.path,
+                is_protected: r.is_protected,
+            })
+            .collect(),
+    }
+}
+
+/// `roo/protect/instructions`.
+pub fn protect_instructions(policy: &Policy) -> ProtectInstructionsResult {
+    ProtectInstructionsResult {
+        instructions: policy.protect.instructions(),
+        patterns: policy.protect.patterns.clone(),
+        message: policy.protect.message().to_owned(),
+    }
+}

@@ -1,0 +1,4 @@
+//! Request handlers, one module per method family. Each turns protocol params into core calls
+//! and core answers into protocol results; the CLI reuses them.
+
+pub mod access;

@@ -1,0 +1,68 @@
+//! The one place where JSON-RPC errors are made: parameter decoding that names the offending
+//! field, panics turned into InternalError, and the debug switch for test-only methods.
+
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
+
+/// Decodes params, naming the offending field (`paths[2]`) in the error message.
+pub fn decode<P: DeserializeOwned>(params: Value) -> Result<P> {
+    // A request without params is treated as `{}`, so all-optional params may be omitted.
+    let params = if params.is_null() {
+        Value::Object(Default::default())
+    } else {
+        params
+    };
+    serde_path_to_error::deserialize(params).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let message = if path == "." || path.is_empty() {
+            format!("invalid params: {inner}")
+        } else {
+            format!("invalid params: field `{path}`: {inner}")
+        };
+        Error::invalid_params(message)
+    })
+}
+
+/// Encodes a result.
+pub fn encode<R: Serialize>(result: R) -> Result<Value> {
+    serde_json::to_value(result).map_err(|e| internal(format!("cannot encode result: {e}")))
+}
+
+/// An InternalError with a message.
+pub fn internal(message: impl Into<String>) -> Error {
+    Error {
+        code: ErrorCode::InternalError,
+        message: message.into().into(),
+        data: None,
+    }
+}
+
+/// Runs a handler future; a panic inside it becomes an InternalError and the server goes on.
+pub async fn guarded<F>(method: &'static str, future: F) -> Result<Value>
+where
+    F: std::future::Future<Output = Result<Value>>,
+{
+    match AssertUnwindSafe(future).catch_unwind().await {
+        Ok(result) => result,
+        Err(payload) => {
+            let detail = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            tracing::error!(method, %detail, "handler panicked");
+            Err(internal(format!("internal error in {method}: {detail}")))
+        }
+    }
+}
+
+/// Whether test-only methods are enabled (`ROO_CONTEXT_DEBUG_METHODS=1`).
+pub fn debug_methods_enabled() -> bool {
+    std::env::var("ROO_CONTEXT_DEBUG_METHODS").is_ok_and(|v| v == "1")
+}

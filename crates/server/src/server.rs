@@ -1,0 +1,295 @@
+//! The LSP shell: lifecycle (initialize, shutdown, workspace folders, configuration) and the
+//! custom `roo/*` methods. Every handler takes what it needs from the state synchronously, before
+//! its first `.await`, so state changes apply in the order the client sent them even though the
+//! framework runs handlers concurrently.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use roo_context_protocol::methods;
+use roo_context_protocol::workspace::{IgnoreDidReloadParams, Settings};
+use serde_json::Value;
+use tower_lsp_server::jsonrpc::Result;
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::*;
+use tower_lsp_server::{Client, LanguageServer, LspService};
+
+use crate::handlers::access;
+use crate::logging::LogHandle;
+use crate::rpc::{debug_methods_enabled, decode, encode, guarded};
+use crate::state::SharedState;
+use crate::watcher::{self, WorkspaceWatcher};
+
+/// Batches larger than this are decided on the blocking pool.
+const INLINE_BATCH: usize = 256;
+
+enum IgnoreDidReload {}
+
+impl Notification for IgnoreDidReload {
+    type Params = IgnoreDidReloadParams;
+    const METHOD: &'static str = methods::IGNORE_DID_RELOAD;
+}
+
+/// The language server: shared state plus the client handle for notifications.
+pub struct Backend {
+    client: Client,
+    state: Arc<SharedState>,
+    shutdown_requested: Arc<AtomicBool>,
+    watcher: Mutex<Option<WorkspaceWatcher>>,
+    log: Option<LogHandle>,
+}
+
+fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
+    uri.to_file_path().map(|p| p.into_owned())
+}
+
+fn settings_from_configuration(settings: Value) -> Option<Settings> {
+    let inner = settings.get("rooContext").cloned().unwrap_or(settings);
+    serde_json::from_value(inner).ok()
+}
+
+impl Backend {
+    /// Builds the service with every custom method registered.
+    pub fn service(
+        log: Option<LogHandle>,
+        shutdown_requested: Arc<AtomicBool>,
+    ) -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
+        let builder = LspService::build(|client| Backend {
+            client,
+            state: Arc::new(SharedState::new(&[], Settings::default())),
+            shutdown_requested,
+            watcher: Mutex::new(None),
+            log,
+        })
+        .custom_method(
+            methods::IGNORE_VALIDATE_ACCESS,
+            Backend::ignore_validate_access,
+        )
+        .custom_method(methods::IGNORE_FILTER_PATHS, Backend::ignore_filter_paths)
+        .custom_method(
+            methods::IGNORE_VALIDATE_COMMAND,
+            Backend::ignore_validate_command,
+        )
+        .custom_method(methods::IGNORE_INSTRUCTIONS, Backend::ignore_instructions)
+        .custom_method(methods::PROTECT_CHECK, Backend::protect_check)
+        .custom_method(methods::PROTECT_ANNOTATE, Backend::protect_annotate)
+        .custom_method(methods::PROTECT_INSTRUCTIONS, Backend::protect_instructions)
+        .custom_method(methods::WORKSPACE_STATUS, Backend::workspace_status)
+        .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update);
+        let builder = if debug_methods_enabled() {
+            builder.custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
+        } else {
+            builder
+        };
+        builder.finish()
+    }
+
+    fn apply_settings(&self, update: Settings) {
+        let level = update.log_level.clone();
+        self.state.update_settings(update);
+        if let (Some(level), Some(log)) = (level, &self.log)
+            && let Err(error) = log.set(&level)
+        {
+            tracing::warn!(%error, "log level not changed");
+        }
+    }
+
+    fn restart_watcher(&self) {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+        let new_watcher = watcher::start(self.state.clone(), tx);
+        if let Ok(mut slot) = self.watcher.lock() {
+            *slot = Some(new_watcher);
+        }
+        let client = self.client.clone();
+        tokio::spawn(async move {
+            while let Some(outcome) = rx.recv().await {
+                client.send_notification::<IgnoreDidReload>(outcome).await;
+            }
+        });
+    }
+
+    async fn ignore_validate_access(&self, params: Value) -> Result<Value> {
+        guarded(methods::IGNORE_VALIDATE_ACCESS, async {
+            let params: roo_context_protocol::access::ValidateAccessParams = decode(params)?;
+            let policy = self.state.policy();
+            if params.paths.len() <= INLINE_BATCH {
+                return encode(access::validate_access(&self.state, &policy, &params));
+            }
+            let state = self.state.clone();
+            let result = tokio::task::spawn_blocking(move || {
+                access::validate_access(&state, &policy, &params)
+            })
+            .await
+            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+            encode(result)
+        })
+        .await
+    }
+
+    async fn ignore_filter_paths(&self, params: Value) -> Result<Value> {
+        guarded(methods::IGNORE_FILTER_PATHS, async {
+            let params = decode(params)?;
+            let policy = self.state.policy();
+            encode(access::filter_paths(&self.state, &policy, &params))
+        })
+        .await
+    }
+
+    async fn ignore_validate_command(&self, params: Value) -> Result<Value> {
+        guarded(methods::IGNORE_VALIDATE_COMMAND, async {
+            let params = decode(params)?;
+            let policy = self.state.policy();
+            encode(access::validate_command(&self.state, &policy, &params))
+        })
+        .await
+    }
+
+    async fn ignore_instructions(&self, params: Value) -> Result<Value> {
+        guarded(methods::IGNORE_INSTRUCTIONS, async {
+            let params = decode(params)?;
+            encode(access::ignore_instructions(&self.state.policy(), &params))
+        })
+        .await
+    }
+
+    async fn protect_check(&self, params: Value) -> Result<Value> {
+        guarded(methods::PROTECT_CHECK, async {
+            let params = decode(params)?;
+            let policy = self.state.policy();
+            encode(access::protect_check(&self.state, &policy, &params))
+        })
+        .await
+    }
+
+    async fn protect_annotate(&self, params: Value) -> Result<Value> {
+        guarded(methods::PROTECT_ANNOTATE, async {
+            let params = decode(params)?;
+            let policy = self.state.policy();
+            encode(access::protect_annotate(&self.state, &policy, &params))
+        })
+        .await
+    }
+
+    async fn protect_instructions(&self, params: Value) -> Result<Value> {
+        guarded(methods::PROTECT_INSTRUCTIONS, async {
+            let _: roo_context_protocol::access::ProtectInstructionsParams = decode(params)?;
+            encode(access::protect_instructions(&self.state.policy()))
+        })
+        .await
+    }
+
+    async fn workspace_status(&self, params: Value) -> Result<Value> {
+        guarded(methods::WORKSPACE_STATUS, async {
+            let _: roo_context_protocol::workspace::WorkspaceStatusParams = decode(params)?;
+            encode(self.state.status())
+        })
+        .await
+    }
+
+    async fn settings_update(&self, params: Value) {
+        match decode::<Settings>(params) {
+            Ok(update) => self.apply_settings(update),
+            Err(error) => {
+                tracing::warn!(message = %error.message, "ignored invalid roo/settings/update")
+            }
+        }
+    }
+
+    async fn debug_panic(&self, params: Value) -> Result<Value> {
+        guarded(methods::DEBUG_PANIC, async move {
+            let message = params
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("requested panic")
+                .to_owned();
+            panic!("{message}");
+        })
+        .await
+    }
+}
+
+impl LanguageServer for Backend {
+    async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
+        let settings: Settings = match params.initialization_options.clone() {
+            Some(options) => decode(options).map_err(|mut e| {
+                e.message = format!("initializationOptions: {}", e.message).into();
+                e
+            })?,
+            None => Settings::default(),
+        };
+        let mut folders: Vec<PathBuf> = params
+            .workspace_folders
+            .iter()
+            .flatten()
+            .filter_map(|f| uri_to_path(&f.uri))
+            .collect();
+        #[allow(deprecated)]
+        if folders.is_empty()
+            && let Some(root) = params.root_uri.as_ref().and_then(uri_to_path)
+        {
+            folders.push(root);
+        }
+        self.state.set_folders(&folders);
+        self.apply_settings(settings);
+        tracing::info!(folders = folders.len(), "initialized");
+        Ok(InitializeResult {
+            capabilities: ServerCapabilities {
+                workspace: Some(WorkspaceServerCapabilities {
+                    workspace_folders: Some(WorkspaceFoldersServerCapabilities {
+                        supported: Some(true),
+                        change_notifications: Some(OneOf::Left(true)),
+                    }),
+                    file_operations: None,
+                }),
+                experimental: Some(serde_json::json!({
+                    "rooContext": { "methods": methods::ALL_REQUESTS }
+                })),
+                ..ServerCapabilities::default()
+            },
+            server_info: Some(ServerInfo {
+                name: "roo-context".into(),
+                version: Some(env!("CARGO_PKG_VERSION").into()),
+            }),
+            ..InitializeResult::default()
+        })
+    }
+
+    async fn initialized(&self, _: InitializedParams) {
+        self.restart_watcher();
+    }
+
+    async fn shutdown(&self) -> Result<()> {
+        self.shutdown_requested.store(true, Ordering::SeqCst);
+        if let Ok(mut slot) = self.watcher.lock() {
+            slot.take();
+        }
+        Ok(())
+    }
+
+    async fn did_change_workspace_folders(&self, params: DidChangeWorkspaceFoldersParams) {
+        let added: Vec<PathBuf> = params
+            .event
+            .added
+            .iter()
+            .filter_map(|f| uri_to_path(&f.uri))
+            .collect();
+        let removed: Vec<PathBuf> = params
+            .event
+            .removed
+            .iter()
+            .filter_map(|f| uri_to_path(&f.uri))
+            .collect();
+        self.state.change_folders(&added, &removed);
+        self.restart_watcher();
+    }
+
+    async fn did_change_configuration(&self, params: DidChangeConfigurationParams) {
+        match settings_from_configuration(params.settings) {
+            Some(update) => self.apply_settings(update),
+            None => {
+                tracing::warn!("ignored workspace/didChangeConfiguration with unusable settings")
+            }
+        }
+    }
+}
