@@ -198,6 +198,24 @@ fn effective_history_needs_is_summary_strictly_true_for_a_fresh_start() {
     );
 }
 
+#[test]
+fn effective_history_hides_a_summary_tagged_by_a_marker_in_its_own_suffix() {
+    // Spec-exact: the original's truncation counts summaries as visible, so it can tag one; the
+    // fresh start then begins at a hidden summary and the model sees only what follows.
+    check_effective(
+        r#"
+{"role":"user","content":"S","isSummary":true,"condenseId":"A","truncationParent":"T"}
+{"role":"user","content":"marker","isTruncationMarker":true,"truncationId":"T"}
+{"role":"assistant","content":"tail"}
+"#,
+        expect![[r#"
+            changed: true sources: [1, 2]
+            {"role":"user","content":"marker","isTruncationMarker":true,"truncationId":"T"}
+            {"role":"assistant","content":"tail"}
+        "#]],
+    );
+}
+
 // ---------------------------------------------------------------- messages since last summary
 
 fn check_since_last_summary(input: &str, expect: Expect) {
@@ -710,6 +728,26 @@ fn rewind_cutoff_moves_to_the_next_user_message_when_no_api_ts_matches() {
             {"role":"user","content":"a","ts":10}
             {"role":"assistant","content":"b","ts":35}
             {"content":"no ts is always kept"}
+        "#]],
+    );
+}
+
+#[test]
+fn rewind_treats_a_zero_ts_as_no_timestamp_for_the_race_fix() {
+    // ts 0 is "no timestamp" (always kept), so it does not count as an older message.
+    check_rewind(
+        r#"{"ts":30,"type":"say","say":"text"}"#,
+        r#"
+{"role":"user","content":"a","ts":0}
+{"role":"assistant","content":"b","ts":35}
+{"role":"user","content":"c","ts":40}
+"#,
+        RewindTarget::Timestamp(30.0),
+        RewindOptions::default(),
+        expect![[r#"
+            ui kept: 0 cutoff: 30 ids: RemovedContextIds { condense_ids: [], truncation_ids: [], summaries_without_id: [] }
+            api changed: true
+            {"role":"user","content":"a","ts":0}
         "#]],
     );
 }

@@ -236,9 +236,10 @@ pub fn rewind_api_history(
 /// while a tool ran are kept.
 fn adjusted_cutoff(messages: &[ApiMessage], cutoff: f64) -> f64 {
     let exact = messages.iter().any(|message| message.ts() == Some(cutoff));
+    // A `ts` of 0 means "no timestamp", as in the keep rule below.
     let some_older = messages
         .iter()
-        .any(|message| message.ts().is_some_and(|ts| ts < cutoff));
+        .any(|message| message.has_truthy_ts() && message.ts().is_some_and(|ts| ts < cutoff));
     if exact || !some_older {
         return cutoff;
     }
