@@ -946,3 +946,63 @@ fn histories_that_are_not_arrays_of_objects_are_rejected() {
         "#]],
     );
 }
+
+// ---------------------------------------------------------------- directory fixtures
+
+/// Each `fixtures/conversation/effective/<case>/history.json` runs through the request pipeline
+/// of spec §7.2 (effective history, since last summary, merge for the API) plus diagnostics and
+/// token accounting; the result is compared with `<case>/snapshot.txt` (`UPDATE_EXPECT=1` writes it).
+#[test]
+fn effective_history_fixtures_match_their_snapshots() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/conversation/effective");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.join("history.json").is_file())
+        .collect();
+    cases.sort();
+    assert!(!cases.is_empty(), "no fixtures under {}", root.display());
+    for case in cases {
+        let input = std::fs::read_to_string(case.join("history.json")).unwrap();
+        let parsed = parse_history(serde_json::from_str(&input).unwrap()).unwrap();
+        let messages = &parsed.messages;
+        let effective = effective_api_history(messages);
+        let since = messages_since_last_summary(&effective.messages);
+        let request = merge_consecutive_api_messages(since, &[Role::User]);
+        let words = |text: &str| text.split_whitespace().count();
+        let stored_tokens = history_token_breakdown(messages, &Estimate(words));
+        let visible_tokens = history_token_breakdown(&request.messages, &Estimate(words));
+
+        let mut snapshot = String::new();
+        snapshot.push_str(&format!(
+            "effective (changed: {}, sources {:?}):\n{}",
+            effective.changed,
+            effective.source_indices,
+            render(&effective.messages)
+        ));
+        snapshot.push_str(&format!(
+            "\nrequest (merged: {}):\n{}",
+            request.changed,
+            render(&request.messages)
+        ));
+        snapshot.push_str(&format!(
+            "\ntokens (words x1.5): stored {} {:?}, request {} {:?}\n",
+            stored_tokens.total,
+            stored_tokens.per_message,
+            visible_tokens.total,
+            visible_tokens.per_message
+        ));
+        if let Some(first) = messages.first() {
+            snapshot.push_str(&format!(
+                "command blocks of the first message: {:?}\n",
+                extract_command_blocks(first)
+            ));
+        }
+        snapshot.push_str("diagnostics:\n");
+        for diagnostic in &parsed.diagnostics {
+            snapshot.push_str(&format!("  {diagnostic}\n"));
+        }
+        expect_test::expect_file![case.join("snapshot.txt")].assert_eq(&snapshot);
+    }
+}
