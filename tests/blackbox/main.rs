@@ -1,1 +1,12 @@
+//! Black-box tests: each spawns the built `roo-context` binary and speaks real JSON-RPC over its
+//! stdio (or runs its command line), with fixture workspaces in temp folders.
 
+mod harness;
+
+mod access;
+mod cli;
+mod lifecycle;
+mod ordering;
+mod reload;
+mod security;
+mod wire;

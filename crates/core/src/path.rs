@@ -21,7 +21,9 @@ impl WorkspaceRoot {
     /// Resolves a workspace folder once; both forms are used for every later decision.
     pub fn new(root: &Path, fs: &dyn FileSystem) -> Self {
         let lexical = normalize_lexically(Path::new("/"), &root.to_string_lossy());
-        let canonical = fs.canonicalize(&lexical).unwrap_or_else(|_| lexical.clone());
+        let canonical = fs
+            .canonicalize(&lexical)
+            .unwrap_or_else(|_| lexical.clone());
         WorkspaceRoot { lexical, canonical }
     }
 
@@ -150,34 +152,44 @@ impl Resolver {
     }
 
     fn canonical_folder(&self, folder: &Path, fs: &dyn FileSystem) -> PathBuf {
-        if let Some(hit) = self
-            .folder_cache
-            .read()
-            .ok()
-            .and_then(|c| c.get(folder).cloned())
-        {
-            return hit;
-        }
-        match fs.canonicalize(folder) {
-            Ok(canonical) => {
-                if let Ok(mut cache) = self.folder_cache.write() {
-                    cache.insert(folder.to_path_buf(), canonical.clone());
-                }
-                canonical
+        // Walk up to the nearest folder that is cached or exists, then re-append the missing
+        // tail. Iterative: hostile inputs can have tens of thousands of components.
+        let mut missing_tail: Vec<Component<'_>> = Vec::new();
+        let mut current = folder;
+        let base = loop {
+            if let Some(hit) = self
+                .folder_cache
+                .read()
+                .ok()
+                .and_then(|c| c.get(current).cloned())
+            {
+                break hit;
             }
-            Err(_) => match (folder.parent(), folder.components().next_back()) {
-                (Some(parent), Some(Component::Normal(name))) => {
-                    self.canonical_folder(parent, fs).join(name)
+            if let Ok(canonical) = fs.canonicalize(current) {
+                if let Ok(mut cache) = self.folder_cache.write() {
+                    cache.insert(current.to_path_buf(), canonical.clone());
                 }
-                (Some(parent), Some(Component::ParentDir)) => {
-                    let mut up = self.canonical_folder(parent, fs);
-                    up.pop();
-                    up
+                break canonical;
+            }
+            match (current.parent(), current.components().next_back()) {
+                (Some(parent), Some(last)) => {
+                    missing_tail.push(last);
+                    current = parent;
                 }
-                (Some(parent), _) => self.canonical_folder(parent, fs),
-                (None, _) => normalize_lexically(Path::new("/"), &folder.to_string_lossy()),
-            },
+                _ => break normalize_lexically(Path::new("/"), &current.to_string_lossy()),
+            }
+        };
+        let mut out = base;
+        for component in missing_tail.into_iter().rev() {
+            match component {
+                Component::Normal(name) => out.push(name),
+                Component::ParentDir => {
+                    out.pop();
+                }
+                _ => {}
+            }
         }
+        out
     }
 }
 
@@ -220,7 +232,10 @@ mod tests {
             lexical: PathBuf::from("/link/ws"),
             canonical: PathBuf::from("/real/ws"),
         };
-        assert_eq!(root.relative(Path::new("/link/ws/a/b")).as_deref(), Some("a/b"));
+        assert_eq!(
+            root.relative(Path::new("/link/ws/a/b")).as_deref(),
+            Some("a/b")
+        );
         assert_eq!(root.relative(Path::new("/real/ws/a")).as_deref(), Some("a"));
         assert_eq!(root.relative(Path::new("/real/ws")).as_deref(), Some(""));
         assert_eq!(root.relative(Path::new("/real/wsx")), None);

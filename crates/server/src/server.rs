@@ -232,6 +232,8 @@ impl LanguageServer for Backend {
         }
         self.state.set_folders(&folders);
         self.apply_settings(settings);
+        // Watch before answering, so a change made right after `initialize` is never missed.
+        self.restart_watcher();
         tracing::info!(folders = folders.len(), "initialized");
         Ok(InitializeResult {
             capabilities: ServerCapabilities {
@@ -255,9 +257,7 @@ impl LanguageServer for Backend {
         })
     }
 
-    async fn initialized(&self, _: InitializedParams) {
-        self.restart_watcher();
-    }
+    async fn initialized(&self, _: InitializedParams) {}
 
     async fn shutdown(&self) -> Result<()> {
         self.shutdown_requested.store(true, Ordering::SeqCst);

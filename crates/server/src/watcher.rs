@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
@@ -20,17 +20,33 @@ const RELOAD_DEBOUNCE: Duration = Duration::from_millis(30);
 
 /// Keeps the watchers alive; dropping it stops watching.
 pub struct WorkspaceWatcher {
-    _watchers: Vec<notify::RecommendedWatcher>,
+    _root_watchers: Vec<notify::RecommendedWatcher>,
+    _tree_watchers: Arc<Mutex<Vec<notify::RecommendedWatcher>>>,
 }
 
-/// Starts watching every root of `state`. Reload outcomes are sent to `reloads`.
+fn is_structural(event: &notify::Event) -> bool {
+    matches!(
+        event.kind,
+        EventKind::Create(_)
+            | EventKind::Remove(_)
+            | EventKind::Modify(notify::event::ModifyKind::Name(_))
+            | EventKind::Any
+    ) || event.need_rescan()
+}
+
+/// Starts watching every root of `state`; reload outcomes are sent to `reloads`.
+///
+/// Each root gets a non-recursive watcher, registered before this returns, so an ignore-file
+/// change right after `initialize` is never missed; and a recursive one, set up in the background
+/// (it walks the tree), whose events clear the canonical-folder cache.
 pub fn start(
     state: Arc<SharedState>,
     reloads: mpsc::UnboundedSender<IgnoreDidReloadParams>,
 ) -> WorkspaceWatcher {
     let (roots_tx, mut roots_rx) = mpsc::unbounded_channel::<PathBuf>();
-    let mut watchers = Vec::new();
-    for root in state.roots() {
+    let mut root_watchers = Vec::new();
+    let roots = state.roots();
+    for root in &roots {
         let state_for_events = state.clone();
         let tx = roots_tx.clone();
         let watched_root = root.clone();
@@ -41,14 +57,7 @@ pub fn start(
                 let _ = tx.send(watched_root.clone());
                 return;
             };
-            let structural = matches!(
-                event.kind,
-                EventKind::Create(_)
-                    | EventKind::Remove(_)
-                    | EventKind::Modify(notify::event::ModifyKind::Name(_))
-                    | EventKind::Any
-            ) || event.need_rescan();
-            if structural {
+            if is_structural(&event) {
                 state_for_events.resolver.clear();
             }
             if matches!(event.kind, EventKind::Access(_)) {
@@ -66,18 +75,40 @@ pub fn start(
         };
         match notify::recommended_watcher(handler) {
             Ok(mut watcher) => {
-                let recursive = watcher.watch(&root, RecursiveMode::Recursive);
-                if let Err(error) = recursive {
-                    tracing::warn!(%error, root = %root.display(), "recursive watch failed; watching the root folder only");
-                    if let Err(error) = watcher.watch(&root, RecursiveMode::NonRecursive) {
-                        tracing::error!(%error, root = %root.display(), "cannot watch workspace folder");
-                    }
+                if let Err(error) = watcher.watch(root, RecursiveMode::NonRecursive) {
+                    tracing::error!(%error, root = %root.display(), "cannot watch workspace folder");
                 }
-                watchers.push(watcher);
+                root_watchers.push(watcher);
             }
             Err(error) => tracing::error!(%error, "cannot create a file watcher"),
         }
     }
+    let tree_watchers = Arc::new(Mutex::new(Vec::new()));
+    let tree_slot = tree_watchers.clone();
+    let tree_state = state.clone();
+    tokio::task::spawn_blocking(move || {
+        for root in roots {
+            let events_state = tree_state.clone();
+            let handler = move |result: notify::Result<notify::Event>| match result {
+                Ok(event) if !is_structural(&event) => {}
+                _ => events_state.resolver.clear(),
+            };
+            match notify::recommended_watcher(handler) {
+                Ok(mut watcher) => match watcher.watch(&root, RecursiveMode::Recursive) {
+                    Ok(()) => {
+                        if let Ok(mut slot) = tree_slot.lock() {
+                            slot.push(watcher);
+                        }
+                    }
+                    Err(error) => tracing::warn!(%error, root = %root.display(),
+                        "recursive watch failed; symlink changes below the root are seen only after a restart"),
+                },
+                Err(error) => tracing::error!(%error, "cannot create a file watcher"),
+            }
+        }
+        // Anything cached before the watches existed may be stale.
+        tree_state.resolver.clear();
+    });
     tokio::spawn(async move {
         while let Some(first) = roots_rx.recv().await {
             let mut pending = HashSet::from([first]);
@@ -94,6 +125,7 @@ pub fn start(
         }
     });
     WorkspaceWatcher {
-        _watchers: watchers,
+        _root_watchers: root_watchers,
+        _tree_watchers: tree_watchers,
     }
 }

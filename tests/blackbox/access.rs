@@ -1,0 +1,252 @@
+//! `.rooignore` / `.zooignore` decisions, instructions, command vetting and write protection over
+//! stdio, with the original's exact user-visible strings.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Fixture, Server};
+
+const ROOIGNORE: &str = "node_modules\n.git\nsecrets/**\n*.log\n!keep.log\n";
+
+fn fixture() -> Fixture {
+    Fixture::new(&[
+        (".rooignore", ROOIGNORE),
+        ("src/app.ts", "export {}"),
+        ("secrets/api.json", "{}"),
+        ("logs/app.log", "x"),
+        ("keep.log", "x"),
+        ("node_modules/a/index.js", "x"),
+    ])
+}
+
+fn allowed(server: &mut Server, paths: &[&str]) -> Vec<bool> {
+    let result = server.call("roo/ignore/validateAccess", json!({"paths": paths}));
+    result["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["allowed"].as_bool().unwrap())
+        .collect()
+}
+
+#[test]
+fn validate_access_reports_file_line_and_pattern() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let result = server.call(
+        "roo/ignore/validateAccess",
+        json!({"paths": ["src/app.ts", "secrets/api.json", "logs/app.log", "keep.log", ".rooignore"]}),
+    );
+    let results = result["results"].as_array().unwrap();
+    assert_eq!(results[0], json!({"path": "src/app.ts", "allowed": true}));
+    assert_eq!(results[1]["allowed"], false);
+    assert_eq!(results[1]["blockedBy"]["file"], ".rooignore");
+    assert_eq!(results[1]["blockedBy"]["line"], 3);
+    assert_eq!(results[1]["blockedBy"]["pattern"], "secrets/**");
+    assert_eq!(
+        results[1]["toolError"],
+        r#"{"status":"error","type":"access_denied","message":"Access blocked by .rooignore","path":"secrets/api.json","suggestion":"Try to continue without this file, or ask the user to update the .rooignore file"}"#
+    );
+    assert_eq!(results[2]["blockedBy"]["pattern"], "*.log");
+    assert_eq!(results[3]["allowed"], true, "negation re-includes keep.log");
+    assert_eq!(
+        results[4]["allowed"], false,
+        "the ignore file itself is blocked"
+    );
+    assert!(results[4]["blockedBy"].get("line").is_none());
+}
+
+#[test]
+fn filter_paths_keeps_readable_paths_in_order() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let result = server.call(
+        "roo/ignore/filterPaths",
+        json!({"paths": ["b.ts", "node_modules/x", "a.ts", "secrets/k", "secrets"]}),
+    );
+    assert_eq!(result["paths"], json!(["b.ts", "a.ts", "secrets"]));
+}
+
+#[test]
+fn instructions_are_the_originals_text() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let result = server.call("roo/ignore/instructions", json!({}));
+    let expected = format!(
+        "# .rooignore\n\n(The following is provided by a root-level .rooignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a \u{1F512} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)\n\n{ROOIGNORE}\n.rooignore"
+    );
+    assert_eq!(result["instructions"], expected);
+    assert_eq!(result["activeIgnoreFile"], ".rooignore");
+
+    let protect = server.call("roo/protect/instructions", json!({}));
+    assert_eq!(
+        protect["instructions"],
+        "# Protected Files\n\n(The following Roo configuration file patterns are write-protected and always require approval for modifications, regardless of autoapproval settings. When using list_files, you'll notice a \u{1F6E1} next to files that are write-protected.)\n\nProtected patterns: .zooignore, .rooignore, .zoomodes, .roomodes, .roorules*, .clinerules*, .zoo/**, .roo/**, .vscode/**, *.code-workspace, .rooprotected, AGENTS.md, AGENT.md"
+    );
+    assert_eq!(
+        protect["message"],
+        "This is a Roo configuration file and requires approval for modifications"
+    );
+}
+
+#[test]
+fn no_ignore_file_means_everything_readable_and_no_instructions() {
+    let fixture = Fixture::new(&[("secrets/a", "x")]);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    assert_eq!(
+        allowed(&mut server, &["secrets/a", ".rooignore"]),
+        vec![true, true]
+    );
+    let result = server.call("roo/ignore/instructions", json!({}));
+    assert_eq!(result["instructions"], Value::Null);
+}
+
+#[test]
+fn zooignore_wins_over_rooignore_and_uses_zoo_wording() {
+    let fixture = Fixture::new(&[(".rooignore", "a.txt\n"), (".zooignore", "b.txt\n")]);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    assert_eq!(
+        allowed(&mut server, &["a.txt", "b.txt", ".rooignore", ".zooignore"]),
+        vec![true, false, false, false]
+    );
+    let result = server.call("roo/ignore/validateAccess", json!({"paths": ["b.txt"]}));
+    assert_eq!(
+        result["results"][0]["toolError"],
+        r#"{"status":"error","type":"access_denied","message":"Access blocked by the project ignore file (.zooignore preferred, .rooignore fallback)","path":"b.txt","suggestion":"Try to continue without this file, or ask the user to update the project ignore file (.zooignore preferred, .rooignore fallback)"}"#
+    );
+    let instructions = server.call("roo/ignore/instructions", json!({}));
+    let text = instructions["instructions"].as_str().unwrap();
+    assert!(text.starts_with(
+        "# .zooignore\n\n(The following is provided by a root-level project ignore file"
+    ));
+    assert!(text.ends_with("b.txt\n\n.zooignore"));
+}
+
+#[test]
+fn write_protection_covers_the_union_nested_folders_and_extras() {
+    let fixture = Fixture::new(&[]);
+    let mut server = Server::start(
+        &[fixture.root()],
+        json!({"extraProtectedPatterns": ["*.lock"]}),
+    );
+    let paths = [
+        ".roo/mcp.json",
+        "AGENTS.md",
+        "docs/agents.md",
+        ".roorules-code",
+        "x/y.code-workspace",
+        ".zoo/a",
+        "packages/x/.roo/rules.md",
+        "sub/.vscode/settings.json",
+        "Cargo.lock",
+        "src/app.ts",
+        ".roo",
+        "README.md",
+    ];
+    let result = server.call("roo/protect/check", json!({"paths": paths}));
+    let protected: Vec<bool> = result["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["isProtected"].as_bool().unwrap())
+        .collect();
+    assert_eq!(
+        protected,
+        vec![
+            true, true, true, true, true, true, true, true, true, false, false, false
+        ]
+    );
+    assert_eq!(result["results"][0]["pattern"], ".roo/**");
+    let annotated = server.call(
+        "roo/protect/annotate",
+        json!({"paths": ["AGENTS.md", "a.ts"]}),
+    );
+    assert_eq!(
+        annotated["paths"],
+        json!([{"path": "AGENTS.md", "isProtected": true}, {"path": "a.ts", "isProtected": false}])
+    );
+}
+
+#[test]
+fn multi_root_workspaces_apply_each_folders_rules() {
+    let first = Fixture::new(&[(".rooignore", "one.txt\n")]);
+    let second = Fixture::new(&[(".rooignore", "two.txt\n")]);
+    let mut server = Server::start(&[first.root(), second.root()], Value::Null);
+    let paths = [
+        first.path("one.txt"),
+        first.path("two.txt"),
+        second.path("one.txt"),
+        second.path("two.txt"),
+    ];
+    let paths: Vec<String> = paths
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let refs: Vec<&str> = paths.iter().map(String::as_str).collect();
+    assert_eq!(allowed(&mut server, &refs), vec![false, true, true, false]);
+    // `cwd` picks the base for relative paths.
+    let result = server.call(
+        "roo/ignore/validateAccess",
+        json!({"paths": ["two.txt"], "cwd": second.root()}),
+    );
+    assert_eq!(result["results"][0]["allowed"], false);
+}
+
+#[test]
+fn workspace_folders_can_change_at_run_time() {
+    let first = Fixture::new(&[(".rooignore", "one.txt\n")]);
+    let second = Fixture::new(&[(".rooignore", "two.txt\n")]);
+    let mut server = Server::start(&[first.root()], Value::Null);
+    let two = second.path("two.txt").to_string_lossy().into_owned();
+    assert_eq!(allowed(&mut server, &[&two]), vec![true]);
+    server.notify(
+        "workspace/didChangeWorkspaceFolders",
+        json!({"event": {"added": [{"uri": crate::harness::file_uri(second.root()), "name": "second"}], "removed": []}}),
+    );
+    assert_eq!(allowed(&mut server, &[&two]), vec![false]);
+}
+
+#[test]
+fn deny_outside_workspace_setting_blocks_outside_paths() {
+    let fixture = Fixture::new(&[]);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    assert_eq!(
+        allowed(&mut server, &["/etc/hostname", "../x"]),
+        vec![true, true]
+    );
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"rooContext": {"denyOutsideWorkspace": true}}}),
+    );
+    let result = server.call(
+        "roo/ignore/validateAccess",
+        json!({"paths": ["/etc/hostname", "../x", "in.txt"]}),
+    );
+    assert_eq!(
+        result["results"][0]["blockedBy"]["kind"],
+        "outsideWorkspace"
+    );
+    assert_eq!(result["results"][1]["allowed"], false);
+    assert_eq!(result["results"][2]["allowed"], true);
+}
+
+#[test]
+fn large_batches_are_decided_in_order() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let paths: Vec<String> = (0..2_000)
+        .map(|i| {
+            if i % 3 == 0 {
+                format!("secrets/{i}.json")
+            } else {
+                format!("src/{i}.ts")
+            }
+        })
+        .collect();
+    let result = server.call("roo/ignore/validateAccess", json!({"paths": paths}));
+    let results = result["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2_000);
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r["path"], paths[i]);
+        assert_eq!(r["allowed"], i % 3 != 0);
+    }
+}
