@@ -206,7 +206,7 @@ pub fn folded_file_context_with(
     let mut result = FoldedContext::default();
     let total = inputs.len();
     let threads = effective_threads(options.threads);
-    let window = (threads * 4).max(8);
+    let window = (threads * 16).max(16);
     let mut used = 0usize;
     let mut start = 0;
     'windows: while start < total {
