@@ -16,7 +16,9 @@ enum Token {
     /// A separator between simple commands: `|`, `||`, `&&`, `;`, `&`, newline, `(`, `)`.
     Separator,
     /// A redirection operator; the next word is its target.
-    Redirect { heredoc: bool },
+    Redirect {
+        heredoc: bool,
+    },
 }
 
 #[derive(Debug)]
@@ -255,30 +257,171 @@ fn backtick(chars: &[char], mut i: usize) -> Result<(String, usize), Unbalanced>
 /// readers plus the common ones it missed.
 const READERS: &[&str] = &[
     // the original's list
-    "cat", "less", "more", "head", "tail", "grep", "awk", "sed", "get-content", "gc", "type",
-    "select-string", "sls",
+    "cat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "grep",
+    "awk",
+    "sed",
+    "get-content",
+    "gc",
+    "type",
+    "select-string",
+    "sls",
     // more readers
-    "egrep", "fgrep", "rg", "ag", "ack", "gawk", "mawk", "nawk", "nl", "tac", "od", "xxd",
-    "hexdump", "hd", "strings", "base64", "base32", "bat", "batcat", "jq", "yq", "cut", "sort",
-    "uniq", "diff", "cmp", "comm", "wc", "paste", "join", "fold", "fmt", "pr", "expand", "rev",
-    "tr", "column", "iconv", "file", "stat", "md5sum", "sha1sum", "sha256sum", "sha512sum",
-    "cksum", "zcat", "bzcat", "xzcat", "zless", "zmore", "zgrep", "gzip", "gunzip", "bzip2",
-    "xz", "unxz", "zip", "unzip", "tar", "7z", "cpio", "cp", "mv", "ln", "rsync", "scp", "install",
-    "dd", "tee", "split", "csplit", "vi", "vim", "nvim", "view", "nano", "emacs", "ed", "ex",
-    "code", "open", "xdg-open", "python", "python3", "node", "deno", "bun", "ruby", "perl", "php",
-    "lua", "source", ".", "curl", "wget", "openssl", "gpg", "sqlite3", "readlink", "realpath",
-    "git", "patch", "xmllint", "plutil", "look", "shuf", "truncate", "rm", "touch", "chmod",
-    "chown", "printf", "ls", "find", "du", "tree",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "gawk",
+    "mawk",
+    "nawk",
+    "nl",
+    "tac",
+    "od",
+    "xxd",
+    "hexdump",
+    "hd",
+    "strings",
+    "base64",
+    "base32",
+    "bat",
+    "batcat",
+    "jq",
+    "yq",
+    "cut",
+    "sort",
+    "uniq",
+    "diff",
+    "cmp",
+    "comm",
+    "wc",
+    "paste",
+    "join",
+    "fold",
+    "fmt",
+    "pr",
+    "expand",
+    "rev",
+    "tr",
+    "column",
+    "iconv",
+    "file",
+    "stat",
+    "md5sum",
+    "sha1sum",
+    "sha256sum",
+    "sha512sum",
+    "cksum",
+    "zcat",
+    "bzcat",
+    "xzcat",
+    "zless",
+    "zmore",
+    "zgrep",
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "xz",
+    "unxz",
+    "zip",
+    "unzip",
+    "tar",
+    "7z",
+    "cpio",
+    "cp",
+    "mv",
+    "ln",
+    "rsync",
+    "scp",
+    "install",
+    "dd",
+    "tee",
+    "split",
+    "csplit",
+    "vi",
+    "vim",
+    "nvim",
+    "view",
+    "nano",
+    "emacs",
+    "ed",
+    "ex",
+    "code",
+    "open",
+    "xdg-open",
+    "python",
+    "python3",
+    "node",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "source",
+    ".",
+    "curl",
+    "wget",
+    "openssl",
+    "gpg",
+    "sqlite3",
+    "readlink",
+    "realpath",
+    "git",
+    "patch",
+    "xmllint",
+    "plutil",
+    "look",
+    "shuf",
+    "truncate",
+    "rm",
+    "touch",
+    "chmod",
+    "chown",
+    "printf",
+    "ls",
+    "find",
+    "du",
+    "tree",
     // PowerShell readers
-    "import-csv", "import-clixml", "get-filehash", "format-hex", "copy-item", "cp", "copy",
-    "move-item", "gci", "get-childitem",
+    "import-csv",
+    "import-clixml",
+    "get-filehash",
+    "format-hex",
+    "copy-item",
+    "cp",
+    "copy",
+    "move-item",
+    "gci",
+    "get-childitem",
 ];
 
 /// Programs whose first operand is a pattern or script rather than a file, unless it is given
 /// through an option (`-e`, `-f`, `--regexp`).
 const PATTERN_FIRST: &[&str] = &[
-    "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "awk", "gawk", "mawk", "nawk", "sed",
-    "select-string", "sls", "jq", "yq", "look", "tr", "printf",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "zgrep",
+    "awk",
+    "gawk",
+    "mawk",
+    "nawk",
+    "sed",
+    "select-string",
+    "sls",
+    "jq",
+    "yq",
+    "look",
+    "tr",
+    "printf",
 ];
 
 /// Options that take the next word as their value, per program family (value is checked as a
@@ -304,13 +447,16 @@ fn option_takes_value(program: &str, option: &str) -> Option<bool> {
 fn wrapper_option_takes_value(wrapper: &str, option: &str) -> bool {
     matches!(
         (wrapper, option),
-        ("sudo" | "doas", "-u" | "-g" | "-C" | "-p" | "-h" | "-r" | "-t" | "-D" | "-U")
-            | ("env", "-u" | "-C" | "-S" | "--unset" | "--chdir" | "--split-string")
-            | (
-                "xargs",
-                "-I" | "-i" | "-n" | "-d" | "-P" | "-s" | "-L" | "-E" | "-a" | "--arg-file"
-            )
-            | ("nice", "-n")
+        (
+            "sudo" | "doas",
+            "-u" | "-g" | "-C" | "-p" | "-h" | "-r" | "-t" | "-D" | "-U"
+        ) | (
+            "env",
+            "-u" | "-C" | "-S" | "--unset" | "--chdir" | "--split-string"
+        ) | (
+            "xargs",
+            "-I" | "-i" | "-n" | "-d" | "-P" | "-s" | "-L" | "-E" | "-a" | "--arg-file"
+        ) | ("nice", "-n")
             | ("stdbuf", "-i" | "-o" | "-e")
             | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
             | ("ionice", "-c" | "-n" | "-p")
@@ -319,11 +465,38 @@ fn wrapper_option_takes_value(wrapper: &str, option: &str) -> bool {
 }
 
 const WRAPPERS: &[&str] = &[
-    "sudo", "doas", "env", "xargs", "nice", "nohup", "time", "command", "exec", "builtin",
-    "stdbuf", "timeout", "ionice", "taskset", "busybox", "unbuffer", "chronic", "watch", "caffeinate",
+    "sudo",
+    "doas",
+    "env",
+    "xargs",
+    "nice",
+    "nohup",
+    "time",
+    "command",
+    "exec",
+    "builtin",
+    "stdbuf",
+    "timeout",
+    "ionice",
+    "taskset",
+    "busybox",
+    "unbuffer",
+    "chronic",
+    "watch",
+    "caffeinate",
 ];
 
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "pwsh", "powershell"];
+const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "fish",
+    "ash",
+    "pwsh",
+    "powershell",
+];
 
 fn program_name(word: &str) -> String {
     let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
@@ -431,7 +604,11 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
     let mut index = 0;
     // Leading assignments (`VAR=value cmd`): values that look like paths are checked too.
     while index < words.len() && is_assignment(&words[index].value) {
-        let value = words[index].value.split_once('=').map(|(_, v)| v).unwrap_or("");
+        let value = words[index]
+            .value
+            .split_once('=')
+            .map(|(_, v)| v)
+            .unwrap_or("");
         if value.contains('/') && is_blocked(value) {
             return Some(words[index].raw.clone());
         }
@@ -444,7 +621,10 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
             return vet_shell(&words[index + 1..], is_blocked, depth);
         }
         if program == "eval" {
-            let script: Vec<&str> = words[index + 1..].iter().map(|w| w.value.as_str()).collect();
+            let script: Vec<&str> = words[index + 1..]
+                .iter()
+                .map(|w| w.value.as_str())
+                .collect();
             return vet(&script.join(" "), is_blocked, depth + 1);
         }
         if !WRAPPERS.contains(&program.as_str()) {
@@ -454,14 +634,18 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
         while index < words.len() {
             let value = &words[index].value;
             if value.starts_with('-') {
-                if program == "xargs" && matches!(value.as_str(), "-a" | "--arg-file") {
-                    if let Some(file) = words.get(index + 1)
-                        && checks(file, is_blocked)
-                    {
-                        return Some(file.raw.clone());
-                    }
+                if program == "xargs"
+                    && matches!(value.as_str(), "-a" | "--arg-file")
+                    && let Some(file) = words.get(index + 1)
+                    && checks(file, is_blocked)
+                {
+                    return Some(file.raw.clone());
                 }
-                index += if wrapper_option_takes_value(&program, value) { 2 } else { 1 };
+                index += if wrapper_option_takes_value(&program, value) {
+                    2
+                } else {
+                    1
+                };
             } else if (program == "env" || program == "sudo") && is_assignment(value) {
                 index += 1;
             } else if program == "timeout" || (program == "watch" && value.parse::<f64>().is_ok()) {
@@ -473,9 +657,7 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
             }
         }
     }
-    let Some(first) = words.get(index) else {
-        return None;
-    };
+    let first = words.get(index)?;
     let program = program_name(&first.value);
     let operands = &words[index + 1..];
     let reader = READERS.contains(&program.as_str());
@@ -517,7 +699,6 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
             return Some(word.raw.clone());
         }
     }
-    let _ = first;
     None
 }
 
