@@ -280,3 +280,12 @@ fn over_budget_diagnostics_name_every_file_left_out() {
     let kinds: Vec<FileDiagnosticKind> = result.diagnostics.iter().map(|d| d.kind).collect();
     assert_eq!(kinds, vec![FileDiagnosticKind::OverBudget; 3]);
 }
+
+#[test]
+fn a_long_path_header_can_push_a_truncated_section_past_the_cap_as_in_the_original() {
+    let long_path = format!("{}/file.ts", "deep".repeat(40));
+    let result = folded_file_context(&[text(&long_path, &functions(50))], 1_000);
+    assert_eq!(result.files_processed, 1);
+    assert!(result.sections[0].ends_with("... (truncated)\n</system-reminder>"));
+    assert!(result.character_count > 1_000);
+}
