@@ -56,7 +56,9 @@ impl RuleSet {
     pub fn new(file: Option<&str>, content: &str, implicit: &[&str]) -> RuleSet {
         // The root is never used: only relative paths are ever matched.
         let mut builder = GitignoreBuilder::new("/");
-        builder.case_insensitive(true).expect("case-insensitive flag");
+        builder
+            .case_insensitive(true)
+            .expect("case-insensitive flag");
         let mut origins = HashMap::new();
         let mut diagnostics = Vec::new();
         for (index, raw_line) in content.lines().enumerate() {
@@ -131,7 +133,12 @@ impl RuleSet {
     }
 
     fn folder_verdict(&self, folder: &str) -> Option<RuleOrigin> {
-        if let Some(hit) = self.folder_memo.lock().ok().and_then(|m| m.get(folder).cloned()) {
+        if let Some(hit) = self
+            .folder_memo
+            .lock()
+            .ok()
+            .and_then(|m| m.get(folder).cloned())
+        {
             return hit;
         }
         let verdict = self.verdict(folder, true);
@@ -193,7 +200,11 @@ mod tests {
     fn directory_only_pattern_matches_contents_not_the_bare_folder() {
         check(
             "private/\n",
-            &[("private", false), ("private/a", true), ("x/private/a", true)],
+            &[
+                ("private", false),
+                ("private/a", true),
+                ("x/private/a", true),
+            ],
         );
     }
 
