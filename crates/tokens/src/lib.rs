@@ -10,7 +10,7 @@
 //! [`warm`] loads them on a background thread.
 //!
 //! - [`count_exact`] / [`count_exact_till_limit`]: exact o200k_base counts of a text.
-//! - [`estimate_text`] / [`fudge`]: the original's estimate, `ceil(tokens × 1.5)`.
+//! - [`estimate_text`] / [`fudge`] / [`count_text`]: the original's estimate, `ceil(tokens × 1.5)`.
 //! - [`ContentPart`] / [`count_content`]: the original's per-block rules (text, image formula,
 //!   tool_use / tool_result serialization) summed, exact or estimated ([`CountMode`]).
 //! - [`TokenCache`]: a bounded, thread-safe cache of text counts keyed by content hash, so a growing
@@ -97,6 +97,14 @@ pub fn estimate_text(text: &str) -> usize {
     fudge(count_exact(text))
 }
 
+/// One text counted in `mode`: [`count_exact`] or [`estimate_text`].
+pub fn count_text(text: &str, mode: CountMode) -> usize {
+    match mode {
+        CountMode::Exact => count_exact(text),
+        CountMode::Estimate => estimate_text(text),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +148,8 @@ mod tests {
     fn estimate_text_applies_the_fudge_factor() {
         assert_eq!(estimate_text("Hello world"), 3);
         assert_eq!(estimate_text(""), 0);
+        assert_eq!(count_text("Hello world", CountMode::Estimate), 3);
+        assert_eq!(count_text("Hello world", CountMode::Exact), 2);
     }
 
     #[test]
