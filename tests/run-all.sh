@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs every check and test of the repository: the README's test command and what CI runs.
+# Order: cheap static checks first, then the Rust tests, then the editor clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "format"
+cargo fmt --all -- --check
+
+step "core boundary: roo-context-core must not depend on tokio or LSP types"
+for forbidden in tokio tower-lsp-server ls-types; do
+  if cargo tree -p roo-context-core -e normal -i "$forbidden" >/dev/null 2>&1; then
+    echo "roo-context-core depends on $forbidden" >&2
+    cargo tree -p roo-context-core -e normal -i "$forbidden" >&2
+    exit 1
+  fi
+done
+echo "ok"
+
+step "clippy"
+cargo clippy --workspace --all-targets -- -D warnings
+
+step "rust tests"
+cargo build --workspace --all-targets
+cargo test --workspace -- --test-threads=2
+
+if [ -x editors/test.sh ]; then
+  step "editor clients"
+  editors/test.sh
+fi
