@@ -5,6 +5,7 @@ mod harness;
 
 mod access;
 mod cli;
+mod fold;
 mod lifecycle;
 mod ordering;
 mod reload;

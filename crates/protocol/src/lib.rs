@@ -3,6 +3,7 @@
 //! docs/protocol.md documents each with an example. Nothing here does anything.
 
 pub mod access;
+pub mod fold;
 pub mod workspace;
 
 /// Every custom method name, in one place.
@@ -27,6 +28,10 @@ pub mod methods {
     pub const WORKSPACE_STATUS: &str = "roo/workspace/status";
     /// Client-to-server notification: change settings (same shape as `initializationOptions`).
     pub const SETTINGS_UPDATE: &str = "roo/settings/update";
+    /// Folded file context (definitions only) of files the agent read.
+    pub const FOLD_CONTEXT: &str = "roo/fold/context";
+    /// The outline of one file.
+    pub const FOLD_OUTLINE: &str = "roo/fold/outline";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
     pub const DEBUG_PANIC: &str = "roo/debug/panic";
 
@@ -40,5 +45,7 @@ pub mod methods {
         PROTECT_ANNOTATE,
         PROTECT_INSTRUCTIONS,
         WORKSPACE_STATUS,
+        FOLD_CONTEXT,
+        FOLD_OUTLINE,
     ];
 }

@@ -1,9 +1,11 @@
 //! The `roo-context` binary: the sidecar server (default) and its command-line tools.
 
 mod cli;
+mod documents;
 mod framing;
 mod handlers;
 mod logging;
+mod lsp_edge;
 mod rpc;
 mod server;
 mod state;
@@ -38,6 +40,8 @@ enum Command {
     /// Exit code: 0 when everything may be read, 1 when something is blocked from reading
     /// (write protection alone does not change it), 2 on usage errors.
     Check(cli::check::CheckArgs),
+    /// Print the folded view (definitions only) of files and folders.
+    Fold(cli::fold::FoldArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +50,7 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(log),
         Command::Check(args) => cli::check::run(args),
+        Command::Fold(args) => cli::fold::run(args),
     }
 }
 

@@ -15,11 +15,14 @@ use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
-use crate::handlers::access;
+use crate::documents::Documents;
+use crate::handlers::{access, fold};
 use crate::logging::LogHandle;
+use crate::lsp_edge::LineIndex;
 use crate::rpc::{debug_methods_enabled, decode, encode, guarded};
 use crate::state::SharedState;
 use crate::watcher::{self, WorkspaceWatcher};
+use roo_context_fold::OutlineCache;
 
 /// Batches larger than this are decided on the blocking pool.
 const INLINE_BATCH: usize = 256;
@@ -38,6 +41,10 @@ pub struct Backend {
     shutdown_requested: Arc<AtomicBool>,
     watcher: Mutex<Option<WorkspaceWatcher>>,
     log: Option<LogHandle>,
+    /// Text of documents the editor has open.
+    documents: Arc<Documents>,
+    /// Outlines by file identity and content, shared by every folding feature.
+    outlines: Arc<OutlineCache>,
 }
 
 fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
@@ -61,6 +68,8 @@ impl Backend {
             shutdown_requested,
             watcher: Mutex::new(None),
             log,
+            documents: Arc::new(Documents::default()),
+            outlines: Arc::new(OutlineCache::default()),
         })
         .custom_method(
             methods::IGNORE_VALIDATE_ACCESS,
@@ -76,7 +85,9 @@ impl Backend {
         .custom_method(methods::PROTECT_ANNOTATE, Backend::protect_annotate)
         .custom_method(methods::PROTECT_INSTRUCTIONS, Backend::protect_instructions)
         .custom_method(methods::WORKSPACE_STATUS, Backend::workspace_status)
-        .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update);
+        .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update)
+        .custom_method(methods::FOLD_CONTEXT, Backend::fold_context)
+        .custom_method(methods::FOLD_OUTLINE, Backend::fold_outline);
         let builder = if debug_methods_enabled() {
             builder.custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
         } else {
@@ -187,6 +198,64 @@ impl Backend {
         .await
     }
 
+    async fn fold_context(&self, params: Value) -> Result<Value> {
+        guarded(methods::FOLD_CONTEXT, async {
+            let params: roo_context_protocol::fold::FoldContextParams = decode(params)?;
+            let policy = self.state.policy();
+            let (state, documents, outlines) = (
+                self.state.clone(),
+                self.documents.clone(),
+                self.outlines.clone(),
+            );
+            let result = tokio::task::spawn_blocking(move || {
+                fold::fold_context(&state, &policy, &documents, &outlines, &params)
+            })
+            .await
+            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+            encode(result)
+        })
+        .await
+    }
+
+    async fn fold_outline(&self, params: Value) -> Result<Value> {
+        guarded(methods::FOLD_OUTLINE, async {
+            let params: roo_context_protocol::fold::FoldOutlineParams = decode(params)?;
+            let policy = self.state.policy();
+            let (state, documents, outlines) = (
+                self.state.clone(),
+                self.documents.clone(),
+                self.outlines.clone(),
+            );
+            let result = tokio::task::spawn_blocking(move || {
+                fold::fold_outline(&state, &policy, &documents, &outlines, &params)
+            })
+            .await
+            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+            match result {
+                Ok(outline) => encode(outline),
+                Err(error) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                    "field `path`: {error}"
+                ))),
+            }
+        })
+        .await
+    }
+
+    /// The open document's (or file's) language and text, when the access rule allows it.
+    fn document_source(&self, uri: &Uri) -> Option<(roo_context_fold::Language, String)> {
+        let path = uri_to_path(uri)?;
+        let policy = self.state.policy();
+        fold::readable_source(
+            &self.state,
+            &policy,
+            &self.documents,
+            policy.base(),
+            &path.to_string_lossy(),
+        )
+        .ok()
+        .map(|(language, _, text)| (language, text))
+    }
+
     async fn settings_update(&self, params: Value) {
         match decode::<Settings>(params) {
             Ok(update) => self.apply_settings(update),
@@ -244,6 +313,11 @@ impl LanguageServer for Backend {
                     }),
                     file_operations: None,
                 }),
+                text_document_sync: Some(TextDocumentSyncCapability::Kind(
+                    TextDocumentSyncKind::FULL,
+                )),
+                folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
+                document_symbol_provider: Some(OneOf::Left(true)),
                 experimental: Some(serde_json::json!({
                     "rooContext": { "methods": methods::ALL_REQUESTS }
                 })),
@@ -291,5 +365,104 @@ impl LanguageServer for Backend {
                 tracing::warn!("ignored workspace/didChangeConfiguration with unusable settings")
             }
         }
+    }
+
+    async fn did_open(&self, params: DidOpenTextDocumentParams) {
+        if let Some(path) = uri_to_path(&params.text_document.uri) {
+            self.documents.set(path, params.text_document.text);
+        }
+    }
+
+    async fn did_change(&self, params: DidChangeTextDocumentParams) {
+        // Full sync: the last change carries the whole text.
+        if let (Some(path), Some(change)) = (
+            uri_to_path(&params.text_document.uri),
+            params.content_changes.into_iter().last(),
+        ) {
+            self.documents.set(path, change.text);
+        }
+    }
+
+    async fn did_close(&self, params: DidCloseTextDocumentParams) {
+        if let Some(path) = uri_to_path(&params.text_document.uri) {
+            self.documents.close(&path);
+        }
+    }
+
+    async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
+        let Some((language, text)) = self.document_source(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let ranges = tokio::task::spawn_blocking(move || {
+            roo_context_fold::folding_ranges(language, &text, &Default::default())
+        })
+        .await
+        .map_err(|e| crate::rpc::internal(e.to_string()))?;
+        Ok(Some(
+            ranges
+                .ranges
+                .iter()
+                .map(|r| FoldingRange {
+                    start_line: r.start_line,
+                    end_line: r.end_line,
+                    kind: Some(match r.kind {
+                        roo_context_fold::FoldingKind::Comment => FoldingRangeKind::Comment,
+                        roo_context_fold::FoldingKind::Imports => FoldingRangeKind::Imports,
+                        roo_context_fold::FoldingKind::Region => FoldingRangeKind::Region,
+                    }),
+                    ..FoldingRange::default()
+                })
+                .collect(),
+        ))
+    }
+
+    async fn document_symbol(
+        &self,
+        params: DocumentSymbolParams,
+    ) -> Result<Option<DocumentSymbolResponse>> {
+        let Some((language, text)) = self.document_source(&params.text_document.uri) else {
+            return Ok(None);
+        };
+        let symbols = tokio::task::spawn_blocking(move || {
+            let found = roo_context_fold::document_symbols(language, &text, &Default::default());
+            let index = LineIndex::new(&text);
+            found
+                .symbols
+                .iter()
+                .map(|s| to_lsp_symbol(&index, s))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .map_err(|e| crate::rpc::internal(e.to_string()))?;
+        Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+    }
+}
+
+#[allow(deprecated)] // `deprecated` is a required field of the LSP type
+fn to_lsp_symbol(
+    index: &LineIndex<'_>,
+    symbol: &roo_context_fold::DocumentSymbol,
+) -> DocumentSymbol {
+    // The engine caps nesting depth, so this recursion is bounded.
+    DocumentSymbol {
+        name: if symbol.name.is_empty() {
+            "<anonymous>".into()
+        } else {
+            symbol.name.clone()
+        },
+        detail: Some(symbol.kind.as_str().to_owned()),
+        kind: serde_json::from_value(serde_json::json!(symbol.kind.lsp_symbol_kind()))
+            .unwrap_or(SymbolKind::OBJECT),
+        tags: None,
+        deprecated: None,
+        range: index.range(&symbol.range),
+        selection_range: index.range(&symbol.selection_range),
+        children: (!symbol.children.is_empty()).then(|| {
+            symbol
+                .children
+                .iter()
+                .map(|c| to_lsp_symbol(index, c))
+                .collect()
+        }),
     }
 }

@@ -1,3 +1,4 @@
 //! Command-line tools that reuse the server's handlers without a client.
 
 pub mod check;
+pub mod fold;

@@ -2,3 +2,4 @@
 //! and core answers into protocol results; the CLI reuses them.
 
 pub mod access;
+pub mod fold;

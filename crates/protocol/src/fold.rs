@@ -1,0 +1,92 @@
+//! Folded file context and single-file outlines (tree-sitter), the custom side of the folding
+//! engine; the standard side is `textDocument/foldingRange` and `textDocument/documentSymbol`.
+
+use serde::{Deserialize, Serialize};
+
+/// Params of `roo/fold/context`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldContextParams {
+    /// Files the agent read, most recently read first.
+    pub paths: Vec<String>,
+    /// Base folder for relative paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Budget in UTF-16 code units (default 50,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chars: Option<usize>,
+}
+
+/// Result of `roo/fold/context`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldContextResult {
+    /// The sections joined with `\n` (empty when no file has definitions).
+    pub content: String,
+    /// One `<system-reminder>` section per included file.
+    pub sections: Vec<String>,
+    /// Files with a section.
+    pub files_processed: usize,
+    /// Files without one.
+    pub files_skipped: usize,
+    /// Length of `content` in UTF-16 code units.
+    pub character_count: usize,
+    /// Why files were skipped or degraded.
+    pub diagnostics: Vec<FoldDiagnostic>,
+}
+
+/// A note about one file of a folded context.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldDiagnostic {
+    /// The path as requested.
+    pub path: String,
+    /// `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
+    /// `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
+    pub kind: String,
+    /// Whether the file still has a section.
+    pub included: bool,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// Params of `roo/fold/outline`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldOutlineParams {
+    /// The file.
+    pub path: String,
+    /// Base folder for a relative path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/fold/outline`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FoldOutlineResult {
+    /// `typescript`, `tsx`, `javascript`, `rust`, `python`, `go`.
+    pub language: String,
+    /// Definitions in source order.
+    pub definitions: Vec<OutlineDefinition>,
+    /// The `start--end | first line` text (1-based lines).
+    pub text: String,
+    /// Parse notes (syntax errors, timeouts, size).
+    pub diagnostics: Vec<String>,
+}
+
+/// One definition of an outline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OutlineDefinition {
+    /// `class`, `function`, `method`, `interface`, ...
+    pub kind: String,
+    /// The defined name.
+    pub name: String,
+    /// 1-based first line.
+    pub start_line: u32,
+    /// 1-based last line.
+    pub end_line: u32,
+    /// The first line's text.
+    pub first_line: String,
+}

@@ -1,0 +1,216 @@
+//! `roo/fold/*` and the standard folding features: every path passes the access rule first, open
+//! documents win over disk, outlines come from one shared cache.
+
+use std::path::{Path, PathBuf};
+
+use roo_context_core::access::Policy;
+use roo_context_core::path::normalize_lexically;
+use roo_context_fold::{
+    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
+    folded_file_context_with,
+};
+use roo_context_protocol::fold::*;
+
+use crate::documents::Documents;
+use crate::state::SharedState;
+
+/// Files larger than this are not read whole for a folded view (the engine refuses them anyway).
+const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
+
+fn base_folder(policy: &Policy, cwd: Option<&str>) -> PathBuf {
+    match cwd {
+        Some(cwd) => normalize_lexically(policy.base(), cwd),
+        None => policy.base().to_path_buf(),
+    }
+}
+
+/// Reads a file for folding: the open document's text, else the file's bytes.
+pub fn read_source(documents: &Documents, absolute: &Path) -> Result<FoldContent, String> {
+    if let Some(text) = documents.get(absolute) {
+        return Ok(FoldContent::Text(text));
+    }
+    let metadata = std::fs::metadata(absolute).map_err(|e| format!("cannot read: {e}"))?;
+    if metadata.is_dir() {
+        return Err("is a folder".into());
+    }
+    if metadata.len() > MAX_READ_BYTES {
+        return Err(format!(
+            "file too large for a folded view ({} bytes, limit {MAX_READ_BYTES})",
+            metadata.len()
+        ));
+    }
+    std::fs::read(absolute)
+        .map(FoldContent::Bytes)
+        .map_err(|e| format!("cannot read: {e}"))
+}
+
+fn kind_name(kind: FileDiagnosticKind) -> &'static str {
+    match kind {
+        FileDiagnosticKind::SkippedByHost => "skipped",
+        FileDiagnosticKind::UnsupportedLanguage => "unsupportedLanguage",
+        FileDiagnosticKind::Binary => "binary",
+        FileDiagnosticKind::InvalidUtf8 => "invalidUtf8",
+        FileDiagnosticKind::TooLarge => "tooLarge",
+        FileDiagnosticKind::ParseTimeout => "parseTimeout",
+        FileDiagnosticKind::QueryTimeout => "queryTimeout",
+        FileDiagnosticKind::SyntaxErrors => "syntaxErrors",
+        FileDiagnosticKind::NoDefinitions => "noDefinitions",
+        FileDiagnosticKind::Truncated => "truncated",
+        FileDiagnosticKind::OverBudget => "overBudget",
+    }
+}
+
+/// `roo/fold/context`: the folded view of `paths` (most recently read first).
+pub fn fold_context(
+    state: &SharedState,
+    policy: &Policy,
+    documents: &Documents,
+    cache: &OutlineCache,
+    params: &FoldContextParams,
+) -> FoldContextResult {
+    let base = base_folder(policy, params.cwd.as_deref());
+    // Why each skipped input was skipped, keyed by position, so the reason kinds stay precise.
+    let mut host_kinds: Vec<Option<&'static str>> = Vec::with_capacity(params.paths.len());
+    let inputs: Vec<FoldInput> = params
+        .paths
+        .iter()
+        .map(|path| {
+            let decision = policy.check_access(&state.resolver, &state.fs, Some(&base), path);
+            let content = if !decision.allowed() {
+                host_kinds.push(Some("blocked"));
+                FoldContent::Skipped {
+                    reason: "blocked by the ignore file".into(),
+                }
+            } else {
+                match read_source(documents, &normalize_lexically(&base, path)) {
+                    Ok(content) => {
+                        host_kinds.push(None);
+                        content
+                    }
+                    Err(reason) => {
+                        host_kinds.push(Some("unreadable"));
+                        FoldContent::Skipped { reason }
+                    }
+                }
+            };
+            FoldInput {
+                display_path: path.clone(),
+                content,
+            }
+        })
+        .collect();
+    let options = FoldOptions {
+        max_chars: params
+            .max_chars
+            .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
+        ..FoldOptions::default()
+    };
+    let folded = folded_file_context_with(&inputs, &options, Some(cache));
+    let mut host_kind_by_path = params.paths.iter().zip(host_kinds);
+    FoldContextResult {
+        diagnostics: folded
+            .diagnostics
+            .iter()
+            .map(|d| {
+                let kind = if d.kind == FileDiagnosticKind::SkippedByHost {
+                    host_kind_by_path
+                        .find(|(p, k)| **p == d.display_path && k.is_some())
+                        .and_then(|(_, k)| k)
+                        .unwrap_or("skipped")
+                } else {
+                    kind_name(d.kind)
+                };
+                FoldDiagnostic {
+                    path: d.display_path.clone(),
+                    kind: kind.to_owned(),
+                    included: d.included,
+                    message: d.message.clone(),
+                }
+            })
+            .collect(),
+        content: folded.content,
+        sections: folded.sections,
+        files_processed: folded.files_processed,
+        files_skipped: folded.files_skipped,
+        character_count: folded.character_count,
+    }
+}
+
+/// Why a single-file request cannot be answered.
+#[derive(Debug)]
+pub enum OutlineError {
+    /// The access rule blocks the path.
+    Blocked,
+    /// No grammar for the file's extension.
+    Unsupported,
+    /// The file could not be read.
+    Unreadable(String),
+}
+
+impl std::fmt::Display for OutlineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            OutlineError::Blocked => write!(f, "access blocked by the ignore file"),
+            OutlineError::Unsupported => write!(f, "no grammar for this file type"),
+            OutlineError::Unreadable(reason) => write!(f, "{reason}"),
+        }
+    }
+}
+
+/// Reads a single allowed, supported file as text.
+pub fn readable_source(
+    state: &SharedState,
+    policy: &Policy,
+    documents: &Documents,
+    base: &Path,
+    path: &str,
+) -> Result<(Language, PathBuf, String), OutlineError> {
+    if !policy
+        .check_access(&state.resolver, &state.fs, Some(base), path)
+        .allowed()
+    {
+        return Err(OutlineError::Blocked);
+    }
+    let language = Language::from_path(path).ok_or(OutlineError::Unsupported)?;
+    let absolute = normalize_lexically(base, path);
+    let text = match read_source(documents, &absolute).map_err(OutlineError::Unreadable)? {
+        FoldContent::Text(text) => text,
+        FoldContent::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        FoldContent::Skipped { reason } => return Err(OutlineError::Unreadable(reason)),
+    };
+    Ok((language, absolute, text))
+}
+
+/// `roo/fold/outline`.
+pub fn fold_outline(
+    state: &SharedState,
+    policy: &Policy,
+    documents: &Documents,
+    cache: &OutlineCache,
+    params: &FoldOutlineParams,
+) -> Result<FoldOutlineResult, OutlineError> {
+    let base = base_folder(policy, params.cwd.as_deref());
+    let (language, absolute, text) =
+        readable_source(state, policy, documents, &base, &params.path)?;
+    let outline = cache.outline(&absolute.to_string_lossy(), language, &text);
+    Ok(FoldOutlineResult {
+        language: language.name().to_owned(),
+        definitions: outline
+            .definitions
+            .iter()
+            .map(|d| OutlineDefinition {
+                kind: d.kind.as_str().to_owned(),
+                name: d.name.clone(),
+                start_line: d.start_line() + 1,
+                end_line: d.end_line() + 1,
+                first_line: d.first_line.clone(),
+            })
+            .collect(),
+        text: outline.to_text(),
+        diagnostics: outline
+            .diagnostics
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    })
+}

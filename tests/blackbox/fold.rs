@@ -1,0 +1,185 @@
+//! Folding over stdio: folded file context (ignored files never leak), single-file outlines, and
+//! standard LSP folding ranges and document symbols for files on disk and open documents.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Fixture, Server, file_uri};
+
+const APP: &str = "export interface Config {\n  name: string;\n  port: number;\n}\n\nexport class App {\n  constructor(private config: Config) {}\n\n  start(): string {\n    const greeting = `hi ${this.config.name}`;\n    console.log(greeting);\n    return greeting;\n  }\n}\n";
+
+fn fixture() -> Fixture {
+    Fixture::new(&[
+        (".rooignore", "secret/**\n"),
+        ("src/app.ts", APP),
+        (
+            "secret/hidden.ts",
+            "export class HiddenTreasure {\n  a = 1;\n  b = 2;\n  c = 3;\n}\n",
+        ),
+        ("notes.txt", "plain text\n"),
+    ])
+}
+
+#[test]
+fn folded_context_outlines_allowed_files_and_never_leaks_ignored_ones() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let result = server.call(
+        "roo/fold/context",
+        json!({"paths": ["secret/hidden.ts", "src/app.ts", "notes.txt", "missing.ts"]}),
+    );
+    let content = result["content"].as_str().unwrap();
+    assert_eq!(
+        content,
+        "<system-reminder>\n## File Context: src/app.ts\n# app.ts\n1--4 | export interface Config {\n6--14 | export class App {\n9--13 |   start(): string {\n\n</system-reminder>"
+    );
+    assert!(!content.contains("HiddenTreasure"));
+    assert_eq!(result["filesProcessed"], 1);
+    let kinds: Vec<(&str, &str)> = result["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["path"].as_str().unwrap(), d["kind"].as_str().unwrap()))
+        .collect();
+    assert!(
+        kinds.contains(&("secret/hidden.ts", "blocked")),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&("notes.txt", "unsupportedLanguage")),
+        "{kinds:?}"
+    );
+    assert!(kinds.contains(&("missing.ts", "unreadable")), "{kinds:?}");
+}
+
+#[test]
+fn folded_context_honours_the_character_budget() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let result = server.call(
+        "roo/fold/context",
+        json!({"paths": ["src/app.ts"], "maxChars": 10}),
+    );
+    assert!(result["characterCount"].as_u64().unwrap() <= 10, "{result}");
+}
+
+#[test]
+fn outline_of_one_file_and_its_errors() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let outline = server.call("roo/fold/outline", json!({"path": "src/app.ts"}));
+    assert_eq!(outline["language"], "typescript");
+    assert_eq!(outline["definitions"][1]["name"], "App");
+    assert_eq!(outline["definitions"][1]["startLine"], 6);
+    assert_eq!(
+        outline["text"],
+        "1--4 | export interface Config {\n6--14 | export class App {\n9--13 |   start(): string {\n"
+    );
+    let blocked = server
+        .request("roo/fold/outline", json!({"path": "secret/hidden.ts"}))
+        .unwrap_err();
+    assert!(
+        blocked["message"].as_str().unwrap().contains("blocked"),
+        "{blocked}"
+    );
+    let unsupported = server
+        .request("roo/fold/outline", json!({"path": "notes.txt"}))
+        .unwrap_err();
+    assert!(
+        unsupported["message"].as_str().unwrap().contains("grammar"),
+        "{unsupported}"
+    );
+}
+
+#[test]
+fn lsp_folding_ranges_and_symbols_for_files_on_disk() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let uri = file_uri(&fixture.path("src/app.ts"));
+    let ranges = server.call(
+        "textDocument/foldingRange",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let ranges = ranges.as_array().unwrap();
+    assert!(
+        ranges.iter().any(|r| r["startLine"] == 5),
+        "class App folds: {ranges:?}"
+    );
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(symbols[1]["name"], "App");
+    // The declaration starts at `class`, after `export `.
+    assert_eq!(
+        symbols[1]["range"]["start"],
+        json!({"line": 5, "character": 7})
+    );
+    let children: Vec<&str> = symbols[1]["children"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(children.contains(&"start"), "{children:?}");
+    // Ignored files get nothing.
+    let hidden = file_uri(&fixture.path("secret/hidden.ts"));
+    let nothing = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": hidden}}),
+    );
+    assert_eq!(nothing, Value::Null);
+}
+
+#[test]
+fn open_documents_win_over_disk_and_columns_are_utf16() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let uri = file_uri(&fixture.path("src/app.ts"));
+    let text = "const s = \"😀\"; export function shout(a: string) {\n  const b = a;\n  const c = b;\n  return c;\n}\n";
+    server.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "typescript", "version": 1, "text": text}}));
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(symbols[0]["name"], "shout");
+    // `function` is at byte 25 but UTF-16 column 23: the emoji is 4 bytes and 2 units.
+    assert_eq!(
+        symbols[0]["range"]["start"],
+        json!({"line": 0, "character": 23})
+    );
+    let changed = "export class Changed {\n  a = 1;\n  b = 2;\n  c = 3;\n}\n";
+    server.notify(
+        "textDocument/didChange",
+        json!({"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": changed}]}),
+    );
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(symbols[0]["name"], "Changed");
+    let folded = server.call("roo/fold/context", json!({"paths": ["src/app.ts"]}));
+    assert!(
+        folded["content"]
+            .as_str()
+            .unwrap()
+            .contains("1--5 | export class Changed {")
+    );
+    server.notify(
+        "textDocument/didClose",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(symbols[1]["name"], "App", "back to the file on disk");
+}
+
+#[test]
+fn initialize_advertises_folding_and_symbols() {
+    let fixture = fixture();
+    let mut server = Server::spawn();
+    let result = server.initialize(&[fixture.root()], Value::Null).unwrap();
+    assert_eq!(result["capabilities"]["foldingRangeProvider"], true);
+    assert_eq!(result["capabilities"]["documentSymbolProvider"], true);
+}
