@@ -7,3 +7,4 @@ pub mod conversation;
 pub mod fs;
 pub mod path;
 pub mod rules;
+pub mod tracker;

@@ -1,0 +1,197 @@
+//! One task's file context: the records of `task_metadata.json` (the original's algorithm for
+//! adding, ordering and de-duplicating), the recently-modified and checkpoint-possible sets, and
+//! the fingerprints of what the agent last saw. Time is a parameter, so tests choose it.
+
+use std::collections::HashMap;
+
+use super::fingerprint::{ChangeHint, ChangeKind, Fingerprint, classify};
+use super::metadata::{FileMetadataEntry, RecordSource, RecordState, TaskMetadata};
+
+/// An insertion-ordered set of paths (the original's JavaScript `Set<string>`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct OrderedPaths(Vec<String>);
+
+impl OrderedPaths {
+    fn insert(&mut self, path: &str) {
+        if !self.0.iter().any(|p| p == path) {
+            self.0.push(path.to_owned());
+        }
+    }
+
+    fn take(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+/// The file context of one task. Paths are keys exactly as the caller gives them.
+#[derive(Debug, Clone, Default)]
+pub struct TaskFiles {
+    /// The persisted records.
+    pub metadata: TaskMetadata,
+    recently_modified: OrderedPaths,
+    checkpoint_possible: OrderedPaths,
+    /// What the agent last read or wrote, per watched path.
+    known: HashMap<String, Fingerprint>,
+}
+
+/// A change the task must report to the host.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ObservedChange {
+    /// The tracked path (as the caller gave it).
+    pub path: String,
+    /// What happened.
+    pub kind: ChangeKind,
+}
+
+/// The largest truthy value of a date among `entries` (0 counts as missing, as in JavaScript).
+fn latest(
+    entries: &[&FileMetadataEntry],
+    date: fn(&FileMetadataEntry) -> Option<i64>,
+) -> Option<i64> {
+    entries
+        .iter()
+        .filter_map(|e| date(e))
+        .filter(|d| *d != 0)
+        .max()
+}
+
+impl TaskFiles {
+    /// A task continuing the history in `metadata` (nothing is watched yet).
+    pub fn new(metadata: TaskMetadata) -> TaskFiles {
+        TaskFiles {
+            metadata,
+            ..TaskFiles::default()
+        }
+    }
+
+    /// The original's `addFileToFileContextTracker`: older active records of `path` become
+    /// stale, and a new active record inherits their latest dates, then is stamped by source.
+    /// `seen` is what the agent read or wrote (its fingerprint), which starts or updates watching.
+    pub fn track(&mut self, path: &str, source: RecordSource, seen: Option<Fingerprint>, now: i64) {
+        let same_path: Vec<&FileMetadataEntry> = self
+            .metadata
+            .files_in_context
+            .iter()
+            .filter(|e| e.path == path)
+            .collect();
+        let mut entry = FileMetadataEntry::new(
+            path,
+            RecordState::Active,
+            source.clone(),
+            [
+                latest(&same_path, |e| e.roo_read_date),
+                latest(&same_path, |e| e.roo_edit_date),
+                latest(&same_path, |e| e.user_edit_date),
+            ],
+        );
+        for old in &mut self.metadata.files_in_context {
+            if old.path == path && old.record_state == RecordState::Active {
+                old.record_state = RecordState::Stale;
+            }
+        }
+        match source {
+            RecordSource::UserEdited => {
+                entry.user_edit_date = Some(now);
+                self.recently_modified.insert(path);
+            }
+            RecordSource::RooEdited => {
+                entry.roo_read_date = Some(now);
+                entry.roo_edit_date = Some(now);
+                self.checkpoint_possible.insert(path);
+            }
+            RecordSource::ReadTool | RecordSource::FileMentioned | RecordSource::Other(_) => {
+                entry.roo_read_date = Some(now);
+            }
+        }
+        self.metadata.files_in_context.push(entry);
+        if let Some(seen) = seen {
+            self.known.insert(path.to_owned(), seen);
+        }
+    }
+
+    /// Records that the agent wrote (or is about to write) `content` to `path`: events whose
+    /// content matches are its own write, not the user's. Adds no record.
+    pub fn mark_agent_edited(&mut self, path: &str, written: Fingerprint) {
+        self.known.insert(path.to_owned(), written);
+    }
+
+    /// Judges the content of a watched path now. A change is recorded as a `user_edited` record,
+    /// adds the path to the recently-modified set and becomes the new known content (so repeated
+    /// events for the same content are reported once). Unwatched paths are ignored.
+    pub fn observe(
+        &mut self,
+        path: &str,
+        observed: Fingerprint,
+        hint: &ChangeHint,
+        now: i64,
+    ) -> Option<ObservedChange> {
+        let known = *self.known.get(path)?;
+        let kind = classify(known, observed, hint)?;
+        self.track(path, RecordSource::UserEdited, Some(observed), now);
+        Some(ObservedChange {
+            path: path.to_owned(),
+            kind,
+        })
+    }
+
+    /// Paths whose changes are watched (tracked in this session), in no particular order.
+    pub fn watched_paths(&self) -> impl Iterator<Item = &str> {
+        self.known.keys().map(String::as_str)
+    }
+
+    /// Whether `path` is watched.
+    pub fn is_watched(&self, path: &str) -> bool {
+        self.known.contains_key(path)
+    }
+
+    /// Stops watching every path (the records and sets stay).
+    pub fn stop_watching(&mut self) {
+        self.known.clear();
+    }
+
+    /// The original's `getAndClearRecentlyModifiedFiles`, in insertion order.
+    pub fn take_recently_modified(&mut self) -> Vec<String> {
+        self.recently_modified.take()
+    }
+
+    /// The original's `getAndClearCheckpointPossibleFile`, in insertion order.
+    pub fn take_checkpoint_possible(&mut self) -> Vec<String> {
+        self.checkpoint_possible.take()
+    }
+
+    /// The original's `getFilesReadByRoo`; see [`files_read_by_agent`].
+    pub fn files_read_by_agent(&self, since: Option<i64>) -> Vec<String> {
+        files_read_by_agent(&self.metadata, since)
+    }
+}
+
+/// Paths the agent read (`read_tool`) or was given (`file_mentioned`), newest read first, each
+/// once. With `since` (non-zero), entries read before it are dropped; entries without a read date
+/// are kept, as in the original.
+pub fn files_read_by_agent(metadata: &TaskMetadata, since: Option<i64>) -> Vec<String> {
+    let since = since.filter(|s| *s != 0);
+    let mut reads: Vec<(&str, i64)> = metadata
+        .files_in_context
+        .iter()
+        .filter(|e| {
+            matches!(
+                e.record_source,
+                RecordSource::ReadTool | RecordSource::FileMentioned
+            )
+        })
+        .map(|e| (e.path.as_str(), e.roo_read_date.unwrap_or(0)))
+        .filter(|(_, read)| match since {
+            Some(since) => *read == 0 || *read >= since,
+            None => true,
+        })
+        .collect();
+    // Stable, like the JavaScript sort.
+    reads.sort_by_key(|read| std::cmp::Reverse(read.1));
+    let mut out: Vec<String> = Vec::new();
+    for (path, _) in reads {
+        if !out.iter().any(|p| p == path) {
+            out.push(path.to_owned());
+        }
+    }
+    out
+}
