@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// Params of `roo/ignore/validateAccess`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ValidateAccessParams {
     /// Paths as the agent gave them: relative (to `cwd` or the first workspace folder) or absolute.
@@ -15,6 +16,7 @@ pub struct ValidateAccessParams {
 
 /// Result of `roo/ignore/validateAccess`: one entry per requested path, in order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ValidateAccessResult {
     /// Decisions, in request order.
@@ -23,6 +25,7 @@ pub struct ValidateAccessResult {
 
 /// The decision for one path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AccessResult {
     /// The path as requested.
@@ -39,6 +42,7 @@ pub struct AccessResult {
 
 /// What blocked a path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BlockedBy {
     /// `ignoreRule` or `outsideWorkspace`.
@@ -65,6 +69,7 @@ pub struct BlockedBy {
 
 /// Params of `roo/ignore/filterPaths`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FilterPathsParams {
     /// Paths to filter.
@@ -76,6 +81,7 @@ pub struct FilterPathsParams {
 
 /// Result of `roo/ignore/filterPaths`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FilterPathsResult {
     /// The readable paths, in input order.
@@ -84,6 +90,7 @@ pub struct FilterPathsResult {
 
 /// Params of `roo/ignore/validateCommand`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ValidateCommandParams {
     /// The shell command line.
@@ -95,6 +102,7 @@ pub struct ValidateCommandParams {
 
 /// Result of `roo/ignore/validateCommand`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ValidateCommandResult {
     /// The first offending argument as typed, or null when the command may run.
@@ -109,6 +117,7 @@ pub struct ValidateCommandResult {
 
 /// Params of `roo/ignore/instructions`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IgnoreInstructionsParams {
     /// Which workspace folder (defaults to the first).
@@ -118,6 +127,7 @@ pub struct IgnoreInstructionsParams {
 
 /// Result of `roo/ignore/instructions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IgnoreInstructionsResult {
     /// The system-prompt text, or null when no ignore file is active.
@@ -128,6 +138,7 @@ pub struct IgnoreInstructionsResult {
 
 /// Params of `roo/protect/check` and `roo/protect/annotate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProtectParams {
     /// Paths to check.
@@ -139,6 +150,7 @@ pub struct ProtectParams {
 
 /// Result of `roo/protect/check`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProtectCheckResult {
     /// Decisions, in request order.
@@ -147,6 +159,7 @@ pub struct ProtectCheckResult {
 
 /// Write protection of one path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProtectResult {
     /// The path as requested.
@@ -163,6 +176,7 @@ pub struct ProtectResult {
 
 /// Result of `roo/protect/annotate` (the original's `annotatePathsWithProtection`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProtectAnnotateResult {
     /// `{path, isProtected}` in input order.
@@ -171,6 +185,7 @@ pub struct ProtectAnnotateResult {
 
 /// A path with its protection flag.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AnnotatedPath {
     /// The path as requested.
@@ -181,10 +196,12 @@ pub struct AnnotatedPath {
 
 /// Params of `roo/protect/instructions` (none).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ProtectInstructionsParams {}
 
 /// Result of `roo/protect/instructions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ProtectInstructionsResult {
     /// The system-prompt text.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// Params of `roo/fold/context`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FoldContextParams {
     /// Files the agent read, most recently read first.
@@ -19,6 +20,7 @@ pub struct FoldContextParams {
 
 /// Result of `roo/fold/context`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FoldContextResult {
     /// The sections joined with `\n` (empty when no file has definitions).
@@ -37,6 +39,7 @@ pub struct FoldContextResult {
 
 /// A note about one file of a folded context.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FoldDiagnostic {
     /// The path as requested.
@@ -52,6 +55,7 @@ pub struct FoldDiagnostic {
 
 /// Params of `roo/fold/outline`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FoldOutlineParams {
     /// The file.
@@ -63,6 +67,7 @@ pub struct FoldOutlineParams {
 
 /// Result of `roo/fold/outline`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FoldOutlineResult {
     /// `typescript`, `tsx`, `javascript`, `rust`, `python`, `go`.
@@ -77,6 +82,7 @@ pub struct FoldOutlineResult {
 
 /// One definition of an outline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OutlineDefinition {
     /// `class`, `function`, `method`, `interface`, ...

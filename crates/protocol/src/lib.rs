@@ -1,8 +1,18 @@
 //! Wire types and method names of the roo-context protocol: LSP-framed JSON-RPC 2.0 over stdio,
 //! camelCase on the wire. Every custom method has exactly one `Params` and one `Result` type;
 //! docs/protocol.md documents each with an example. Nothing here does anything.
+//!
+//! TypeScript types for editors/ are generated from this crate, never written by hand. For every
+//! new wire type add, under its `#[derive(..., Serialize, Deserialize)]`:
+//! `#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]`
+//! (a field whose type has no schema gets `#[cfg_attr(feature = "schema", schemars(with = "serde_json::Value"))]`),
+//! and for every new method one line in `schema::method_table`. Then regenerate with
+//! `editors/vscode: npm run gen-types`. `cargo test -p roo-context-protocol --features schema`
+//! fails while a derive or a table line is missing; `npm run check-types` while the TS is stale.
 
 pub mod access;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod fold;
 pub mod workspace;
 

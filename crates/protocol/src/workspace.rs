@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// (`settings.rooContext` or `settings` itself) or with `roo/settings/update`. Every field is
 /// optional; an update changes only the fields it names.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
     /// `error`, `warn`, `info`, `debug` or `trace` (stderr logging).
@@ -24,10 +25,12 @@ pub struct Settings {
 
 /// Params of `roo/workspace/status` (none).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct WorkspaceStatusParams {}
 
 /// Result of `roo/workspace/status`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WorkspaceStatusResult {
     /// One entry per workspace folder, in order.
@@ -38,6 +41,7 @@ pub struct WorkspaceStatusResult {
 
 /// One workspace folder's state.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FolderStatus {
     /// The folder as given by the client.
@@ -56,6 +60,7 @@ pub struct FolderStatus {
 
 /// Notification `roo/ignore/didReload`, sent after every reload of a folder's ignore file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IgnoreDidReloadParams {
     /// The workspace folder.
