@@ -6,6 +6,7 @@ mod harness;
 mod access;
 mod cli;
 mod fold;
+mod history;
 mod lifecycle;
 mod ordering;
 mod reload;

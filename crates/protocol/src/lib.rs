@@ -14,6 +14,7 @@ pub mod access;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod fold;
+pub mod history;
 pub mod workspace;
 
 /// Every custom method name, in one place.
@@ -42,6 +43,14 @@ pub mod methods {
     pub const FOLD_CONTEXT: &str = "roo/fold/context";
     /// The outline of one file.
     pub const FOLD_OUTLINE: &str = "roo/fold/outline";
+    /// The effective API history (what the model sees).
+    pub const HISTORY_EFFECTIVE: &str = "roo/history/effective";
+    /// Merge consecutive same-role messages for an API request.
+    pub const HISTORY_MERGE: &str = "roo/history/merge";
+    /// Rewind the API history to a UI event.
+    pub const HISTORY_REWIND: &str = "roo/history/rewind";
+    /// Count tokens of text, blocks or a whole history.
+    pub const TOKENS_COUNT: &str = "roo/tokens/count";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
     pub const DEBUG_PANIC: &str = "roo/debug/panic";
 
@@ -57,5 +66,9 @@ pub mod methods {
         WORKSPACE_STATUS,
         FOLD_CONTEXT,
         FOLD_OUTLINE,
+        HISTORY_EFFECTIVE,
+        HISTORY_MERGE,
+        HISTORY_REWIND,
+        TOKENS_COUNT,
     ];
 }

@@ -1,6 +1,7 @@
 //! The `roo-context` binary: the sidecar server (default) and its command-line tools.
 
 mod cli;
+mod counting;
 mod documents;
 mod framing;
 mod handlers;
@@ -42,6 +43,10 @@ enum Command {
     Check(cli::check::CheckArgs),
     /// Print the folded view (definitions only) of files and folders.
     Fold(cli::fold::FoldArgs),
+    /// Count o200k_base tokens of a file or stdin (exact; `--estimate` for the original's rules).
+    Tokens(cli::tokens::TokensArgs),
+    /// Work with stored conversation histories.
+    History(cli::tokens::HistoryArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +56,8 @@ fn main() -> ExitCode {
         Command::Serve => serve(log),
         Command::Check(args) => cli::check::run(args),
         Command::Fold(args) => cli::fold::run(args),
+        Command::Tokens(args) => cli::tokens::run_tokens(args),
+        Command::History(args) => cli::tokens::run_history(args),
     }
 }
 

@@ -16,7 +16,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
 use crate::documents::Documents;
-use crate::handlers::{access, fold};
+use crate::handlers::{access, fold, history};
 use crate::logging::LogHandle;
 use crate::lsp_edge::LineIndex;
 use crate::rpc::{debug_methods_enabled, decode, encode, guarded};
@@ -45,6 +45,8 @@ pub struct Backend {
     documents: Arc<Documents>,
     /// Outlines by file identity and content, shared by every folding feature.
     outlines: Arc<OutlineCache>,
+    /// Token counts by content, shared by every feature that counts.
+    tokens: Arc<roo_context_tokens::TokenCache>,
 }
 
 fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
@@ -70,6 +72,7 @@ impl Backend {
             log,
             documents: Arc::new(Documents::default()),
             outlines: Arc::new(OutlineCache::default()),
+            tokens: Arc::new(roo_context_tokens::TokenCache::default()),
         })
         .custom_method(
             methods::IGNORE_VALIDATE_ACCESS,
@@ -87,7 +90,11 @@ impl Backend {
         .custom_method(methods::WORKSPACE_STATUS, Backend::workspace_status)
         .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update)
         .custom_method(methods::FOLD_CONTEXT, Backend::fold_context)
-        .custom_method(methods::FOLD_OUTLINE, Backend::fold_outline);
+        .custom_method(methods::FOLD_OUTLINE, Backend::fold_outline)
+        .custom_method(methods::HISTORY_EFFECTIVE, Backend::history_effective)
+        .custom_method(methods::HISTORY_MERGE, Backend::history_merge)
+        .custom_method(methods::HISTORY_REWIND, Backend::history_rewind)
+        .custom_method(methods::TOKENS_COUNT, Backend::tokens_count);
         let builder = if debug_methods_enabled() {
             builder.custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
         } else {
@@ -241,6 +248,63 @@ impl Backend {
         .await
     }
 
+    /// Runs a history handler on the blocking pool (histories can be tens of megabytes).
+    async fn blocking_history<P, R>(
+        &self,
+        params: Value,
+        work: impl FnOnce(P) -> std::result::Result<R, history::InvalidField> + Send + 'static,
+    ) -> Result<Value>
+    where
+        P: serde::de::DeserializeOwned + Send + 'static,
+        R: serde::Serialize + Send + 'static,
+    {
+        let params: P = decode(params)?;
+        let result = tokio::task::spawn_blocking(move || work(params).map(encode))
+            .await
+            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+        match result {
+            Ok(encoded) => encoded,
+            Err(history::InvalidField(message)) => {
+                Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
+                    "invalid params: {message}"
+                )))
+            }
+        }
+    }
+
+    async fn history_effective(&self, params: Value) -> Result<Value> {
+        guarded(
+            methods::HISTORY_EFFECTIVE,
+            self.blocking_history(params, history::effective),
+        )
+        .await
+    }
+
+    async fn history_merge(&self, params: Value) -> Result<Value> {
+        guarded(
+            methods::HISTORY_MERGE,
+            self.blocking_history(params, history::merge),
+        )
+        .await
+    }
+
+    async fn history_rewind(&self, params: Value) -> Result<Value> {
+        guarded(
+            methods::HISTORY_REWIND,
+            self.blocking_history(params, history::rewind_history),
+        )
+        .await
+    }
+
+    async fn tokens_count(&self, params: Value) -> Result<Value> {
+        let cache = self.tokens.clone();
+        guarded(
+            methods::TOKENS_COUNT,
+            self.blocking_history(params, move |p| history::count_tokens(&cache, p)),
+        )
+        .await
+    }
+
     /// The open document's (or file's) language and text, when the access rule allows it.
     fn document_source(&self, uri: &Uri) -> Option<(roo_context_fold::Language, String)> {
         let path = uri_to_path(uri)?;
@@ -303,6 +367,9 @@ impl LanguageServer for Backend {
         self.apply_settings(settings);
         // Watch before answering, so a change made right after `initialize` is never missed.
         self.restart_watcher();
+        // Load the tokenizer tables in the background: `initialize` stays fast and memory stays
+        // low until they are needed; the first count waits for them if they are not ready.
+        roo_context_tokens::warm();
         tracing::info!(folders = folders.len(), "initialized");
         Ok(InitializeResult {
             capabilities: ServerCapabilities {

@@ -3,3 +3,4 @@
 
 pub mod access;
 pub mod fold;
+pub mod history;

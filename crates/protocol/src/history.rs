@@ -1,0 +1,151 @@
+//! Conversation history and token counting. Messages are the original's persisted `ApiMessage`
+//! objects, passed through untouched: every field and block type is kept, in order.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A problem found in a history: odd but usable input (invalid input is a -32602 error).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryDiagnostic {
+    /// Index of the message concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_index: Option<usize>,
+    /// A stable code (`missingRole`, `unknownRole`, `orphanToolResult`, ...).
+    pub code: String,
+    /// Human-readable explanation.
+    pub message: String,
+}
+
+/// Params of `roo/history/effective`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectiveHistoryParams {
+    /// The stored API history (`api_conversation_history.json`).
+    pub messages: Vec<Value>,
+    /// Also return the messages since the last summary (what a new condense would summarize).
+    #[serde(default)]
+    pub include_since_last_summary: bool,
+}
+
+/// Result of `roo/history/effective`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EffectiveHistoryResult {
+    /// What the model sees.
+    pub messages: Vec<Value>,
+    /// For each returned message, its index in the input.
+    pub source_indices: Vec<usize>,
+    /// Whether `messages` differs from the input.
+    pub changed: bool,
+    /// Count of messages since the last summary (when asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since_last_summary_count: Option<usize>,
+    /// Oddities found in the input.
+    pub diagnostics: Vec<HistoryDiagnostic>,
+}
+
+/// Params of `roo/history/merge`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeHistoryParams {
+    /// Messages to send to the API.
+    pub messages: Vec<Value>,
+    /// Roles whose consecutive messages are merged (`user`, `assistant`); default `["user"]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub roles: Option<Vec<String>>,
+}
+
+/// Result of `roo/history/merge`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MergeHistoryResult {
+    /// The merged messages (for the request only; never persist them).
+    pub messages: Vec<Value>,
+    /// Whether anything was merged.
+    pub changed: bool,
+}
+
+/// Params of `roo/history/rewind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindParams {
+    /// The UI events (`ui_messages.json`, the original's clineMessages).
+    pub ui_messages: Vec<Value>,
+    /// The stored API history.
+    pub api_messages: Vec<Value>,
+    /// Rewind to the UI event with exactly this `ts` ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ts: Option<f64>,
+    /// ... or keep UI events `[0, index)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    /// Keep the UI event at `ts` (edit / checkpoint restore).
+    #[serde(default)]
+    pub include_target_message: bool,
+    /// Skip the cleanup of dangling tags.
+    #[serde(default)]
+    pub skip_cleanup: bool,
+}
+
+/// Result of `roo/history/rewind`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RewindResult {
+    /// How many UI events to keep.
+    pub ui_messages_kept: usize,
+    /// The rewound API history.
+    pub api_messages: Vec<Value>,
+    /// Whether the API history changed.
+    pub changed: bool,
+    /// `condenseId`s of removed condense events (their summaries are gone).
+    pub removed_condense_ids: Vec<String>,
+    /// `truncationId`s of removed truncation events (their markers are gone).
+    pub removed_truncation_ids: Vec<String>,
+    /// The timestamp cutoff applied.
+    pub api_cutoff_ts: f64,
+    /// Oddities met on the way.
+    pub diagnostics: Vec<HistoryDiagnostic>,
+}
+
+/// Params of `roo/tokens/count`: exactly one of `text`, `blocks`, `messages`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CountTokensParams {
+    /// Plain text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// One message's content blocks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Vec<Value>>,
+    /// A whole history; counted as the model sees it unless `effective` is false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<Value>>,
+    /// `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// For `messages`: count the effective history (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effective: Option<bool>,
+}
+
+/// Result of `roo/tokens/count`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CountTokensResult {
+    /// The total.
+    pub total: usize,
+    /// For `messages`: tokens per counted message, with its index in the input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub per_message: Option<Vec<MessageTokens>>,
+}
+
+/// Tokens of one message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MessageTokens {
+    /// Index in the input history.
+    pub index: usize,
+    /// Tokens of its content.
+    pub tokens: usize,
+}

@@ -1,0 +1,128 @@
+//! `roo-context tokens` and `roo-context history effective`: token counts and the effective
+//! history of stored conversation files, without a client.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use roo_context_protocol::history::{CountTokensParams, EffectiveHistoryParams};
+use roo_context_tokens::TokenCache;
+use serde_json::Value;
+
+use crate::handlers::history;
+
+/// Arguments of `roo-context tokens`.
+#[derive(clap::Args, Debug)]
+pub struct TokensArgs {
+    /// Apply the original's estimate rules (×1.5, rounded up) instead of the exact count.
+    #[arg(long)]
+    estimate: bool,
+    /// The file to count, or `-` (the default) for stdin.
+    #[arg(default_value = "-")]
+    file: String,
+}
+
+/// Arguments of `roo-context history`.
+#[derive(clap::Args, Debug)]
+pub struct HistoryArgs {
+    #[command(subcommand)]
+    command: HistoryCommand,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum HistoryCommand {
+    /// Print the effective history (what the model sees) of an api_conversation_history.json.
+    Effective {
+        /// The stored history file.
+        file: PathBuf,
+    },
+}
+
+fn read_input(file: &str) -> std::io::Result<Vec<u8>> {
+    if file == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin().read_to_end(&mut bytes)?;
+        Ok(bytes)
+    } else {
+        std::fs::read(file)
+    }
+}
+
+/// Runs `roo-context tokens`.
+pub fn run_tokens(args: TokensArgs) -> ExitCode {
+    let bytes = match read_input(&args.file) {
+        Ok(bytes) => bytes,
+        Err(error) => {
+            eprintln!("roo-context tokens: cannot read {}: {error}", args.file);
+            return ExitCode::from(2);
+        }
+    };
+    // Invalid UTF-8 is counted as the host would see it after lossy decoding.
+    let text = String::from_utf8_lossy(&bytes).into_owned();
+    let params = CountTokensParams {
+        text: Some(text),
+        blocks: None,
+        messages: None,
+        mode: Some(if args.estimate { "estimate" } else { "exact" }.into()),
+        effective: None,
+    };
+    match history::count_tokens(&TokenCache::default(), params) {
+        Ok(result) => {
+            println!("{}", result.total);
+            ExitCode::SUCCESS
+        }
+        Err(history::InvalidField(message)) => {
+            eprintln!("roo-context tokens: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Runs `roo-context history ...`.
+pub fn run_history(args: HistoryArgs) -> ExitCode {
+    match args.command {
+        HistoryCommand::Effective { file } => {
+            let parsed: Result<Value, String> = std::fs::read(&file)
+                .map_err(|e| e.to_string())
+                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
+            let messages = match parsed {
+                Ok(Value::Array(messages)) => messages,
+                Ok(other) => {
+                    eprintln!(
+                        "roo-context history: {} must hold a JSON array of messages, found {}",
+                        file.display(),
+                        roo_context_core::conversation::json_type(&other)
+                    );
+                    return ExitCode::from(2);
+                }
+                Err(error) => {
+                    eprintln!(
+                        "roo-context history: cannot read {}: {error}",
+                        file.display()
+                    );
+                    return ExitCode::from(2);
+                }
+            };
+            let params = EffectiveHistoryParams {
+                messages,
+                include_since_last_summary: false,
+            };
+            match history::effective(params) {
+                Ok(result) => {
+                    for diagnostic in &result.diagnostics {
+                        eprintln!("note: {}", diagnostic.message);
+                    }
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(&result.messages).unwrap_or_default()
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(history::InvalidField(message)) => {
+                    eprintln!("roo-context history: {message}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}

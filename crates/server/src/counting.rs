@@ -1,0 +1,48 @@
+//! The one token counter of the server: exact o200k_base counts through a shared content cache,
+//! adapted to the conversation core's `TokenCounter`. Every feature that counts uses this.
+
+use roo_context_core::conversation::{Estimate, TokenCounter};
+use roo_context_tokens::TokenCache;
+
+/// Exact counts, cached by content.
+pub struct CachedCounter<'a>(pub &'a TokenCache);
+
+impl TokenCounter for CachedCounter<'_> {
+    fn count_text(&self, text: &str) -> usize {
+        self.0.count_exact(text)
+    }
+}
+
+/// How to count: exact o200k_base, or the original's estimate on top of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Exact o200k_base.
+    Exact,
+    /// The original's rules: ×1.5 per content list, rounded up; images by formula.
+    Estimate,
+}
+
+impl Mode {
+    /// Parses the wire value (`exact`, `estimate`); `None` means exact.
+    pub fn parse(mode: Option<&str>) -> Result<Mode, String> {
+        match mode {
+            None | Some("exact") => Ok(Mode::Exact),
+            Some("estimate") => Ok(Mode::Estimate),
+            Some(other) => Err(format!(
+                "unknown mode {other:?} (expected \"exact\" or \"estimate\")"
+            )),
+        }
+    }
+}
+
+/// Runs `f` with the counter for `mode`.
+pub fn with_counter<R>(
+    cache: &TokenCache,
+    mode: Mode,
+    f: impl FnOnce(&dyn TokenCounter) -> R,
+) -> R {
+    match mode {
+        Mode::Exact => f(&CachedCounter(cache)),
+        Mode::Estimate => f(&Estimate(CachedCounter(cache))),
+    }
+}
