@@ -1,0 +1,110 @@
+// The host side of the protocol: answering the server's requests (summarize, mention resolution)
+// and presenting its notifications. Handlers are keyed by the generated method tables; anything the
+// host cannot do answers with a clear "not available" error instead of hanging the server.
+
+import { ROO_SERVER_NOTIFICATION_METHODS, RooServerNotifications, RooServerRequests } from "../protocol.generated";
+import { Disposable, RooTransport } from "./transport";
+
+/** JSON-RPC error code used when the host cannot provide a service. */
+export const HOST_NOT_AVAILABLE = -32001;
+
+/** Thrown by a host handler when the editor cannot provide what was asked. */
+export class HostNotAvailableError extends Error {
+  readonly code = HOST_NOT_AVAILABLE;
+  constructor(what: string, why: string) {
+    super(`${what} is not available in this host: ${why}`);
+  }
+}
+
+/** Answers for server-to-client requests; a missing entry answers "not available". */
+export type HostHandlers = {
+  [M in keyof RooServerRequests]?: (
+    params: RooServerRequests[M]["params"],
+  ) => Promise<RooServerRequests[M]["result"]> | RooServerRequests[M]["result"];
+};
+
+/** A JSON-RPC error as vscode-jsonrpc serialises it when a handler throws a ResponseError-like value. */
+export interface HostErrorShape {
+  code: number;
+  message: string;
+}
+
+/** Runs one handler and converts failures into a JSON-RPC error object with a readable message. */
+export async function answerHostRequest(
+  method: string,
+  handler: ((params: any) => unknown) | undefined,
+  params: unknown,
+): Promise<{ result: unknown } | { error: HostErrorShape }> {
+  if (!handler) {
+    return { error: { code: HOST_NOT_AVAILABLE, message: `${method} is not available in this host` } };
+  }
+  try {
+    return { result: await handler(params) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const code = error instanceof HostNotAvailableError ? error.code : -32603;
+    return { error: { code, message: `${method}: ${message}` } };
+  }
+}
+
+/**
+ * Registers `handlers` for every server-to-client request in the method table (and any extra
+ * method names given), converting thrown errors with `toError` (the transport's error type).
+ */
+export function registerHostHandlers(
+  transport: RooTransport,
+  handlers: HostHandlers,
+  serverRequestMethods: readonly string[],
+  toError: (error: HostErrorShape) => unknown,
+): Disposable {
+  const table = handlers as Record<string, ((params: any) => unknown) | undefined>;
+  const registrations = serverRequestMethods.map((method) =>
+    transport.onRequest(method, async (params: unknown) => {
+      const outcome = await answerHostRequest(method, table[method], params);
+      if ("error" in outcome) return toError(outcome.error);
+      return outcome.result;
+    }),
+  );
+  return { dispose: () => registrations.forEach((r) => r.dispose()) };
+}
+
+/** One server notification, for display. */
+export interface NotificationEvent<M extends keyof RooServerNotifications = keyof RooServerNotifications> {
+  method: M;
+  params: RooServerNotifications[M];
+}
+
+/** Subscribes to every server notification of the method table. */
+export function onServerNotifications(
+  transport: RooTransport,
+  listener: (event: NotificationEvent) => void,
+): Disposable {
+  const registrations = Object.values(ROO_SERVER_NOTIFICATION_METHODS).map((method) =>
+    transport.onNotification(method, (params) => listener({ method, params } as NotificationEvent)),
+  );
+  return { dispose: () => registrations.forEach((r) => r.dispose()) };
+}
+
+/** How a notification is shown: a popup for what the user should notice, else a log line. */
+export interface Presentation {
+  level: "popup" | "log";
+  text: string;
+}
+
+/** Describes a server notification for the user, without knowing every method by hand. */
+export function describeNotification(method: string, params: unknown): Presentation {
+  const p = (params ?? {}) as Record<string, unknown>;
+  if (method === "roo/ignore/didReload") {
+    const error = typeof p.error === "string" ? ` (error: ${p.error}; previous rules kept)` : "";
+    const file = p.activeIgnoreFile ?? "no ignore file";
+    return { level: p.error ? "popup" : "log", text: `roo-context: ${p.folder}: ${file}, ${p.ruleCount} rules${error}` };
+  }
+  if (method === "roo/files/didChange") {
+    const moved = typeof p.newPath === "string" ? ` to ${p.newPath}` : "";
+    return { level: "popup", text: `roo-context: ${p.path} was ${p.kind ?? "changed"}${moved} outside the agent (task ${p.taskId})` };
+  }
+  const popup = /user.?edit|didEdit|userChange|condense|summar/i.test(method);
+  const details = JSON.stringify(params);
+  const short = details.length > 300 ? `${details.slice(0, 300)}…` : details;
+  return { level: popup ? "popup" : "log", text: `roo-context: ${method} ${short}` };
+}

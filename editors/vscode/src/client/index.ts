@@ -1,0 +1,7 @@
+// The VS Code-free client library: typed API, host request dispatch, binary lookup and a Node session.
+
+export * from "./api";
+export * from "./binary";
+export * from "./host";
+export * from "./session";
+export * from "./transport";

@@ -1,0 +1,46 @@
+// Host request dispatch and notification presentation, without a server.
+
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { HOST_NOT_AVAILABLE, HostNotAvailableError, answerHostRequest, describeNotification } from "../src/client/host";
+
+test("a request without a handler answers not available", async () => {
+  const outcome = await answerHostRequest("roo/host/somethingNew", undefined, {});
+  assert.deepEqual(outcome, {
+    error: { code: HOST_NOT_AVAILABLE, message: "roo/host/somethingNew is not available in this host" },
+  });
+});
+
+test("a handler that cannot serve says why", async () => {
+  const outcome = await answerHostRequest(
+    "roo/host/resolveMention",
+    () => {
+      throw new HostNotAvailableError("terminal output", "VS Code does not expose it");
+    },
+    {},
+  );
+  assert.ok("error" in outcome);
+  assert.equal(outcome.error.code, HOST_NOT_AVAILABLE);
+  assert.match(outcome.error.message, /terminal output is not available in this host: VS Code does not expose it/);
+});
+
+test("a handler's result is passed through", async () => {
+  assert.deepEqual(await answerHostRequest("m", async (p: { n: number }) => p.n + 1, { n: 1 }), { result: 2 });
+});
+
+test("reload errors pop up, clean reloads only log", () => {
+  const ok = describeNotification("roo/ignore/didReload", { folder: "/w", activeIgnoreFile: ".rooignore", ruleCount: 3, error: null });
+  assert.deepEqual(ok, { level: "log", text: "roo-context: /w: .rooignore, 3 rules" });
+  const failed = describeNotification("roo/ignore/didReload", { folder: "/w", activeIgnoreFile: null, ruleCount: 0, error: "denied" });
+  assert.equal(failed.level, "popup");
+  assert.match(failed.text, /error: denied; previous rules kept/);
+});
+
+test("user edits and condense events pop up; unknown notifications are logged", () => {
+  assert.deepEqual(describeNotification("roo/files/didChange", { taskId: "t1", path: "a.ts", kind: "modified" }), {
+    level: "popup",
+    text: "roo-context: a.ts was modified outside the agent (task t1)",
+  });
+  assert.equal(describeNotification("roo/files/userEdit", { path: "a.ts" }).level, "popup");
+  assert.equal(describeNotification("roo/context/didCondense", { tokens: 1 }).level, "popup");
+});

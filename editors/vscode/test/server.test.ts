@@ -1,0 +1,135 @@
+// The client library against the REAL built binary over stdio (vscode-jsonrpc): lifecycle, access
+// checks, settings, reload notifications, folded views and the host round trip. Cases for methods
+// the server does not advertise (capabilities.experimental.rooContext.methods) are skipped, saying so.
+
+import { after, before, test } from "node:test";
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { pathToFileURL } from "node:url";
+import { RooSession, startSession } from "../src/client/session";
+import { onServerNotifications, NotificationEvent } from "../src/client/host";
+import { ROO_REQUEST_METHODS } from "../src/protocol.generated";
+import { APP_TS, serverBinary, waitFor, workspace } from "./fixture";
+
+let root: string;
+let session: RooSession;
+let stderr = "";
+
+before(async () => {
+  root = workspace({
+    ".rooignore": "secret/\n*.env\n",
+    "src/app.ts": APP_TS,
+    "secret/key.txt": "hunter2\n",
+    "prod.env": "TOKEN=1\n",
+    "README.md": "# fixture\n",
+  });
+  session = await startSession({
+    binary: serverBinary(),
+    workspaceFolders: [root],
+    initializationOptions: { logLevel: "warn" },
+    onStderr: (chunk) => (stderr += chunk),
+  });
+});
+
+after(async () => {
+  const code = await session?.stop();
+  assert.equal(code, 0, `server exited with ${code}; stderr:\n${stderr}`);
+  fs.rmSync(root, { recursive: true, force: true });
+});
+
+test("initialize advertises the custom methods and names the server", () => {
+  assert.equal(session.server.serverInfo?.name, "roo-context");
+  assert.ok(session.supports("roo/ignore/validateAccess"), JSON.stringify(session.server.methods));
+  // Every advertised method is one the generated API knows, so the types are not stale.
+  const known = new Set<string>(Object.values(ROO_REQUEST_METHODS));
+  const unknown = session.server.methods.filter((m) => !known.has(m));
+  assert.deepEqual(unknown, [], "server advertises methods missing from protocol.generated.ts: run npm run gen-types");
+});
+
+test("validateAccess allows normal files and blocks ignored ones with the tool error", async () => {
+  const { results } = await session.api.ignoreValidateAccess({ paths: ["src/app.ts", "secret/key.txt", "prod.env"] });
+  assert.deepEqual(
+    results.map((r) => [r.path, r.allowed]),
+    [
+      ["src/app.ts", true],
+      ["secret/key.txt", false],
+      ["prod.env", false],
+    ],
+  );
+  assert.equal(results[1].blockedBy?.kind, "ignoreRule");
+  assert.equal(results[1].blockedBy?.pattern, "secret/");
+  assert.match(results[1].toolError ?? "", /secret\/key\.txt/);
+});
+
+test("filterPaths and validateCommand use the same rules", async () => {
+  const filtered = await session.api.ignoreFilterPaths({ paths: ["README.md", "secret/key.txt"] });
+  assert.deepEqual(filtered.paths, ["README.md"]);
+  const command = await session.api.ignoreValidateCommand({ command: "cat secret/key.txt" });
+  assert.equal(command.blockedPath, "secret/key.txt");
+  const harmless = await session.api.ignoreValidateCommand({ command: "ls src" });
+  assert.equal(harmless.blockedPath ?? null, null);
+});
+
+test("settings update changes protection and shows in workspace status", async () => {
+  const before = await session.api.protectCheck({ paths: ["src/app.ts"] });
+  assert.equal(before.results[0].isProtected, false);
+  await session.api.settingsUpdate({ extraProtectedPatterns: ["src/**"] });
+  const after = await session.api.protectCheck({ paths: ["src/app.ts"] });
+  assert.equal(after.results[0].isProtected, true);
+  const status = await session.api.workspaceStatus({});
+  assert.deepEqual(status.settings.extraProtectedPatterns, ["src/**"]);
+  assert.equal(status.folders[0].activeIgnoreFile, ".rooignore");
+});
+
+test("a changed .rooignore arrives as roo/ignore/didReload and takes effect", async () => {
+  const reloaded = waitFor<NotificationEvent>(
+    (deliver) => onServerNotifications(session.transport, deliver),
+    (event) => event.method === "roo/ignore/didReload" && event.params.ruleCount > 0 && event.params.folder.length > 0,
+    "roo/ignore/didReload",
+  );
+  fs.writeFileSync(path.join(root, ".rooignore"), "secret/\n*.env\nREADME.md\n");
+  await reloaded;
+  // The notification follows the swap of the rules, so the new rule is in force now.
+  const { results } = await session.api.ignoreValidateAccess({ paths: ["README.md"] });
+  assert.equal(results[0].allowed, false);
+});
+
+test("a wrongly typed request is rejected with an error naming the field", async () => {
+  await assert.rejects(
+    session.transport.sendRequest("roo/ignore/validateAccess", { paths: "src/app.ts" }),
+    (error: Error) => /paths/.test(error.message),
+  );
+});
+
+test("folded view of a file the agent read (roo/fold/context)", async (t) => {
+  if (!session.supports("roo/fold/context")) {
+    t.skip("server does not advertise roo/fold/context");
+    return;
+  }
+  const folded = await session.api.foldContext({ paths: ["src/app.ts", "secret/key.txt"] });
+  assert.equal(folded.filesProcessed, 1);
+  assert.match(folded.content, /class Greeter/);
+  assert.match(folded.content, /function shout/);
+  assert.doesNotMatch(folded.content, /toUpperCase/, "function bodies are folded away");
+  assert.ok(folded.diagnostics.some((d) => d.path === "secret/key.txt" && d.kind === "blocked"), JSON.stringify(folded.diagnostics));
+});
+
+test("folding ranges and document symbols (standard LSP) of the same file", async (t) => {
+  if (!session.server.capabilities.foldingRangeProvider || !session.server.capabilities.documentSymbolProvider) {
+    t.skip("server advertises no foldingRangeProvider/documentSymbolProvider");
+    return;
+  }
+  const uri = pathToFileURL(path.join(root, "src", "app.ts")).href;
+  await session.connection.sendNotification("textDocument/didOpen", {
+    textDocument: { uri, languageId: "typescript", version: 1, text: APP_TS },
+  });
+  const ranges: any[] = await session.connection.sendRequest("textDocument/foldingRange", { textDocument: { uri } });
+  assert.ok(ranges.some((r) => r.startLine === 2), JSON.stringify(ranges));
+  const symbols: any[] = await session.connection.sendRequest("textDocument/documentSymbol", { textDocument: { uri } });
+  assert.deepEqual(
+    symbols.map((s) => s.name),
+    ["Greeter", "shout"],
+  );
+  assert.ok(symbols[0].children.some((c: any) => c.name === "greet"), JSON.stringify(symbols[0]));
+});
