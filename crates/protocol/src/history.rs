@@ -6,6 +6,7 @@ use serde_json::Value;
 
 /// A problem found in a history: odd but usable input (invalid input is a -32602 error).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HistoryDiagnostic {
     /// Index of the message concerned, if any.
@@ -19,6 +20,7 @@ pub struct HistoryDiagnostic {
 
 /// Params of `roo/history/effective`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EffectiveHistoryParams {
     /// The stored API history (`api_conversation_history.json`).
@@ -30,6 +32,7 @@ pub struct EffectiveHistoryParams {
 
 /// Result of `roo/history/effective`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EffectiveHistoryResult {
     /// What the model sees.
@@ -47,6 +50,7 @@ pub struct EffectiveHistoryResult {
 
 /// Params of `roo/history/merge`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MergeHistoryParams {
     /// Messages to send to the API.
@@ -58,6 +62,7 @@ pub struct MergeHistoryParams {
 
 /// Result of `roo/history/merge`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MergeHistoryResult {
     /// The merged messages (for the request only; never persist them).
@@ -68,6 +73,7 @@ pub struct MergeHistoryResult {
 
 /// Params of `roo/history/rewind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RewindParams {
     /// The UI events (`ui_messages.json`, the original's clineMessages).
@@ -90,6 +96,7 @@ pub struct RewindParams {
 
 /// Result of `roo/history/rewind`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct RewindResult {
     /// How many UI events to keep.
@@ -110,6 +117,7 @@ pub struct RewindResult {
 
 /// Params of `roo/tokens/count`: exactly one of `text`, `blocks`, `messages`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CountTokensParams {
     /// Plain text.
@@ -131,6 +139,7 @@ pub struct CountTokensParams {
 
 /// Result of `roo/tokens/count`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CountTokensResult {
     /// The total.
@@ -142,6 +151,7 @@ pub struct CountTokensResult {
 
 /// Tokens of one message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MessageTokens {
     /// Index in the input history.

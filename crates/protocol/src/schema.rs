@@ -11,6 +11,7 @@ use serde_json::{Map, Value, json};
 
 use crate::access::*;
 use crate::fold::*;
+use crate::history::*;
 use crate::methods;
 use crate::workspace::*;
 
@@ -97,6 +98,14 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
         request::<WorkspaceStatusParams, WorkspaceStatusResult>(g, C2S, methods::WORKSPACE_STATUS),
         request::<FoldContextParams, FoldContextResult>(g, C2S, methods::FOLD_CONTEXT),
         request::<FoldOutlineParams, FoldOutlineResult>(g, C2S, methods::FOLD_OUTLINE),
+        request::<EffectiveHistoryParams, EffectiveHistoryResult>(
+            g,
+            C2S,
+            methods::HISTORY_EFFECTIVE,
+        ),
+        request::<MergeHistoryParams, MergeHistoryResult>(g, C2S, methods::HISTORY_MERGE),
+        request::<RewindParams, RewindResult>(g, C2S, methods::HISTORY_REWIND),
+        request::<CountTokensParams, CountTokensResult>(g, C2S, methods::TOKENS_COUNT),
         notification::<Settings>(g, C2S, methods::SETTINGS_UPDATE),
         notification::<IgnoreDidReloadParams>(g, S2C, methods::IGNORE_DID_RELOAD),
     ]

@@ -9,6 +9,10 @@ export interface RooProtocolDefinitions {
   AccessResult: AccessResult;
   AnnotatedPath: AnnotatedPath;
   BlockedBy: BlockedBy;
+  CountTokensParams: CountTokensParams;
+  CountTokensResult: CountTokensResult;
+  EffectiveHistoryParams: EffectiveHistoryParams;
+  EffectiveHistoryResult: EffectiveHistoryResult;
   FilterPathsParams: FilterPathsParams;
   FilterPathsResult: FilterPathsResult;
   FoldContextParams: FoldContextParams;
@@ -17,9 +21,13 @@ export interface RooProtocolDefinitions {
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
+  HistoryDiagnostic: HistoryDiagnostic;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  MergeHistoryParams: MergeHistoryParams;
+  MergeHistoryResult: MergeHistoryResult;
+  MessageTokens: MessageTokens;
   OutlineDefinition: OutlineDefinition;
   ProtectAnnotateResult: ProtectAnnotateResult;
   ProtectCheckResult: ProtectCheckResult;
@@ -27,6 +35,8 @@ export interface RooProtocolDefinitions {
   ProtectInstructionsResult: ProtectInstructionsResult;
   ProtectParams: ProtectParams;
   ProtectResult: ProtectResult;
+  RewindParams: RewindParams;
+  RewindResult: RewindResult;
   Settings: Settings;
   ValidateAccessParams: ValidateAccessParams;
   ValidateAccessResult: ValidateAccessResult;
@@ -110,6 +120,130 @@ export interface AnnotatedPath {
    * Whether a write needs approval.
    */
   isProtected: boolean;
+}
+/**
+ * Params of `roo/tokens/count`: exactly one of `text`, `blocks`, `messages`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CountTokensParams".
+ */
+export interface CountTokensParams {
+  /**
+   * Plain text.
+   */
+  text?: string | null;
+  /**
+   * One message's content blocks.
+   */
+  blocks?: unknown[] | null;
+  /**
+   * A whole history; counted as the model sees it unless `effective` is false.
+   */
+  messages?: unknown[] | null;
+  /**
+   * `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
+   */
+  mode?: string | null;
+  /**
+   * For `messages`: count the effective history (default true).
+   */
+  effective?: boolean | null;
+}
+/**
+ * Result of `roo/tokens/count`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CountTokensResult".
+ */
+export interface CountTokensResult {
+  /**
+   * The total.
+   */
+  total: number;
+  /**
+   * For `messages`: tokens per counted message, with its index in the input.
+   */
+  perMessage?: MessageTokens[] | null;
+}
+/**
+ * Tokens of one message.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MessageTokens".
+ */
+export interface MessageTokens {
+  /**
+   * Index in the input history.
+   */
+  index: number;
+  /**
+   * Tokens of its content.
+   */
+  tokens: number;
+}
+/**
+ * Params of `roo/history/effective`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "EffectiveHistoryParams".
+ */
+export interface EffectiveHistoryParams {
+  /**
+   * The stored API history (`api_conversation_history.json`).
+   */
+  messages: unknown[];
+  /**
+   * Also return the messages since the last summary (what a new condense would summarize).
+   */
+  includeSinceLastSummary?: boolean;
+}
+/**
+ * Result of `roo/history/effective`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "EffectiveHistoryResult".
+ */
+export interface EffectiveHistoryResult {
+  /**
+   * What the model sees.
+   */
+  messages: unknown[];
+  /**
+   * For each returned message, its index in the input.
+   */
+  sourceIndices: number[];
+  /**
+   * Whether `messages` differs from the input.
+   */
+  changed: boolean;
+  /**
+   * Count of messages since the last summary (when asked).
+   */
+  sinceLastSummaryCount?: number | null;
+  /**
+   * Oddities found in the input.
+   */
+  diagnostics: HistoryDiagnostic[];
+}
+/**
+ * A problem found in a history: odd but usable input (invalid input is a -32602 error).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryDiagnostic".
+ */
+export interface HistoryDiagnostic {
+  /**
+   * Index of the message concerned, if any.
+   */
+  messageIndex?: number | null;
+  /**
+   * A stable code (`missingRole`, `unknownRole`, `orphanToolResult`, ...).
+   */
+  code: string;
+  /**
+   * Human-readable explanation.
+   */
+  message: string;
 }
 /**
  * Params of `roo/ignore/filterPaths`.
@@ -369,6 +503,38 @@ export interface IgnoreInstructionsResult {
   activeIgnoreFile?: string | null;
 }
 /**
+ * Params of `roo/history/merge`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MergeHistoryParams".
+ */
+export interface MergeHistoryParams {
+  /**
+   * Messages to send to the API.
+   */
+  messages: unknown[];
+  /**
+   * Roles whose consecutive messages are merged (`user`, `assistant`); default `["user"]`.
+   */
+  roles?: string[] | null;
+}
+/**
+ * Result of `roo/history/merge`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MergeHistoryResult".
+ */
+export interface MergeHistoryResult {
+  /**
+   * The merged messages (for the request only; never persist them).
+   */
+  messages: unknown[];
+  /**
+   * Whether anything was merged.
+   */
+  changed: boolean;
+}
+/**
  * Result of `roo/protect/annotate` (the original's `annotatePathsWithProtection`).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -458,6 +624,74 @@ export interface ProtectParams {
    * Base folder for relative paths.
    */
   cwd?: string | null;
+}
+/**
+ * Params of `roo/history/rewind`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "RewindParams".
+ */
+export interface RewindParams {
+  /**
+   * The UI events (`ui_messages.json`, the original's clineMessages).
+   */
+  uiMessages: unknown[];
+  /**
+   * The stored API history.
+   */
+  apiMessages: unknown[];
+  /**
+   * Rewind to the UI event with exactly this `ts` ...
+   */
+  ts?: number | null;
+  /**
+   * ... or keep UI events `[0, index)`.
+   */
+  index?: number | null;
+  /**
+   * Keep the UI event at `ts` (edit / checkpoint restore).
+   */
+  includeTargetMessage?: boolean;
+  /**
+   * Skip the cleanup of dangling tags.
+   */
+  skipCleanup?: boolean;
+}
+/**
+ * Result of `roo/history/rewind`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "RewindResult".
+ */
+export interface RewindResult {
+  /**
+   * How many UI events to keep.
+   */
+  uiMessagesKept: number;
+  /**
+   * The rewound API history.
+   */
+  apiMessages: unknown[];
+  /**
+   * Whether the API history changed.
+   */
+  changed: boolean;
+  /**
+   * `condenseId`s of removed condense events (their summaries are gone).
+   */
+  removedCondenseIds: string[];
+  /**
+   * `truncationId`s of removed truncation events (their markers are gone).
+   */
+  removedTruncationIds: string[];
+  /**
+   * The timestamp cutoff applied.
+   */
+  apiCutoffTs: number;
+  /**
+   * Oddities met on the way.
+   */
+  diagnostics: HistoryDiagnostic[];
 }
 /**
  * Settings, given as `initializationOptions`, in `workspace/didChangeConfiguration`
@@ -585,6 +819,10 @@ export interface RooRequests {
   "roo/workspace/status": { params: WorkspaceStatusParams; result: WorkspaceStatusResult };
   "roo/fold/context": { params: FoldContextParams; result: FoldContextResult };
   "roo/fold/outline": { params: FoldOutlineParams; result: FoldOutlineResult };
+  "roo/history/effective": { params: EffectiveHistoryParams; result: EffectiveHistoryResult };
+  "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
+  "roo/history/rewind": { params: RewindParams; result: RewindResult };
+  "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
 }
 
 /** Client-to-server notifications: method → params. */
@@ -613,6 +851,10 @@ export const ROO_REQUEST_METHODS = {
   workspaceStatus: "roo/workspace/status",
   foldContext: "roo/fold/context",
   foldOutline: "roo/fold/outline",
+  historyEffective: "roo/history/effective",
+  historyMerge: "roo/history/merge",
+  historyRewind: "roo/history/rewind",
+  tokensCount: "roo/tokens/count",
 } as const;
 
 /** One API function name per client-to-server notification. */
