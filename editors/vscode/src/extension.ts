@@ -1,0 +1,141 @@
+// The VS Code extension: starts the roo-context sidecar with vscode-languageclient, forwards
+// workspace folders and settings, serves the sidecar's host requests, shows its notifications, and
+// exports the typed API (one function per custom method) for other extensions.
+
+import * as fs from "node:fs";
+import * as vscode from "vscode";
+import { LanguageClient, LanguageClientOptions, ResponseError, ServerOptions } from "vscode-languageclient/node";
+import { RooApi, createRooApi } from "./client/api";
+import { resolveServerBinary } from "./client/binary";
+import { NotificationEvent, describeNotification, onServerNotifications, registerHostHandlers } from "./client/host";
+import { RooTransport } from "./client/transport";
+import { ROO_SERVER_REQUEST_METHODS, Settings } from "./protocol.generated";
+import { vscodeHostHandlers } from "./vscodeHost";
+
+const SECTION = "roo-context";
+
+/** What `vscode.extensions.getExtension("roo-context.roo-context").exports` gives other extensions. */
+export interface RooContextExtensionApi {
+  /** One function per custom method; waits for the server to be ready. */
+  api: RooApi;
+  /** Resolves once the server is initialized. */
+  ready: Promise<void>;
+  /** Custom methods the running server advertises. */
+  methods(): string[];
+  /** Every server notification (user edits, reloads, condense events). */
+  onNotification: vscode.Event<NotificationEvent>;
+}
+
+/** The sidecar's settings from the `roo-context.*` configuration. */
+export function settingsFromConfiguration(config: vscode.WorkspaceConfiguration): Settings {
+  return {
+    logLevel: config.get<string>("logLevel"),
+    denyOutsideWorkspace: config.get<boolean>("denyOutsideWorkspace"),
+    extraProtectedPatterns: config.get<string[]>("extraProtectedPatterns"),
+    flavor: config.get<string>("flavor"),
+  };
+}
+
+function transportOf(client: LanguageClient): RooTransport {
+  return {
+    sendRequest: (method, params) => client.sendRequest(method, params),
+    sendNotification: (method, params) => client.sendNotification(method, params),
+    onRequest: (method, handler) => client.onRequest(method, handler),
+    onNotification: (method, handler) => client.onNotification(method, handler),
+  };
+}
+
+let client: LanguageClient | undefined;
+
+/** Starts the sidecar and returns the API for other extensions. */
+export async function activate(context: vscode.ExtensionContext): Promise<RooContextExtensionApi> {
+  const output = vscode.window.createOutputChannel("roo-context");
+  const notifications = new vscode.EventEmitter<NotificationEvent>();
+  context.subscriptions.push(output, notifications);
+  const config = () => vscode.workspace.getConfiguration(SECTION);
+
+  const binary = resolveServerBinary({
+    env: process.env,
+    setting: config().get<string>("serverPath"),
+    extensionPath: context.extensionPath,
+    platform: process.platform,
+    exists: (file) => fs.existsSync(file),
+  });
+  output.appendLine(`roo-context binary: ${binary.path} (from ${binary.source})`);
+
+  const serverOptions: ServerOptions = { command: binary.path, args: [] };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: "file" }],
+    initializationOptions: settingsFromConfiguration(config()),
+    outputChannel: output,
+  };
+  client = new LanguageClient(SECTION, "roo-context", serverOptions, clientOptions);
+  const transport = transportOf(client);
+
+  const serverRequests = Object.values(ROO_SERVER_REQUEST_METHODS) as string[];
+  context.subscriptions.push(
+    registerHostHandlers(
+      transport,
+      vscodeHostHandlers(serverRequests, () => config().get<string>("summaryModelFamily") ?? ""),
+      serverRequests,
+      (e) => new ResponseError(e.code, e.message),
+    ),
+    onServerNotifications(transport, (event) => {
+      notifications.fire(event);
+      const shown = describeNotification(event.method, event.params);
+      output.appendLine(shown.text);
+      if (shown.level === "popup") void vscode.window.showInformationMessage(shown.text);
+    }),
+  );
+
+  // Workspace folders travel with `initialize` and `workspace/didChangeWorkspaceFolders` (the
+  // client does that); settings go as `initializationOptions` and on every change:
+  context.subscriptions.push(
+    vscode.workspace.onDidChangeConfiguration((event) => {
+      if (!event.affectsConfiguration(SECTION) || !client) return;
+      void client.sendNotification("workspace/didChangeConfiguration", {
+        settings: { rooContext: settingsFromConfiguration(config()) },
+      });
+    }),
+  );
+
+  const ready = client.start();
+  const api = createRooApi({
+    ...transport,
+    sendRequest: async (method, params) => {
+      await ready;
+      return transport.sendRequest(method, params);
+    },
+  });
+  const methods = () =>
+    ((client?.initializeResult?.capabilities.experimental as any)?.rooContext?.methods as string[] | undefined) ?? [];
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand("roo-context.showStatus", async () => {
+      const status = await api.workspaceStatus({});
+      output.appendLine(JSON.stringify(status, null, 2));
+      output.show(true);
+    }),
+    vscode.commands.registerCommand("roo-context.checkAccess", async () => {
+      const file = vscode.window.activeTextEditor?.document.uri.fsPath;
+      if (!file) return void vscode.window.showWarningMessage("roo-context: no active file");
+      const [decision] = (await api.ignoreValidateAccess({ paths: [file] })).results;
+      const text = decision.allowed
+        ? `roo-context: the agent may read ${vscode.workspace.asRelativePath(file)}`
+        : `roo-context: blocked by ${decision.blockedBy?.pattern ?? decision.blockedBy?.kind} (${decision.blockedBy?.file ?? "implicit"})`;
+      void vscode.window.showInformationMessage(text);
+    }),
+    vscode.commands.registerCommand("roo-context.restart", async () => {
+      await client?.restart();
+    }),
+  );
+
+  await ready.catch((error) => output.appendLine(`roo-context failed to start: ${error}`));
+  return { api, ready, methods, onNotification: notifications.event };
+}
+
+/** Stops the sidecar. */
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+  client = undefined;
+}

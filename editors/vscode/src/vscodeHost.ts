@@ -1,0 +1,130 @@
+// Host services the sidecar asks the editor for, implemented with the VS Code API: summaries
+// through the Language Model API (vscode.lm), problems from vscode.languages.getDiagnostics, URLs
+// by fetching them; terminal output is not exposed by the stable API, so it answers "not available".
+
+import * as vscode from "vscode";
+import { HostNotAvailableError } from "./client/host";
+
+/** A message as the sidecar sends it in a summarize request (`{role, content}`, content a string or blocks). */
+interface WireMessage {
+  role: string;
+  content: string | Array<{ type?: string; text?: string }>;
+}
+
+function textOf(content: WireMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return content
+    .map((block) => (typeof block.text === "string" ? block.text : `[${block.type ?? "block"}]`))
+    .join("\n");
+}
+
+/** Answers `roo/host/summarize`: `{systemPrompt, messages}` → `{text, cost, outputTokens}`. */
+export async function summarizeWithLanguageModel(params: any, modelFamily: string): Promise<unknown> {
+  const messages: WireMessage[] = Array.isArray(params?.messages) ? params.messages : [];
+  const selector = modelFamily ? { family: modelFamily } : {};
+  const [model] = await vscode.lm.selectChatModels(selector);
+  if (!model) {
+    throw new HostNotAvailableError(
+      "summarization",
+      `no chat model${modelFamily ? ` of family "${modelFamily}"` : ""} is available through the VS Code Language Model API (install and sign in to a provider such as GitHub Copilot)`,
+    );
+  }
+  // The Language Model API has no system role: the system prompt goes first, as a user message.
+  const chat: vscode.LanguageModelChatMessage[] = [];
+  if (typeof params?.systemPrompt === "string" && params.systemPrompt) {
+    chat.push(vscode.LanguageModelChatMessage.User(params.systemPrompt));
+  }
+  for (const message of messages) {
+    const text = textOf(message.content);
+    chat.push(
+      message.role === "assistant"
+        ? vscode.LanguageModelChatMessage.Assistant(text)
+        : vscode.LanguageModelChatMessage.User(text),
+    );
+  }
+  const cancel = new vscode.CancellationTokenSource();
+  try {
+    const response = await model.sendRequest(
+      chat,
+      { justification: "roo-context condenses the agent's conversation to fit the context window." },
+      cancel.token,
+    );
+    let text = "";
+    for await (const fragment of response.text) text += fragment;
+    const outputTokens = await model.countTokens(text);
+    return { text, cost: 0, outputTokens, model: `${model.vendor}/${model.family}` };
+  } finally {
+    cancel.dispose();
+  }
+}
+
+const SEVERITY = ["Error", "Warning", "Information", "Hint"];
+
+/** The workspace's problems, grouped by file, in the `@problems` mention format. */
+export function problemsText(): string {
+  const lines: string[] = [];
+  for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
+    const relevant = diagnostics.filter(
+      (d) => d.severity === vscode.DiagnosticSeverity.Error || d.severity === vscode.DiagnosticSeverity.Warning,
+    );
+    if (relevant.length === 0) continue;
+    lines.push(`\n\n${vscode.workspace.asRelativePath(uri)}`);
+    for (const d of relevant) {
+      const source = d.source ? `${d.source} ` : "";
+      lines.push(`- [${source}${SEVERITY[d.severity]}] ${d.range.start.line + 1}: ${d.message}`);
+    }
+  }
+  return lines.join("\n").trim() || "No errors or warnings detected.";
+}
+
+async function fetchUrl(url: string): Promise<string> {
+  const response = await fetch(url, { redirect: "follow" });
+  if (!response.ok) throw new Error(`GET ${url}: HTTP ${response.status}`);
+  const body = await response.text();
+  const type = response.headers.get("content-type") ?? "";
+  if (!type.includes("html")) return body;
+  return body
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, "")
+    .replace(/<[^>]+>/g, " ")
+    .replace(/[ \t]+/g, " ")
+    .replace(/\n\s*\n+/g, "\n\n")
+    .trim();
+}
+
+/** Answers a host mention request: `{kind: "problems" | "terminal" | "url", value?}` → `{content}`. */
+export async function resolveHostMention(params: any): Promise<unknown> {
+  const kind = String(params?.kind ?? params?.type ?? "");
+  switch (kind) {
+    case "problems":
+    case "diagnostics":
+      return { content: problemsText() };
+    case "url": {
+      const url = String(params?.value ?? params?.url ?? "");
+      if (!/^https?:\/\//.test(url)) throw new Error(`not an http(s) URL: ${url}`);
+      return { content: await fetchUrl(url) };
+    }
+    case "terminal":
+      throw new HostNotAvailableError(
+        "terminal output",
+        "the stable VS Code API gives extensions no access to a terminal's output",
+      );
+    default:
+      throw new HostNotAvailableError(`mention kind "${kind}"`, "this host only resolves problems and URLs");
+  }
+}
+
+/**
+ * Host handlers for the server-to-client requests in the generated table, chosen by method family
+ * (`summarize`, `mention`), so a newly generated host method is served without editing this file.
+ */
+export function vscodeHostHandlers(
+  serverRequestMethods: readonly string[],
+  modelFamily: () => string,
+): Record<string, (params: any) => Promise<unknown>> {
+  const handlers: Record<string, (params: any) => Promise<unknown>> = {};
+  for (const method of serverRequestMethods) {
+    if (/summar/i.test(method)) handlers[method] = (params) => summarizeWithLanguageModel(params, modelFamily());
+    else if (/mention|problems|terminal|url/i.test(method)) handlers[method] = resolveHostMention;
+  }
+  return handlers;
+}
