@@ -3,6 +3,7 @@
 
 pub mod access;
 pub mod command;
+pub mod context;
 pub mod conversation;
 pub mod fs;
 pub mod path;

@@ -1,0 +1,449 @@
+//! Condensing (spec §3): the guards, the one assembler of the summarization request for every
+//! trigger (with the size check against the summarizer's window), the summary message and the
+//! tagging of what it replaces, and the `errorDetails` format of a failed summarizer call.
+
+use std::borrow::Cow;
+
+use serde_json::{Number, Value, json};
+
+use super::budget::allowed_tokens;
+use super::prompts::{
+    CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_NOT_ENOUGH_MESSAGES,
+    SUMMARY_PROMPT, condense_api_failed,
+};
+use super::shrink::{ShrinkScope, shrink_largest_texts};
+use crate::conversation::{
+    ApiMessage, Clock, IMAGE_PLACEHOLDER_TEXT, IdSource, Role, SUMMARY_HEADING, TokenCounter,
+    extract_command_blocks, history_token_breakdown, inject_synthetic_tool_results, is_truthy,
+    messages_since_last_summary, replace_image_blocks, role_and_content_only,
+    transform_messages_for_condensing,
+};
+
+/// Heading of the command-blocks reminder appended to a summary.
+pub const ACTIVE_WORKFLOWS_HEADING: &str = "## Active Workflows";
+/// Lead-in sentence of the command-blocks reminder.
+pub const ACTIVE_WORKFLOWS_LEAD_IN: &str =
+    "The following directives must be maintained across all future condensings:";
+/// Shrink-and-measure rounds per stage of the request size check.
+const FIT_ROUNDS: usize = 4;
+
+/// What triggered context management. One assembler and one reporter serve all three.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trigger {
+    /// The user asked to condense.
+    Manual,
+    /// The check before each request.
+    Automatic,
+    /// A retry after the provider reported a context-window error (forced 75 % threshold).
+    Emergency,
+}
+
+impl Trigger {
+    /// The original's `isAutomaticTrigger` (environment details are included).
+    pub fn is_automatic(self) -> bool {
+        !matches!(self, Trigger::Manual)
+    }
+}
+
+/// The model that writes the summary, as the host describes it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummarizerInfo {
+    /// Its context window, in tokens.
+    pub context_window: u64,
+    /// Its output limit (`None`, 0 or negative → 8192 reserved).
+    pub max_tokens: Option<i64>,
+    /// Whether it accepts images; when not, top-level images become a placeholder text.
+    pub supports_images: bool,
+}
+
+/// A condense that did not happen; the history is returned untouched by the caller.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CondenseFailure {
+    /// The user-facing error.
+    pub error: String,
+    /// Details of a failed summarizer call.
+    pub error_details: Option<String>,
+    /// Cost the summarizer reported before failing (0 when it never ran).
+    pub cost: f64,
+}
+
+impl CondenseFailure {
+    /// A failure before any summarizer call.
+    pub fn new(error: impl Into<String>) -> Self {
+        CondenseFailure {
+            error: error.into(),
+            error_details: None,
+            cost: 0.0,
+        }
+    }
+}
+
+/// How the request was made to fit the summarizer's window.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RequestDegradation {
+    /// Tool results shortened (largest first).
+    pub tool_results_shrunk: usize,
+    /// Messages between the first and the kept recent ones left out of the request.
+    pub messages_omitted: usize,
+    /// Other texts shortened (last resort).
+    pub texts_shrunk: usize,
+}
+
+/// The summarization request the host sends to its model (`roo/host/summarize`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CondenseRequest {
+    /// [`SUMMARY_PROMPT`].
+    pub system_prompt: String,
+    /// `{role, content}` messages: the history since the last summary, synthetic tool results,
+    /// tool blocks as text, images replaced when needed, then the condense instructions.
+    pub messages: Vec<ApiMessage>,
+    /// Whether a non-blank custom prompt replaced the default instructions.
+    pub custom_prompt_used: bool,
+    /// Tokens of the request as counted by the sidecar.
+    pub request_tokens: u64,
+    /// The most the summarizer's window allows for the request.
+    pub token_limit: u64,
+    /// What was cut to fit.
+    pub degradation: RequestDegradation,
+}
+
+/// Guards A and B (spec §3.3): enough messages since the last summary.
+pub fn check_condense_guards(messages: &[ApiMessage]) -> Result<(), &'static str> {
+    let to_summarize = messages_since_last_summary(messages);
+    if to_summarize.len() <= 1 {
+        return Err(if messages.len() <= 1 {
+            ERROR_NOT_ENOUGH_MESSAGES
+        } else {
+            ERROR_CONDENSED_RECENTLY
+        });
+    }
+    if to_summarize.len() <= 2 && to_summarize.iter().any(ApiMessage::is_summary) {
+        return Err(ERROR_CONDENSED_RECENTLY);
+    }
+    Ok(())
+}
+
+/// The condense instructions: a non-blank custom prompt verbatim (trimmed), else the template.
+pub fn condense_instructions(custom_prompt: Option<&str>) -> (&str, bool) {
+    match custom_prompt.map(str::trim).filter(|text| !text.is_empty()) {
+        Some(custom) => (custom, true),
+        None => (CONDENSE_TEMPLATE, false),
+    }
+}
+
+fn request_tokens<M: AsRef<ApiMessage>>(messages: &[M], counter: &dyn TokenCounter) -> u64 {
+    let system = counter.finish(counter.count_text(SUMMARY_PROMPT));
+    (system + history_token_breakdown(messages, counter).total) as u64
+}
+
+fn render(working: &[Cow<'_, ApiMessage>], supports_images: bool) -> Vec<ApiMessage> {
+    let imaged;
+    let source: &[Cow<'_, ApiMessage>] = if supports_images {
+        working
+    } else {
+        imaged = replace_image_blocks(working, IMAGE_PLACEHOLDER_TEXT).messages;
+        &imaged
+    };
+    transform_messages_for_condensing(source)
+        .messages
+        .iter()
+        .map(|message| role_and_content_only(message))
+        .collect()
+}
+
+/// Builds the summarization request (spec §3.3 steps 2–5) for any trigger, then checks it against
+/// the summarizer's window: the largest tool results are shrunk first, then the middle of the
+/// conversation is left out (the first message and the most recent ones stay), then any large
+/// text is shrunk. Fails only on the guards or when even the instructions do not fit.
+pub fn build_condense_request(
+    messages: &[ApiMessage],
+    custom_prompt: Option<&str>,
+    summarizer: &SummarizerInfo,
+    counter: &dyn TokenCounter,
+    clock: &dyn Clock,
+) -> Result<CondenseRequest, CondenseFailure> {
+    check_condense_guards(messages).map_err(CondenseFailure::new)?;
+    let to_summarize = messages_since_last_summary(messages);
+    let (instructions, custom_prompt_used) = condense_instructions(custom_prompt);
+    let mut working = inject_synthetic_tool_results(to_summarize, clock).messages;
+    working.push(Cow::Owned(ApiMessage::new(
+        Role::User,
+        Value::String(instructions.to_owned()),
+    )));
+    let token_limit = allowed_tokens(summarizer.context_window, summarizer.max_tokens);
+    let mut degradation = RequestDegradation::default();
+
+    let last = working.len() - 1;
+    let not_instructions = |index: usize| index != last;
+    for scope in [ShrinkScope::ToolResults, ShrinkScope::AllText] {
+        for _ in 0..FIT_ROUNDS {
+            let tokens = request_tokens(&working, counter);
+            if tokens <= token_limit {
+                break;
+            }
+            let edited = shrink_largest_texts(
+                &mut working,
+                &not_instructions,
+                (tokens - token_limit) as usize,
+                scope,
+                counter,
+            );
+            match scope {
+                ShrinkScope::ToolResults => degradation.tool_results_shrunk += edited,
+                ShrinkScope::AllText => degradation.texts_shrunk += edited,
+            }
+            if edited == 0 {
+                break;
+            }
+        }
+        if scope == ShrinkScope::ToolResults && request_tokens(&working, counter) > token_limit {
+            degradation.messages_omitted = omit_middle(&mut working, token_limit, counter);
+        }
+    }
+
+    let rendered = render(&working, summarizer.supports_images);
+    let request_tokens = request_tokens(&rendered, counter);
+    if request_tokens > token_limit {
+        return Err(CondenseFailure::new(format!(
+            "The summarizer's context window ({} tokens, {token_limit} usable) is too small for the condense request ({request_tokens} tokens after shortening it)",
+            summarizer.context_window
+        )));
+    }
+    Ok(CondenseRequest {
+        system_prompt: SUMMARY_PROMPT.to_owned(),
+        messages: rendered,
+        custom_prompt_used,
+        request_tokens,
+        token_limit,
+        degradation,
+    })
+}
+
+/// Leaves out messages after the first until the request fits, keeping the most recent ones and
+/// the instructions; a note says how many were left out. Returns that number.
+fn omit_middle(
+    working: &mut Vec<Cow<'_, ApiMessage>>,
+    limit: u64,
+    counter: &dyn TokenCounter,
+) -> usize {
+    if working.len() <= 3 {
+        return 0;
+    }
+    let per_message = history_token_breakdown(working, counter).per_message;
+    let fixed = counter.finish(counter.count_text(SUMMARY_PROMPT)) as u64
+        + per_message[0] as u64
+        + per_message[per_message.len() - 1] as u64
+        + 40; // the omission note
+    let mut used = fixed;
+    let mut keep_from = working.len() - 1;
+    while keep_from > 1 {
+        let next = per_message[keep_from - 1] as u64;
+        if used + next > limit {
+            break;
+        }
+        used += next;
+        keep_from -= 1;
+    }
+    let omitted = keep_from - 1;
+    if omitted == 0 {
+        return 0;
+    }
+    let note = ApiMessage::new(
+        Role::User,
+        Value::String(format!(
+            "[{omitted} earlier messages omitted from this summarization request to fit the summarizer's context window]"
+        )),
+    );
+    working.splice(1..keep_from, [Cow::Owned(note)]);
+    omitted
+}
+
+/// The summarizer's answer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SummarizerAnswer {
+    /// The concatenated text of the answer.
+    pub text: String,
+    /// Cost of the call (the last usage report).
+    pub cost: f64,
+    /// Output tokens, when reported (informational).
+    pub output_tokens: Option<u64>,
+}
+
+/// A failed summarizer call as the host reports it (the original's thrown error object).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HostError {
+    /// The error's message.
+    pub message: String,
+    /// HTTP status, when known.
+    pub status: Option<Value>,
+    /// Provider error code, when known.
+    pub code: Option<Value>,
+    /// The provider's response, when known.
+    pub response: Option<Value>,
+    /// The response body, when known.
+    pub body: Option<Value>,
+}
+
+fn js_string(value: &Value) -> String {
+    match value {
+        Value::String(text) => text.clone(),
+        Value::Null => "null".into(),
+        other => other.to_string(),
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|_| "[Unable to serialize]".into())
+}
+
+/// `errorDetails` of a failed summarizer call (spec §3.3 step 7).
+pub fn format_error_details(error: &HostError) -> String {
+    let mut details = format!("Error: {}", error.message);
+    if let Some(status) = error.status.as_ref().filter(|v| is_truthy(v)) {
+        details.push_str(&format!("\n\nHTTP Status: {}", js_string(status)));
+    }
+    if let Some(code) = error.code.as_ref().filter(|v| is_truthy(v)) {
+        details.push_str(&format!("\nError Code: {}", js_string(code)));
+    }
+    if let Some(response) = error.response.as_ref().filter(|v| !v.is_null()) {
+        details.push_str(&format!("\n\nAPI Response:\n{}", pretty(response)));
+    }
+    if let Some(body) = error.body.as_ref().filter(|v| !v.is_null()) {
+        details.push_str(&format!("\n\nResponse Body:\n{}", pretty(body)));
+    }
+    details
+}
+
+/// The failure for a summarizer call that threw.
+pub fn summarizer_call_failed(error: &HostError, cost: f64) -> CondenseFailure {
+    CondenseFailure {
+        error: condense_api_failed(&error.message),
+        error_details: Some(format_error_details(error)),
+        cost,
+    }
+}
+
+/// What goes into the summary besides the summarizer's text.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SummaryExtras<'a> {
+    /// Folded file context sections, one text block each (blank ones are skipped).
+    pub folded_file_sections: &'a [String],
+    /// Pre-rendered `<environment_details>`, included on automatic and emergency runs.
+    pub environment_details: Option<&'a str>,
+}
+
+/// The summary message's content blocks (spec §3.3 step 10).
+pub fn summary_content(
+    messages: &[ApiMessage],
+    summary: &str,
+    trigger: Trigger,
+    extras: &SummaryExtras<'_>,
+) -> Vec<Value> {
+    let mut blocks = vec![json!({"type": "text", "text": format!("{SUMMARY_HEADING}\n{summary}")})];
+    let commands = messages
+        .first()
+        .map(extract_command_blocks)
+        .unwrap_or_default();
+    if !commands.is_empty() {
+        blocks.push(json!({"type": "text", "text": format!(
+            "<system-reminder>\n{ACTIVE_WORKFLOWS_HEADING}\n{ACTIVE_WORKFLOWS_LEAD_IN}\n{commands}\n</system-reminder>"
+        )}));
+    }
+    for section in extras.folded_file_sections {
+        if !section.trim().is_empty() {
+            blocks.push(json!({"type": "text", "text": section}));
+        }
+    }
+    if trigger.is_automatic()
+        && let Some(details) = extras.environment_details.filter(|d| !d.trim().is_empty())
+    {
+        blocks.push(json!({"type": "text", "text": details}));
+    }
+    blocks
+}
+
+/// A history with a summary appended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CondensedHistory {
+    /// Every input message (untagged ones now carry `condenseParent`), then the summary.
+    pub messages: Vec<ApiMessage>,
+    /// The summary's `condenseId`.
+    pub condense_id: String,
+    /// The trimmed summary text.
+    pub summary: String,
+}
+
+/// The summary message before it is appended.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SummaryMessage {
+    /// `{role:"user", content, ts, isSummary:true, condenseId}`.
+    pub message: ApiMessage,
+    /// Its `condenseId`.
+    pub condense_id: String,
+    /// The trimmed summary text.
+    pub summary: String,
+}
+
+/// Checks the summarizer's answer and builds the summary message (spec §3.3 steps 8–11):
+/// `ts` = last `ts` + 1 (or now + 1), `isSummary`, a fresh `condenseId`.
+pub fn summary_message(
+    messages: &[ApiMessage],
+    answer: &SummarizerAnswer,
+    trigger: Trigger,
+    extras: &SummaryExtras<'_>,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> Result<SummaryMessage, CondenseFailure> {
+    let summary = answer.text.trim();
+    if summary.is_empty() {
+        let mut failure = CondenseFailure::new(ERROR_CONDENSE_FAILED);
+        failure.cost = answer.cost;
+        return Err(failure);
+    }
+    let content = summary_content(messages, summary, trigger, extras);
+    let ts = match messages
+        .last()
+        .filter(|m| m.has_truthy_ts())
+        .and_then(ApiMessage::ts)
+    {
+        Some(ts) => ts + 1.0,
+        None => clock.now_ms() as f64 + 1.0,
+    };
+    let condense_id = ids.next_id();
+    let mut message = ApiMessage::new(Role::User, Value::Array(content));
+    message.fields.insert("ts".into(), number(ts));
+    message.fields.insert("isSummary".into(), Value::Bool(true));
+    message
+        .fields
+        .insert("condenseId".into(), Value::String(condense_id.clone()));
+    Ok(SummaryMessage {
+        message,
+        condense_id,
+        summary: summary.to_owned(),
+    })
+}
+
+/// Appends the summary and tags every message that had no `condenseParent` with its id
+/// (messages already carrying one, such as an earlier summary that was condensed, keep theirs).
+pub fn append_summary(mut messages: Vec<ApiMessage>, summary: SummaryMessage) -> CondensedHistory {
+    for message in &mut messages {
+        if !message.fields.get("condenseParent").is_some_and(is_truthy) {
+            message.set_condense_parent(&summary.condense_id);
+        }
+    }
+    messages.push(summary.message);
+    CondensedHistory {
+        messages,
+        condense_id: summary.condense_id,
+        summary: summary.summary,
+    }
+}
+
+/// A JSON number, integral when the value is.
+pub(crate) fn number(value: f64) -> Value {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        Value::Number((value as i64).into())
+    } else {
+        Number::from_f64(value).map_or(Value::Null, Value::Number)
+    }
+}

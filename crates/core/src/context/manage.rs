@@ -1,0 +1,519 @@
+//! `manageContext` for all three triggers, in two steps around the host's summarizer call
+//! ([`begin_manage`] → optional summarize request → [`finish_manage`]), and the one reporter of
+//! results ([`report`]): what changed, and the events the host shows.
+
+use super::budget::{
+    FORCED_CONTEXT_REDUCTION_PERCENT, ThresholdSettings, ThresholdSource, allowed_tokens,
+    context_percent, effective_threshold, invalid_profile_threshold_warning,
+    reserved_output_tokens,
+};
+use super::condense::{
+    CondenseFailure, CondenseRequest, HostError, RequestDegradation, SummarizerAnswer,
+    SummarizerInfo, SummaryExtras, Trigger, append_summary, build_condense_request,
+    summarizer_call_failed, summary_message,
+};
+use super::prompts::{ERROR_CONTEXT_GREW, condense_api_failed};
+use super::truncate::{Reduction, apply_edits, model_facing_tokens, reduce_context};
+use crate::conversation::{ApiMessage, Clock, IdSource, TokenCounter, message_tokens};
+
+/// Everything `manageContext` needs, owned so it can wait for the host between the two steps.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ManageInput {
+    /// Manual, automatic or emergency.
+    pub trigger: Trigger,
+    /// The full stored API history.
+    pub messages: Vec<ApiMessage>,
+    /// The task's system prompt (counted as part of what the model sees).
+    pub system_prompt: String,
+    /// Compact JSON of the tool definitions sent with each request, when any (counted too).
+    pub tools_json: Option<String>,
+    /// The conversing model's context window.
+    pub context_window: u64,
+    /// The conversing model's output limit.
+    pub max_tokens: Option<i64>,
+    /// Context size of the previous request as the provider reported it (without the newest
+    /// message). `None` or 0: the sidecar measures the effective history instead.
+    pub total_tokens: Option<u64>,
+    /// Thresholds and the auto-condense switch (the emergency path forces its own threshold).
+    pub settings: ThresholdSettings,
+    /// `customSupportPrompts.CONDENSE`; used verbatim when non-blank, on every trigger.
+    pub custom_condensing_prompt: Option<String>,
+    /// Pre-rendered `<environment_details>`, added to summaries of automatic and emergency runs.
+    pub environment_details: Option<String>,
+    /// Folded file context sections of the files the task read (computed by the caller).
+    pub folded_file_sections: Vec<String>,
+    /// The model that writes summaries.
+    pub summarizer: SummarizerInfo,
+}
+
+/// The numbers every decision rests on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextBudget {
+    /// Output tokens held back.
+    pub reserved_tokens: u64,
+    /// `contextWindow × 0.9 − reserved`.
+    pub allowed_tokens: u64,
+    /// Tokens of the system prompt and tool definitions.
+    pub fixed_tokens: u64,
+    /// Tokens of the last stored message.
+    pub last_message_tokens: u64,
+    /// What the model sees now, measured: fixed tokens plus the effective history.
+    pub model_facing_tokens: u64,
+    /// The size decisions use: the host's `totalTokens + lastMessageTokens` when it gave one,
+    /// else [`ContextBudget::model_facing_tokens`].
+    pub prev_context_tokens: u64,
+    /// `100 × prev / contextWindow`.
+    pub context_percent: f64,
+    /// The threshold in force.
+    pub threshold: f64,
+    /// Where it came from.
+    pub threshold_source: ThresholdSource,
+    /// Whether this run condenses (before any guard).
+    pub should_condense: bool,
+    /// Whether the context is over budget (`prev > allowed`): truncation is the fallback.
+    pub over_budget: bool,
+}
+
+/// Measures the context and decides (spec §5.3–5.4, with the decisions' emergency rule: the
+/// forced 75 % wins over profile thresholds; a manual run always condenses).
+pub fn measure_budget(input: &ManageInput, counter: &dyn TokenCounter) -> ContextBudget {
+    let reserved_tokens = reserved_output_tokens(input.max_tokens);
+    let allowed = allowed_tokens(input.context_window, input.max_tokens);
+    let text_tokens = |text: &str| counter.finish(counter.count_text(text)) as u64;
+    let fixed_tokens = text_tokens(&input.system_prompt)
+        + input
+            .tools_json
+            .as_deref()
+            .filter(|json| !json.is_empty() && *json != "[]")
+            .map_or(0, text_tokens);
+    let last_message_tokens = input
+        .messages
+        .last()
+        .map_or(0, |message| message_tokens(message, counter) as u64);
+    let measured = model_facing_tokens(&input.messages, fixed_tokens, counter);
+    let prev = match input.total_tokens {
+        Some(total) if total > 0 => total + last_message_tokens,
+        _ => measured,
+    };
+    let percent = context_percent(prev, input.context_window);
+    let (threshold, threshold_source, auto) = match input.trigger {
+        Trigger::Emergency => (
+            FORCED_CONTEXT_REDUCTION_PERCENT,
+            ThresholdSource::Forced,
+            true,
+        ),
+        _ => {
+            let (threshold, source) = effective_threshold(&input.settings);
+            (threshold, source, input.settings.auto_condense_context)
+        }
+    };
+    let over_budget = prev > allowed;
+    let should_condense = match input.trigger {
+        Trigger::Manual => true,
+        _ => auto && (percent >= threshold || over_budget),
+    };
+    ContextBudget {
+        reserved_tokens,
+        allowed_tokens: allowed,
+        fixed_tokens,
+        last_message_tokens,
+        model_facing_tokens: measured,
+        prev_context_tokens: prev,
+        context_percent: percent,
+        threshold,
+        threshold_source,
+        should_condense,
+        over_budget,
+    }
+}
+
+/// What a run did to the history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContextAction {
+    /// Nothing changed.
+    None,
+    /// A summary was appended and older messages tagged.
+    Condensed,
+    /// Messages were hidden behind a marker and/or tool results shrunk.
+    Truncated,
+}
+
+/// The result of a run: the history (new, or exactly the input) and what to report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ManageOutcome {
+    /// The trigger of this run.
+    pub trigger: Trigger,
+    /// The history to store: changed only when [`ManageOutcome::changed`].
+    pub messages: Vec<ApiMessage>,
+    /// Whether `messages` differs from the input.
+    pub changed: bool,
+    /// What was done.
+    pub action: ContextAction,
+    /// The summary text (empty unless condensed).
+    pub summary: String,
+    /// Cost of the summarizer call (0 when none ran).
+    pub cost: f64,
+    /// The size before.
+    pub prev_context_tokens: u64,
+    /// Model-facing tokens afterwards, on success.
+    pub new_context_tokens: Option<u64>,
+    /// The new summary's id.
+    pub condense_id: Option<String>,
+    /// The truncation's id.
+    pub truncation_id: Option<String>,
+    /// Messages hidden by the truncation.
+    pub messages_removed: Option<usize>,
+    /// Tool results shrunk in place by the recovery.
+    pub tool_results_shrunk: usize,
+    /// The user-facing error, when something failed.
+    pub error: Option<String>,
+    /// Details of the error.
+    pub error_details: Option<String>,
+    /// The numbers behind the decision.
+    pub budget: ContextBudget,
+    /// How the summarize request was shortened to fit the summarizer, when one was sent.
+    pub request_degradation: Option<RequestDegradation>,
+    /// Non-fatal notes (an invalid profile threshold).
+    pub warnings: Vec<String>,
+}
+
+impl ManageOutcome {
+    fn unchanged(input: ManageInput, budget: ContextBudget) -> Self {
+        let mut warnings = Vec::new();
+        if let ThresholdSource::InvalidProfile { value } = budget.threshold_source {
+            warnings.push(invalid_profile_threshold_warning(
+                value,
+                &input.settings.current_profile_id,
+                input.settings.auto_condense_context_percent,
+            ));
+        }
+        ManageOutcome {
+            trigger: input.trigger,
+            messages: input.messages,
+            changed: false,
+            action: ContextAction::None,
+            summary: String::new(),
+            cost: 0.0,
+            prev_context_tokens: budget.prev_context_tokens,
+            new_context_tokens: None,
+            condense_id: None,
+            truncation_id: None,
+            messages_removed: None,
+            tool_results_shrunk: 0,
+            error: None,
+            error_details: None,
+            budget,
+            request_degradation: None,
+            warnings,
+        }
+    }
+}
+
+/// A condense waiting for the host's summarizer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PendingCondense {
+    /// The run's input, handed back by [`finish_manage`].
+    pub input: ManageInput,
+    /// The measured budget.
+    pub budget: ContextBudget,
+    /// The request to send (`roo/host/summarize`).
+    pub request: CondenseRequest,
+}
+
+/// The first step.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ManageStep {
+    /// Decided without the host.
+    Done(Box<ManageOutcome>),
+    /// Send the request, then call [`finish_manage`] with the host's reply.
+    Summarize(Box<PendingCondense>),
+}
+
+/// How the host's summarizer call ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum SummarizeReply {
+    /// It answered.
+    Answer(SummarizerAnswer),
+    /// It failed (the provider's error), possibly after costing something.
+    Failed {
+        /// The error as the host reported it.
+        error: Box<HostError>,
+        /// Cost incurred before the failure.
+        cost: f64,
+    },
+    /// No answer within the timeout.
+    TimedOut {
+        /// The timeout, in milliseconds.
+        after_ms: u64,
+    },
+}
+
+/// Step one: measure, decide, and either finish (nothing to do, truncation, a guard failure) or
+/// return the summarize request to send.
+pub fn begin_manage(
+    input: ManageInput,
+    counter: &dyn TokenCounter,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> ManageStep {
+    let budget = measure_budget(&input, counter);
+    if !budget.should_condense {
+        return ManageStep::Done(Box::new(after_condense_failure(
+            input, budget, None, counter, ids, clock,
+        )));
+    }
+    match build_condense_request(
+        &input.messages,
+        input.custom_condensing_prompt.as_deref(),
+        &input.summarizer,
+        counter,
+        clock,
+    ) {
+        Ok(request) => ManageStep::Summarize(Box::new(PendingCondense {
+            input,
+            budget,
+            request,
+        })),
+        Err(failure) => ManageStep::Done(Box::new(after_condense_failure(
+            input,
+            budget,
+            Some(failure),
+            counter,
+            ids,
+            clock,
+        ))),
+    }
+}
+
+/// Step two: turn the host's reply into the outcome. On any condense failure the history is
+/// the input, untouched, unless the automatic or emergency fallback truncation then succeeds.
+pub fn finish_manage(
+    pending: PendingCondense,
+    reply: SummarizeReply,
+    counter: &dyn TokenCounter,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> ManageOutcome {
+    let PendingCondense {
+        input,
+        budget,
+        request,
+    } = pending;
+    let degradation = Some(request.degradation);
+    let answer = match reply {
+        SummarizeReply::Answer(answer) => answer,
+        SummarizeReply::Failed { error, cost } => {
+            let failure = summarizer_call_failed(&error, cost);
+            let mut outcome =
+                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+            outcome.request_degradation = degradation;
+            return outcome;
+        }
+        SummarizeReply::TimedOut { after_ms } => {
+            let failure = CondenseFailure {
+                error: condense_api_failed(&format!(
+                    "the host did not answer within {after_ms} ms"
+                )),
+                error_details: Some(format!(
+                    "Error: roo/host/summarize timed out after {after_ms} ms"
+                )),
+                cost: 0.0,
+            };
+            let mut outcome =
+                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+            outcome.request_degradation = degradation;
+            return outcome;
+        }
+    };
+    let built = {
+        let extras = SummaryExtras {
+            folded_file_sections: &input.folded_file_sections,
+            environment_details: input.environment_details.as_deref(),
+        };
+        summary_message(&input.messages, &answer, input.trigger, &extras, ids, clock)
+    };
+    let failure = match built {
+        Err(failure) => failure,
+        Ok(summary) => {
+            // After a condense the model sees the summary alone (the fresh start).
+            let new_tokens = budget.fixed_tokens + message_tokens(&summary.message, counter) as u64;
+            if new_tokens < budget.model_facing_tokens && new_tokens <= budget.allowed_tokens {
+                let mut input = input;
+                let messages = std::mem::take(&mut input.messages);
+                let condensed = append_summary(messages, summary);
+                let mut outcome = ManageOutcome::unchanged(input, budget);
+                outcome.messages = condensed.messages;
+                outcome.changed = true;
+                outcome.action = ContextAction::Condensed;
+                outcome.summary = condensed.summary;
+                outcome.cost = answer.cost;
+                outcome.new_context_tokens = Some(new_tokens);
+                outcome.condense_id = Some(condensed.condense_id);
+                outcome.request_degradation = degradation;
+                return outcome;
+            }
+            let error = if new_tokens >= budget.model_facing_tokens {
+                ERROR_CONTEXT_GREW.to_owned()
+            } else {
+                format!(
+                    "Condensed context ({new_tokens} tokens) still exceeds the available budget ({} tokens)",
+                    budget.allowed_tokens
+                )
+            };
+            CondenseFailure {
+                error,
+                error_details: Some(format!(
+                    "The summary would bring the context from {} to {new_tokens} tokens (budget {} tokens).",
+                    budget.model_facing_tokens, budget.allowed_tokens
+                )),
+                cost: answer.cost,
+            }
+        }
+    };
+    let mut outcome = after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+    outcome.request_degradation = degradation;
+    outcome
+}
+
+/// After no condense (or a failed one): manual runs stop with the error; automatic and
+/// emergency runs fall back to truncation when over budget.
+fn after_condense_failure(
+    input: ManageInput,
+    budget: ContextBudget,
+    failure: Option<CondenseFailure>,
+    counter: &dyn TokenCounter,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> ManageOutcome {
+    let fallback = input.trigger != Trigger::Manual && budget.over_budget;
+    let reduction = fallback.then(|| {
+        reduce_context(
+            &input.messages,
+            budget.fixed_tokens,
+            budget.prev_context_tokens,
+            budget.allowed_tokens,
+            ids,
+            clock,
+            counter,
+        )
+    });
+    let mut outcome = ManageOutcome::unchanged(input, budget);
+    if let Some(failure) = failure {
+        outcome.cost = failure.cost;
+        outcome.error = Some(failure.error);
+        outcome.error_details = failure.error_details;
+    }
+    match reduction {
+        None => {}
+        Some(Reduction::Fits {
+            edits,
+            truncation_id,
+            messages_removed,
+            tool_results_shrunk,
+            new_context_tokens,
+        }) => {
+            let messages = std::mem::take(&mut outcome.messages);
+            outcome.messages = apply_edits(messages, edits);
+            outcome.changed = true;
+            outcome.action = ContextAction::Truncated;
+            outcome.truncation_id = Some(truncation_id);
+            outcome.messages_removed = Some(messages_removed);
+            outcome.tool_results_shrunk = tool_results_shrunk;
+            outcome.new_context_tokens = Some(new_context_tokens);
+        }
+        Some(Reduction::Failed {
+            error,
+            error_details,
+        }) => {
+            let details = match outcome.error.take() {
+                Some(earlier) => {
+                    format!("{error_details}\nThe condense attempt before it failed: {earlier}")
+                }
+                None => error_details,
+            };
+            outcome.error = Some(error);
+            outcome.error_details = Some(details);
+        }
+    }
+    outcome
+}
+
+/// `contextCondense` of a `condense_context` event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextCondenseEvent {
+    /// The summary's id (always present, on every trigger).
+    pub condense_id: String,
+    /// The summarizer's cost.
+    pub cost: f64,
+    /// Size before.
+    pub prev_context_tokens: u64,
+    /// Size after.
+    pub new_context_tokens: u64,
+    /// The summary text.
+    pub summary: String,
+}
+
+/// `contextTruncation` of a `sliding_window_truncation` event.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContextTruncationEvent {
+    /// The marker's id (rewind uses it to restore the hidden messages).
+    pub truncation_id: String,
+    /// Messages hidden.
+    pub messages_removed: usize,
+    /// Size before.
+    pub prev_context_tokens: u64,
+    /// Size after.
+    pub new_context_tokens: u64,
+}
+
+/// An event for the host's UI log, in the original's vocabulary.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ContextEvent {
+    /// `say: "condense_context"`.
+    CondenseContext(ContextCondenseEvent),
+    /// `say: "condense_context_error"` with the error text.
+    CondenseContextError(String),
+    /// `say: "sliding_window_truncation"`.
+    SlidingWindowTruncation(ContextTruncationEvent),
+}
+
+/// The one reporter for all triggers: the error event first (whenever something failed), then
+/// the condense event (with `condenseId`) or the truncation event. A truncation that hid nothing
+/// and shrank nothing is never reported (and cannot happen: it is not a success).
+pub fn report(outcome: &ManageOutcome) -> Vec<ContextEvent> {
+    let mut events = Vec::new();
+    if let Some(error) = &outcome.error {
+        events.push(ContextEvent::CondenseContextError(error.clone()));
+    }
+    let new_tokens = outcome.new_context_tokens.unwrap_or(0);
+    match outcome.action {
+        ContextAction::Condensed => {
+            if let Some(condense_id) = &outcome.condense_id {
+                events.push(ContextEvent::CondenseContext(ContextCondenseEvent {
+                    condense_id: condense_id.clone(),
+                    cost: outcome.cost,
+                    prev_context_tokens: outcome.prev_context_tokens,
+                    new_context_tokens: new_tokens,
+                    summary: outcome.summary.clone(),
+                }));
+            }
+        }
+        ContextAction::Truncated => {
+            let removed = outcome.messages_removed.unwrap_or(0);
+            if let Some(truncation_id) = &outcome.truncation_id
+                && (removed > 0 || outcome.tool_results_shrunk > 0)
+            {
+                events.push(ContextEvent::SlidingWindowTruncation(
+                    ContextTruncationEvent {
+                        truncation_id: truncation_id.clone(),
+                        messages_removed: removed,
+                        prev_context_tokens: outcome.prev_context_tokens,
+                        new_context_tokens: new_tokens,
+                    },
+                ));
+            }
+        }
+        ContextAction::None => {}
+    }
+    events
+}

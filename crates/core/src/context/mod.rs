@@ -1,0 +1,51 @@
+//! Context management (spec §3, §5, §7, §9; decisions.md "Context management"): the threshold
+//! decision, condensing with the summarizer call delegated to the host, sliding-window
+//! truncation with zero-progress recovery, the events to report, and context-window-error
+//! classification.
+//!
+//! Pure and synchronous like the rest of the core. A run is two steps around the host's model
+//! call: [`begin_manage`] measures and decides, and returns either the outcome or a
+//! [`CondenseRequest`] to send; [`finish_manage`] turns the host's reply into the outcome.
+//! [`report`] is the one place that turns an outcome into events, for all three triggers.
+//! Tokens are counted through the conversation's [`TokenCounter`](crate::conversation::TokenCounter),
+//! always on the effective history (what the model sees).
+
+mod budget;
+mod classify;
+mod condense;
+mod manage;
+mod prompts;
+mod shrink;
+mod truncate;
+
+pub use budget::{
+    DEFAULT_RESERVED_OUTPUT_TOKENS, FORCED_CONTEXT_REDUCTION_PERCENT, INHERIT_THRESHOLD,
+    MAX_CONDENSE_THRESHOLD, MAX_CONTEXT_WINDOW_RETRIES, MIN_CONDENSE_THRESHOLD,
+    TOKEN_BUFFER_PERCENT, ThresholdSettings, ThresholdSource, WillManageInput, allowed_tokens,
+    context_percent, effective_threshold, invalid_profile_threshold_warning,
+    reserved_output_tokens, will_manage_context,
+};
+pub use classify::is_context_window_exceeded_error;
+pub use condense::{
+    ACTIVE_WORKFLOWS_HEADING, ACTIVE_WORKFLOWS_LEAD_IN, CondenseFailure, CondenseRequest,
+    CondensedHistory, HostError, RequestDegradation, SummarizerAnswer, SummarizerInfo,
+    SummaryExtras, SummaryMessage, Trigger, append_summary, build_condense_request,
+    check_condense_guards, condense_instructions, format_error_details, summarizer_call_failed,
+    summary_content, summary_message,
+};
+pub use manage::{
+    ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,
+    ManageInput, ManageOutcome, ManageStep, PendingCondense, SummarizeReply, begin_manage,
+    finish_manage, measure_budget, report,
+};
+pub use prompts::{
+    CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_CONTEXT_GREW,
+    ERROR_HANDLER_INVALID, ERROR_NOT_ENOUGH_MESSAGES, SUMMARY_PROMPT, condense_api_failed,
+};
+pub use shrink::{
+    ShrinkScope, TOOL_RESULT_SHRINK_FLOOR_CHARS, shrink_largest_texts, tool_result_shrink_notice,
+};
+pub use truncate::{
+    HistoryEdit, Reduction, TRUNCATION_FRACTION, apply_edits, model_facing_tokens,
+    recovery_failed_error, reduce_context, truncation_marker_text,
+};

@@ -1,0 +1,262 @@
+//! The one owner of shrinking text in place (PR #1617's `shrinkOversizedToolResults`, with the
+//! notice's own tokens reserved): used by zero-progress recovery and by the summarize-request size
+//! check. Shrinking keeps every block's shape (a `tool_result` keeps its `tool_use_id`, an array
+//! item keeps its other fields) so tool pairs stay valid.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use crate::conversation::{ApiMessage, Block, TokenCounter};
+
+/// Texts at or below this many UTF-16 code units are never shrunk, and none is shrunk below it.
+pub const TOOL_RESULT_SHRINK_FLOOR_CHARS: usize = 200;
+
+const TOOL_NOTICE_PREFIX: &str = "\n[Tool result truncated: ";
+const TOOL_NOTICE_SUFFIX: &str = " characters removed to fit the context budget]";
+const TEXT_NOTICE_PREFIX: &str = "\n[Text truncated: ";
+const TEXT_NOTICE_SUFFIX: &str = " characters removed to fit the summarizer's context window]";
+
+/// The notice appended to a shrunk tool result.
+pub fn tool_result_shrink_notice(removed_chars: u64) -> String {
+    format!("{TOOL_NOTICE_PREFIX}{removed_chars}{TOOL_NOTICE_SUFFIX}")
+}
+
+/// Which texts may be shrunk.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShrinkScope {
+    /// Textual `tool_result` contents only (string content, or `text` items of array content).
+    ToolResults,
+    /// Tool results and every other text (string contents, `text` blocks): the summarize request's
+    /// last resort.
+    AllText,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Location {
+    ContentString,
+    TextBlock(usize),
+    ToolResultString(usize),
+    ToolResultItem(usize, usize),
+}
+
+impl Location {
+    fn is_tool_result(self) -> bool {
+        matches!(
+            self,
+            Location::ToolResultString(_) | Location::ToolResultItem(..)
+        )
+    }
+}
+
+struct Candidate {
+    message: usize,
+    location: Location,
+    tokens: usize,
+}
+
+fn text_at(message: &ApiMessage, location: Location) -> Option<&str> {
+    let content = message.fields.get("content")?;
+    match location {
+        Location::ContentString => content.as_str(),
+        Location::TextBlock(block) => content.get(block)?.get("text")?.as_str(),
+        Location::ToolResultString(block) => content.get(block)?.get("content")?.as_str(),
+        Location::ToolResultItem(block, item) => content
+            .get(block)?
+            .get("content")?
+            .get(item)?
+            .get("text")?
+            .as_str(),
+    }
+}
+
+fn slot_at(message: &mut ApiMessage, location: Location) -> Option<&mut Value> {
+    let content = message.fields.get_mut("content")?;
+    match location {
+        Location::ContentString => Some(content),
+        Location::TextBlock(block) => content.get_mut(block)?.get_mut("text"),
+        Location::ToolResultString(block) => content.get_mut(block)?.get_mut("content"),
+        Location::ToolResultItem(block, item) => content
+            .get_mut(block)?
+            .get_mut("content")?
+            .get_mut(item)?
+            .get_mut("text"),
+    }
+}
+
+fn locations(message: &ApiMessage, scope: ShrinkScope) -> Vec<Location> {
+    let mut found = Vec::new();
+    match message.fields.get("content") {
+        Some(Value::String(_)) if scope == ShrinkScope::AllText => {
+            found.push(Location::ContentString)
+        }
+        Some(Value::Array(blocks)) => {
+            for (index, block) in blocks.iter().enumerate() {
+                match Block::view(block) {
+                    Block::Text { text: Some(_) } if scope == ShrinkScope::AllText => {
+                        found.push(Location::TextBlock(index))
+                    }
+                    Block::ToolResult {
+                        content: Some(Value::String(_)),
+                        ..
+                    } => found.push(Location::ToolResultString(index)),
+                    Block::ToolResult {
+                        content: Some(Value::Array(items)),
+                        ..
+                    } => {
+                        for (item_index, item) in items.iter().enumerate() {
+                            if let Block::Text { text: Some(_) } = Block::view(item) {
+                                found.push(Location::ToolResultItem(index, item_index));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
+    }
+    found
+}
+
+/// Splits an earlier notice off a text: (text before it, characters it says were removed).
+fn split_notice(text: &str) -> (&str, u64) {
+    for (prefix, suffix) in [
+        (TOOL_NOTICE_PREFIX, TOOL_NOTICE_SUFFIX),
+        (TEXT_NOTICE_PREFIX, TEXT_NOTICE_SUFFIX),
+    ] {
+        if let Some(head) = text.strip_suffix(suffix)
+            && let Some(start) = head.rfind(prefix)
+            && let Ok(removed) = head[start + prefix.len()..].parse::<u64>()
+        {
+            return (&text[..start], removed);
+        }
+    }
+    (text, 0)
+}
+
+fn notice(location: Location, removed: u64) -> String {
+    if location.is_tool_result() {
+        tool_result_shrink_notice(removed)
+    } else {
+        format!("{TEXT_NOTICE_PREFIX}{removed}{TEXT_NOTICE_SUFFIX}")
+    }
+}
+
+/// The shortest prefix of `text` with at least `units` UTF-16 code units, never splitting a
+/// character (so a cut at the floor keeps the floor).
+fn utf16_prefix(text: &str, units: usize) -> &str {
+    let mut used = 0;
+    for (index, ch) in text.char_indices() {
+        if used >= units {
+            return &text[..index];
+        }
+        used += ch.len_utf16();
+    }
+    text
+}
+
+/// Raw (pre-[`TokenCounter::finish`]) tokens that free at least `finished` finished tokens.
+fn raw_tokens_for(finished: usize, counter: &dyn TokenCounter) -> usize {
+    let (mut low, mut high) = (0usize, finished);
+    if counter.finish(high) < finished {
+        return high;
+    }
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if counter.finish(middle) >= finished {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    low
+}
+
+/// Shrinks the largest eligible texts of `messages[i]` (for `eligible(i)`) until about
+/// `tokens_to_free` tokens are saved; returns how many texts were edited. Edited messages become
+/// owned copies; the others stay borrowed. Callers re-measure: this is an estimate.
+pub fn shrink_largest_texts(
+    messages: &mut [Cow<'_, ApiMessage>],
+    eligible: &dyn Fn(usize) -> bool,
+    tokens_to_free: usize,
+    scope: ShrinkScope,
+    counter: &dyn TokenCounter,
+) -> usize {
+    if tokens_to_free == 0 {
+        return 0;
+    }
+    let mut candidates = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if !eligible(index) {
+            continue;
+        }
+        for location in locations(message, scope) {
+            let Some(text) = text_at(message, location) else {
+                continue;
+            };
+            let (base, _) = split_notice(text);
+            if base.len() <= TOOL_RESULT_SHRINK_FLOOR_CHARS
+                && base.encode_utf16().count() <= TOOL_RESULT_SHRINK_FLOOR_CHARS
+            {
+                continue;
+            }
+            candidates.push(Candidate {
+                message: index,
+                location,
+                tokens: counter.count_text(base),
+            });
+        }
+    }
+    // Largest first; the sort is stable, so equal sizes keep history order.
+    candidates.sort_by_key(|candidate| std::cmp::Reverse(candidate.tokens));
+
+    let mut remaining = raw_tokens_for(tokens_to_free, counter);
+    let mut edited = 0;
+    for candidate in candidates {
+        if remaining == 0 {
+            break;
+        }
+        let message = &messages[candidate.message];
+        let Some(text) = text_at(message, candidate.location) else {
+            continue;
+        };
+        let (base, previously_removed) = split_notice(text);
+        let length = base.encode_utf16().count();
+        let chars_per_token = length as f64 / candidate.tokens.max(1) as f64;
+        let notice_tokens = counter.count_text(&notice(
+            candidate.location,
+            previously_removed + length as u64,
+        ));
+        let keep_tokens = candidate
+            .tokens
+            .saturating_sub(remaining.saturating_add(notice_tokens))
+            .max(1);
+        let keep_chars = ((keep_tokens as f64 * chars_per_token).floor() as usize)
+            .max(TOOL_RESULT_SHRINK_FLOOR_CHARS);
+        if keep_chars >= length {
+            continue;
+        }
+        let kept = utf16_prefix(base, keep_chars);
+        let removed = length.saturating_sub(kept.encode_utf16().count());
+        if removed == 0 {
+            continue;
+        }
+        let freed =
+            ((removed as f64 / chars_per_token).floor() as usize).saturating_sub(notice_tokens);
+        if freed == 0 {
+            // The notice would cost as much as the cut saves.
+            continue;
+        }
+        let new_text = format!(
+            "{kept}{}",
+            notice(candidate.location, previously_removed + removed as u64)
+        );
+        if let Some(slot) = slot_at(messages[candidate.message].to_mut(), candidate.location) {
+            *slot = Value::String(new_text);
+            edited += 1;
+            remaining = remaining.saturating_sub(freed);
+        }
+    }
+    edited
+}
