@@ -1,0 +1,303 @@
+-- roo-context for Neovim: starts the sidecar as an LSP client (vim.lsp.start on 0.8+,
+-- vim.lsp.start_client on 0.7), applies its folding ranges, lists its document symbols, and exposes
+-- commands for the custom methods the server advertises (capabilities.experimental.rooContext.methods).
+
+local M = {}
+
+M.config = {
+  -- Command to run; ROO_CONTEXT_PATH wins, then this, then `roo-context` on PATH.
+  cmd = nil,
+  -- Settings sent as initializationOptions and workspace/didChangeConfiguration.
+  settings = {},
+  -- Folder markers; the first parent containing one is the workspace folder (else the cwd).
+  root_markers = { ".rooignore", ".zooignore", ".git" },
+  -- Milliseconds a synchronous request may take.
+  timeout_ms = 10000,
+}
+
+local uv = vim.loop
+
+local function server_cmd()
+  local from_env = os.getenv("ROO_CONTEXT_PATH")
+  if from_env and from_env ~= "" then
+    return { from_env }
+  end
+  if M.config.cmd then
+    return type(M.config.cmd) == "table" and M.config.cmd or { M.config.cmd }
+  end
+  return { "roo-context" }
+end
+
+--- The workspace folder of a file: nearest parent with a root marker, else the cwd.
+function M.root_dir(path)
+  local dir = vim.fn.fnamemodify(path ~= "" and path or vim.fn.getcwd(), ":p:h")
+  while dir and dir ~= "" do
+    for _, marker in ipairs(M.config.root_markers) do
+      if uv.fs_stat(dir .. "/" .. marker) then
+        return dir
+      end
+    end
+    local parent = vim.fn.fnamemodify(dir, ":h")
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  return vim.fn.getcwd()
+end
+
+local function notify(message, level)
+  vim.notify("roo-context: " .. message, level or vim.log.levels.INFO)
+end
+
+--- Describes a server notification for the user (user edits and reload errors stand out).
+function M.describe_notification(method, params)
+  params = params or {}
+  if method == "roo/files/didChange" then
+    local moved = params.newPath and (" to " .. params.newPath) or ""
+    return string.format("%s was %s%s outside the agent (task %s)", tostring(params.path),
+      tostring(params.kind or "changed"), moved, tostring(params.taskId)), vim.log.levels.WARN
+  end
+  if method == "roo/ignore/didReload" then
+    local err = (params.error and params.error ~= vim.NIL) and (" (error: " .. params.error .. ")") or ""
+    local file = (params.activeIgnoreFile and params.activeIgnoreFile ~= vim.NIL) and params.activeIgnoreFile or "no ignore file"
+    return string.format("%s: %s, %s rules%s", tostring(params.folder), file, tostring(params.ruleCount), err),
+      err ~= "" and vim.log.levels.WARN or vim.log.levels.DEBUG
+  end
+  return method .. " " .. vim.fn.json_encode(params), vim.log.levels.INFO
+end
+
+-- Every `roo/*` message from the server reaches these handlers: notifications are shown, requests
+-- for host services (a summarizer, terminal output) are answered "not available" with a reason.
+local handlers = setmetatable({}, {
+  __index = function(_, method)
+    if type(method) ~= "string" or not method:match("^roo/") then
+      return nil
+    end
+    if method:match("^roo/host/") then
+      return function()
+        return nil, vim.lsp.rpc_response_error(-32001,
+          method .. " is not available in Neovim (this client has no language model or terminal access)")
+      end
+    end
+    return function(_, result)
+      local text, level = M.describe_notification(method, result)
+      table.insert(M.notifications, { method = method, params = result })
+      if level >= vim.log.levels.INFO then
+        notify(text, level)
+      end
+    end
+  end,
+})
+
+--- Every `roo/*` notification received, oldest first (`{method, params}`).
+M.notifications = {}
+
+local clients_by_root = {}
+
+local function client_config(root)
+  return {
+    name = "roo-context",
+    cmd = server_cmd(),
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
+    init_options = M.config.settings,
+    handlers = handlers,
+    on_init = function(client)
+      client.notify("workspace/didChangeConfiguration", { settings = { rooContext = M.config.settings } })
+    end,
+  }
+end
+
+--- Starts (or reuses) the client for the buffer's workspace and attaches the buffer; returns the client id.
+function M.start(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
+  local id = clients_by_root[root]
+  if id and vim.lsp.get_client_by_id(id) and not vim.lsp.get_client_by_id(id).is_stopped() then
+    vim.lsp.buf_attach_client(bufnr, id)
+    return id
+  end
+  local config = client_config(root)
+  if vim.lsp.start then
+    id = vim.lsp.start(config, { bufnr = bufnr, reuse_client = function() return false end })
+  else
+    id = vim.lsp.start_client(config)
+    if id then
+      vim.lsp.buf_attach_client(bufnr, id)
+    end
+  end
+  if not id then
+    error("roo-context: could not start " .. table.concat(config.cmd, " "))
+  end
+  clients_by_root[root] = id
+  return id
+end
+
+--- The running client of a buffer, waiting (up to the timeout) for `initialize` to finish.
+function M.client(bufnr)
+  local id = M.start(bufnr)
+  local client = vim.lsp.get_client_by_id(id)
+  local ready = vim.wait(M.config.timeout_ms, function()
+    return client.initialized == true and client.server_capabilities ~= nil
+  end, 10)
+  if not ready then
+    error("roo-context: server did not initialize within " .. M.config.timeout_ms .. " ms")
+  end
+  return client
+end
+
+--- The custom requests the server advertises.
+function M.methods(bufnr)
+  local caps = M.client(bufnr).server_capabilities
+  local experimental = caps.experimental
+  local rc = type(experimental) == "table" and experimental.rooContext or nil
+  return (type(rc) == "table" and rc.methods) or {}
+end
+
+--- Whether the server answers `method` (a custom request).
+function M.supports(method, bufnr)
+  return vim.tbl_contains(M.methods(bufnr), method)
+end
+
+--- Synchronous request; returns the result or raises with the server's error message.
+function M.request(method, params, bufnr)
+  local client = M.client(bufnr)
+  local response, err = client.request_sync(method, params, M.config.timeout_ms, bufnr or 0)
+  if not response then
+    error(string.format("roo-context: %s failed: %s", method, tostring(err or "client stopped")))
+  end
+  if response.err then
+    error(string.format("roo-context: %s: %s", method, response.err.message or vim.inspect(response.err)))
+  end
+  return response.result
+end
+
+local function text_document(bufnr)
+  return { uri = vim.uri_from_bufnr(bufnr) }
+end
+
+--- `textDocument/foldingRange` of a buffer (nil when the server has no folding provider).
+function M.folding_ranges(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.client(bufnr).server_capabilities.foldingRangeProvider then
+    return nil
+  end
+  return M.request("textDocument/foldingRange", { textDocument = text_document(bufnr) }, bufnr) or {}
+end
+
+--- Creates manual folds in the current window from the server's folding ranges; returns how many.
+function M.apply_folds(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local ranges = M.folding_ranges(bufnr)
+  if not ranges then
+    notify("the server offers no folding ranges", vim.log.levels.WARN)
+    return 0
+  end
+  vim.wo.foldmethod = "manual"
+  vim.cmd("normal! zE")
+  -- Inner folds first would be swallowed; create outer ranges first (they come sorted by start).
+  for _, range in ipairs(ranges) do
+    vim.cmd(string.format("%d,%dfold", range.startLine + 1, range.endLine + 1))
+  end
+  vim.cmd("normal! zR")
+  return #ranges
+end
+
+--- `textDocument/documentSymbol` of a buffer (nil when the server has no symbol provider).
+function M.document_symbols(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.client(bufnr).server_capabilities.documentSymbolProvider then
+    return nil
+  end
+  return M.request("textDocument/documentSymbol", { textDocument = text_document(bufnr) }, bufnr) or {}
+end
+
+local function cwd_of(bufnr)
+  return M.root_dir(vim.api.nvim_buf_get_name(bufnr))
+end
+
+--- `roo/ignore/validateAccess` for paths (relative to the workspace folder or absolute).
+function M.check(paths, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  return M.request("roo/ignore/validateAccess", { paths = paths, cwd = cwd_of(bufnr) }, bufnr).results
+end
+
+--- `roo/fold/context` of the current file: its folded (definitions only) view, or nil when unsupported.
+function M.folded_context(bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.supports("roo/fold/context", bufnr) then
+    return nil
+  end
+  return M.request("roo/fold/context", { paths = { vim.api.nvim_buf_get_name(bufnr) }, cwd = cwd_of(bufnr) }, bufnr)
+end
+
+--- `roo/mentions/parse` of a line of text, or nil when unsupported.
+function M.parse_mentions(text, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.supports("roo/mentions/parse", bufnr) then
+    return nil
+  end
+  return M.request("roo/mentions/parse", { text = text, cwd = cwd_of(bufnr) }, bufnr)
+end
+
+local function show_scratch(title, text)
+  vim.cmd("botright new")
+  local buf = vim.api.nvim_get_current_buf()
+  vim.bo[buf].buftype = "nofile"
+  vim.bo[buf].bufhidden = "wipe"
+  vim.api.nvim_buf_set_name(buf, title)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, vim.split(text, "\n", { plain = true }))
+  vim.bo[buf].modifiable = false
+end
+
+--- Defines the user commands (:RooStart, :RooCheck, :RooFold, :RooFolds, :RooSymbols, :RooMentions, :RooStatus).
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", M.config, opts or {})
+  local command = vim.api.nvim_create_user_command
+  command("RooStart", function()
+    M.start(0)
+  end, {})
+  command("RooCheck", function(args)
+    local path = args.args ~= "" and args.args or vim.api.nvim_buf_get_name(0)
+    for _, r in ipairs(M.check({ path }, 0)) do
+      if r.allowed then
+        notify(r.path .. ": allowed")
+      else
+        local by = r.blockedBy or {}
+        notify(string.format("%s: blocked by %s (%s)", r.path, tostring(by.pattern or by.kind), tostring(by.file or "implicit")),
+          vim.log.levels.WARN)
+      end
+    end
+  end, { nargs = "?", complete = "file" })
+  command("RooFold", function()
+    local folded = M.folded_context(0)
+    if not folded then
+      return notify("this server has no roo/fold/context", vim.log.levels.WARN)
+    end
+    show_scratch("roo-context://folded/" .. vim.fn.expand("%:t"), folded.content ~= "" and folded.content or "(no definitions)")
+  end, {})
+  command("RooFolds", function()
+    notify(M.apply_folds(0) .. " folds")
+  end, {})
+  command("RooSymbols", function()
+    local symbols = M.document_symbols(0)
+    if not symbols then
+      return notify("this server has no document symbols", vim.log.levels.WARN)
+    end
+    vim.fn.setloclist(0, vim.lsp.util.symbols_to_items(symbols, 0))
+    vim.cmd("lopen")
+  end, {})
+  command("RooMentions", function()
+    local parsed = M.parse_mentions(vim.api.nvim_get_current_line(), 0)
+    if not parsed then
+      return notify("this server has no roo/mentions/parse", vim.log.levels.WARN)
+    end
+    show_scratch("roo-context://mentions", vim.inspect(parsed))
+  end, {})
+  command("RooStatus", function()
+    show_scratch("roo-context://status", vim.inspect(M.request("roo/workspace/status", {}, 0)))
+  end, {})
+end
+
+return M

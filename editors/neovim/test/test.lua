@@ -1,0 +1,172 @@
+-- Headless Neovim against the real roo-context binary: starts the client, checks access, folding
+-- ranges, document symbols, the folded view, mentions (when advertised) and a reload notification.
+-- Exits non-zero on the first failure. Run through test/run.sh.
+
+local script = debug.getinfo(1, "S").source:sub(2)
+local plugin_dir = vim.fn.fnamemodify(script, ":p:h:h")
+vim.opt.runtimepath:prepend(plugin_dir)
+
+local failures = 0
+local function log(text)
+  io.stdout:write(text .. "\n")
+end
+local function case(name, fn)
+  local ok, err = xpcall(fn, debug.traceback)
+  if ok then
+    log("ok   " .. name)
+  else
+    failures = failures + 1
+    log("FAIL " .. name .. "\n" .. tostring(err))
+  end
+end
+local function skip(name, why)
+  log("skip " .. name .. ": " .. why)
+end
+local function eq(actual, expected, what)
+  if not vim.deep_equal(actual, expected) then
+    error(string.format("%s: expected %s, got %s", what, vim.inspect(expected), vim.inspect(actual)), 2)
+  end
+end
+
+local binary = os.getenv("ROO_CONTEXT_BIN") or vim.fn.fnamemodify(plugin_dir .. "/../../target/debug/roo-context", ":p")
+if vim.fn.executable(binary) ~= 1 then
+  io.stderr:write("roo-context binary not found at " .. binary .. " (cargo build -p roo-context or set ROO_CONTEXT_BIN)\n")
+  vim.cmd("cquit 2")
+end
+
+local root = vim.fn.resolve(vim.fn.tempname())
+local function write(relative, lines)
+  local path = root .. "/" .. relative
+  vim.fn.mkdir(vim.fn.fnamemodify(path, ":h"), "p")
+  vim.fn.writefile(lines, path)
+end
+write(".rooignore", { "secret/", "*.env" })
+write("secret/key.txt", { "hunter2" })
+write("src/app.ts", {
+  'import { readFileSync } from "node:fs";',
+  "",
+  "export class Greeter {",
+  "  constructor(private readonly name: string) {}",
+  "",
+  "  greet(): string {",
+  '    const text = readFileSync("greeting.txt", "utf8");',
+  "    return text + this.name;",
+  "  }",
+  "}",
+  "",
+  "export function shout(words: string): string {",
+  "  const upper = words.toUpperCase();",
+  '  return upper + "!";',
+  "}",
+})
+
+local roo = require("roo_context")
+vim.env.ROO_CONTEXT_PATH = nil
+roo.setup({ cmd = { binary }, settings = { logLevel = "warn" } })
+vim.cmd("edit " .. vim.fn.fnameescape(root .. "/src/app.ts"))
+
+log("neovim " .. tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. " using "
+  .. (vim.lsp.start and "vim.lsp.start" or "vim.lsp.start_client"))
+
+case("client starts, initializes and advertises custom methods", function()
+  local client = roo.client(0)
+  eq(client.name, "roo-context", "client name")
+  assert(roo.supports("roo/ignore/validateAccess", 0), "validateAccess advertised: " .. vim.inspect(roo.methods(0)))
+  eq(roo.root_dir(vim.api.nvim_buf_get_name(0)), root, "workspace folder found by .rooignore")
+end)
+
+case("access check allows source and blocks ignored paths with the rule", function()
+  local results = roo.check({ "src/app.ts", "secret/key.txt", "prod.env" }, 0)
+  eq(vim.tbl_map(function(r) return r.allowed end, results), { true, false, false }, "allowed flags")
+  eq(results[2].blockedBy.pattern, "secret/", "blocking pattern")
+  assert(results[2].toolError:find("secret/key.txt", 1, true), "tool error names the path")
+end)
+
+case(":RooCheck runs", function()
+  vim.cmd("RooCheck secret/key.txt")
+end)
+
+if roo.client(0).server_capabilities.foldingRangeProvider then
+  case("folding ranges from the server become folds", function()
+    local ranges = roo.folding_ranges(0)
+    assert(#ranges >= 2, "ranges: " .. vim.inspect(ranges))
+    local starts = vim.tbl_map(function(r) return r.startLine end, ranges)
+    assert(vim.tbl_contains(starts, 2), "class Greeter folds from line 3: " .. vim.inspect(starts))
+    local count = roo.apply_folds(0)
+    eq(count, #ranges, "folds created")
+    assert(vim.fn.foldlevel(4) >= 1, "line 4 is inside a fold")
+    assert(vim.fn.foldlevel(1) == 0, "the import line is not folded")
+  end)
+else
+  skip("folding ranges", "server advertises no foldingRangeProvider")
+end
+
+if roo.client(0).server_capabilities.documentSymbolProvider then
+  case("document symbols list the definitions", function()
+    local symbols = roo.document_symbols(0)
+    eq(vim.tbl_map(function(s) return s.name end, symbols), { "Greeter", "shout" }, "top-level symbols")
+    local children = vim.tbl_map(function(s) return s.name end, symbols[1].children or {})
+    assert(vim.tbl_contains(children, "greet"), "Greeter.greet: " .. vim.inspect(children))
+  end)
+else
+  skip("document symbols", "server advertises no documentSymbolProvider")
+end
+
+if roo.supports("roo/fold/context", 0) then
+  case("folded context of the current file (:RooFold)", function()
+    local folded = roo.folded_context(0)
+    eq(folded.filesProcessed, 1, "files processed")
+    assert(folded.content:find("class Greeter", 1, true), folded.content)
+    assert(not folded.content:find("toUpperCase", 1, true), "bodies are folded away")
+    vim.cmd("RooFold")
+    local shown = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    assert(shown:find("function shout", 1, true), shown)
+    vim.cmd("close")
+  end)
+else
+  skip("folded context", "server does not advertise roo/fold/context")
+end
+
+if roo.supports("roo/mentions/parse", 0) then
+  case("mentions of the current line (:RooMentions)", function()
+    vim.api.nvim_buf_set_lines(0, 0, 1, false, { "// see @/src/app.ts and @problems" })
+    local parsed = roo.parse_mentions(vim.api.nvim_get_current_line(), 0)
+    local text = vim.inspect(parsed)
+    assert(text:find("src/app.ts", 1, true), text)
+    vim.cmd("RooMentions")
+    vim.cmd("close")
+    vim.cmd("silent! undo")
+  end)
+else
+  skip("mentions", "server does not advertise roo/mentions/parse")
+end
+
+case("a changed .rooignore arrives as roo/ignore/didReload", function()
+  local before = #roo.notifications
+  write(".rooignore", { "secret/", "*.env", "src/" })
+  local arrived = vim.wait(20000, function()
+    for i = before + 1, #roo.notifications do
+      local n = roo.notifications[i]
+      if n.method == "roo/ignore/didReload" and n.params.ruleCount and n.params.ruleCount > 0 then
+        return true
+      end
+    end
+    return false
+  end, 20)
+  assert(arrived, "no roo/ignore/didReload: " .. vim.inspect(roo.notifications))
+  eq(roo.check({ "src/app.ts" }, 0)[1].allowed, false, "new rule in force")
+end)
+
+case("host requests get a clear not-available answer", function()
+  local client = roo.client(0)
+  local result, err = client.handlers["roo/host/summarize"](nil, {}, { method = "roo/host/summarize" })
+  eq(result, nil, "no result")
+  assert(err.message:find("not available in Neovim", 1, true), vim.inspect(err))
+end)
+
+local client = roo.client(0)
+client.stop()
+vim.wait(5000, function() return client.is_stopped() end, 20)
+vim.fn.delete(root, "rf")
+log(failures == 0 and "all neovim tests passed" or (failures .. " neovim test(s) failed"))
+vim.cmd(failures == 0 and "qall!" or "cquit 1")
