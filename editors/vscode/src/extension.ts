@@ -7,10 +7,17 @@ import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ResponseError, ServerOptions } from "vscode-languageclient/node";
 import { RooApi, createRooApi } from "./client/api";
 import { resolveServerBinary } from "./client/binary";
-import { NotificationEvent, describeNotification, onServerNotifications, registerHostHandlers } from "./client/host";
+import {
+  NotificationEvent,
+  Presentation,
+  describeContextEvents,
+  describeNotification,
+  onServerNotifications,
+  registerHostHandlers,
+} from "./client/host";
 import { RooTransport } from "./client/transport";
 import { ROO_SERVER_REQUEST_METHODS, Settings } from "./protocol.generated";
-import { vscodeHostHandlers } from "./vscodeHost";
+import { cancelSummarize, vscodeHostHandlers } from "./vscodeHost";
 
 const SECTION = "roo-context";
 
@@ -71,6 +78,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
   };
   client = new LanguageClient(SECTION, "roo-context", serverOptions, clientOptions);
   const transport = transportOf(client);
+  const show = (shown: Presentation) => {
+    output.appendLine(shown.text);
+    if (shown.level === "popup") void vscode.window.showInformationMessage(shown.text);
+  };
 
   const serverRequests = Object.values(ROO_SERVER_REQUEST_METHODS) as string[];
   context.subscriptions.push(
@@ -82,9 +93,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
     ),
     onServerNotifications(transport, (event) => {
       notifications.fire(event);
-      const shown = describeNotification(event.method, event.params);
-      output.appendLine(shown.text);
-      if (shown.level === "popup") void vscode.window.showInformationMessage(shown.text);
+      if (/cancelSummarize$/.test(event.method)) cancelSummarize(event.params);
+      show(describeNotification(event.method, event.params));
     }),
   );
 
@@ -104,7 +114,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
     ...transport,
     sendRequest: async (method, params) => {
       await ready;
-      return transport.sendRequest(method, params);
+      const result = await transport.sendRequest(method, params);
+      // Condense and truncation events of roo/context/manage are shown to the user.
+      describeContextEvents(result).forEach(show);
+      return result;
     },
   });
   const methods = () =>

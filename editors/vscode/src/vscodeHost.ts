@@ -18,7 +18,18 @@ function textOf(content: WireMessage["content"]): string {
     .join("\n");
 }
 
-/** Answers `roo/host/summarize`: `{systemPrompt, messages}` → `{text, cost, outputTokens}`. */
+const inFlight = new Map<string, vscode.CancellationTokenSource>();
+
+/** Answers `roo/host/cancelSummarize`: stops the model call of `requestId`. */
+export function cancelSummarize(params: any): void {
+  const source = inFlight.get(String(params?.requestId));
+  source?.cancel();
+}
+
+/**
+ * Answers `roo/host/summarize` (`{requestId, systemPrompt, messages, ...}`) with
+ * `{text, cost, outputTokens}`, or `{error}` when the provider call fails.
+ */
 export async function summarizeWithLanguageModel(params: any, modelFamily: string): Promise<unknown> {
   const messages: WireMessage[] = Array.isArray(params?.messages) ? params.messages : [];
   const selector = modelFamily ? { family: modelFamily } : {};
@@ -42,7 +53,9 @@ export async function summarizeWithLanguageModel(params: any, modelFamily: strin
         : vscode.LanguageModelChatMessage.User(text),
     );
   }
+  const requestId = String(params?.requestId ?? "");
   const cancel = new vscode.CancellationTokenSource();
+  inFlight.set(requestId, cancel);
   try {
     const response = await model.sendRequest(
       chat,
@@ -52,8 +65,13 @@ export async function summarizeWithLanguageModel(params: any, modelFamily: strin
     let text = "";
     for await (const fragment of response.text) text += fragment;
     const outputTokens = await model.countTokens(text);
-    return { text, cost: 0, outputTokens, model: `${model.vendor}/${model.family}` };
+    return { text, cost: 0, outputTokens };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const code = error instanceof vscode.LanguageModelError ? error.code : undefined;
+    return { text: "", cost: 0, error: { message, code } };
   } finally {
+    inFlight.delete(requestId);
     cancel.dispose();
   }
 }

@@ -2,7 +2,13 @@
 
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { HOST_NOT_AVAILABLE, HostNotAvailableError, answerHostRequest, describeNotification } from "../src/client/host";
+import {
+  HOST_NOT_AVAILABLE,
+  HostNotAvailableError,
+  answerHostRequest,
+  describeContextEvents,
+  describeNotification,
+} from "../src/client/host";
 
 test("a request without a handler answers not available", async () => {
   const outcome = await answerHostRequest("roo/host/somethingNew", undefined, {});
@@ -43,4 +49,20 @@ test("user edits and condense events pop up; unknown notifications are logged", 
   });
   assert.equal(describeNotification("roo/files/userEdit", { path: "a.ts" }).level, "popup");
   assert.equal(describeNotification("roo/context/didCondense", { tokens: 1 }).level, "popup");
+});
+
+test("condense, truncation and condense errors of a manage result are shown", () => {
+  const shown = describeContextEvents({
+    events: [
+      { say: "condense_context_error", text: "Not enough messages" },
+      { say: "condense_context", contextCondense: { cost: 0.1, prevContextTokens: 900, newContextTokens: 200, summary: "s", condenseId: "c" } },
+      { say: "sliding_window_truncation", contextTruncation: { truncationId: "t", messagesRemoved: 4, prevContextTokens: 900, newContextTokens: 500 } },
+    ],
+  });
+  assert.deepEqual(shown, [
+    { level: "popup", text: "roo-context: condensing failed: Not enough messages" },
+    { level: "popup", text: "roo-context: context condensed from 900 to 200 tokens (cost 0.1)" },
+    { level: "popup", text: "roo-context: context truncated, 4 messages hidden (900 to 500 tokens)" },
+  ]);
+  assert.deepEqual(describeContextEvents({ paths: [] }), []);
 });

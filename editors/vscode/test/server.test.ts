@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { RooSession, startSession } from "../src/client/session";
-import { onServerNotifications, NotificationEvent } from "../src/client/host";
+import { HostHandlers, NotificationEvent, onServerNotifications } from "../src/client/host";
 import { ROO_REQUEST_METHODS } from "../src/protocol.generated";
 import { APP_TS, serverBinary, waitFor, workspace } from "./fixture";
 
@@ -132,4 +132,76 @@ test("folding ranges and document symbols (standard LSP) of the same file", asyn
     ["Greeter", "shout"],
   );
   assert.ok(symbols[0].children.some((c: any) => c.name === "greet"), JSON.stringify(symbols[0]));
+});
+
+test("summarize round trip: roo/context/manage asks the host (this test) for the summary", async (t) => {
+  if (!session.supports("roo/context/manage")) {
+    t.skip("server does not advertise roo/context/manage");
+    return;
+  }
+  const asked: any[] = [];
+  const host = {
+    "roo/host/summarize": async (params: any) => {
+      asked.push(params);
+      return { text: "SUMMARY-FROM-TEST: the user greets and shouts.", cost: 0.25, outputTokens: 9 };
+    },
+  } as HostHandlers;
+  const condenser = await startSession({
+    binary: serverBinary(),
+    workspaceFolders: [root],
+    host,
+    extraServerRequests: ["roo/host/summarize"],
+    onStderr: (chunk) => (stderr += chunk),
+  });
+  try {
+    const messages = [
+      { role: "user", content: [{ type: "text", text: "Please read src/app.ts" }], ts: 1 },
+      { role: "assistant", content: [{ type: "text", text: "It defines Greeter and shout." }], ts: 2 },
+      { role: "user", content: [{ type: "text", text: "Make shout quieter." }], ts: 3 },
+      { role: "assistant", content: [{ type: "text", text: "Done: shout now whispers." }], ts: 4 },
+      { role: "user", content: [{ type: "text", text: "Thanks, now condense." }], ts: 5 },
+    ];
+    const result: any = await condenser.transport.sendRequest("roo/context/manage", {
+      trigger: "manual",
+      messages,
+      systemPrompt: "You are a coding agent.",
+      contextWindow: 200000,
+      taskId: "task-1",
+    });
+    assert.equal(asked.length, 1, "the host was asked exactly once");
+    assert.equal(typeof asked[0].requestId, "string");
+    assert.ok(asked[0].systemPrompt.length > 0, "a summarizer system prompt is sent");
+    assert.ok(asked[0].messages.length >= 2, JSON.stringify(asked[0].messages));
+    assert.equal(asked[0].taskId, "task-1");
+    assert.equal(result.action, "condensed", JSON.stringify(result));
+    assert.equal(result.changed, true);
+    assert.match(result.summary, /SUMMARY-FROM-TEST/);
+    assert.equal(result.cost, 0.25);
+    assert.ok(JSON.stringify(result.messages).includes("SUMMARY-FROM-TEST"), "the new history carries the summary");
+    assert.ok(result.events.some((e: any) => e.say === "condense_context"), JSON.stringify(result.events));
+  } finally {
+    assert.equal(await condenser.stop(), 0);
+  }
+});
+
+test("a host that cannot summarize makes the condense fail cleanly, history unchanged", async (t) => {
+  if (!session.supports("roo/context/manage")) {
+    t.skip("server does not advertise roo/context/manage");
+    return;
+  }
+  // No handler: the client library answers "not available" (a JSON-RPC error) for the request.
+  const bare = await startSession({ binary: serverBinary(), workspaceFolders: [root], extraServerRequests: ["roo/host/summarize"] });
+  try {
+    const messages = [1, 2, 3, 4, 5].map((n) => ({ role: n % 2 ? "user" : "assistant", content: `message ${n}`, ts: n }));
+    const result: any = await bare.transport.sendRequest("roo/context/manage", {
+      trigger: "manual",
+      messages,
+      contextWindow: 200000,
+    });
+    assert.equal(result.changed, false, JSON.stringify(result));
+    assert.ok(result.error, "an error is reported");
+    assert.match(String(result.errorDetails ?? result.error), /not available/);
+  } finally {
+    assert.equal(await bare.stop(), 0);
+  }
 });

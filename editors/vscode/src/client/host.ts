@@ -108,3 +108,25 @@ export function describeNotification(method: string, params: unknown): Presentat
   const short = details.length > 300 ? `${details.slice(0, 300)}…` : details;
   return { level: popup ? "popup" : "log", text: `roo-context: ${method} ${short}` };
 }
+
+/** The UI events of a `roo/context/manage` result (condensed, truncated, failed), for display. */
+export function describeContextEvents(result: unknown): Presentation[] {
+  const events = (result as { events?: unknown } | null | undefined)?.events;
+  if (!Array.isArray(events)) return [];
+  return events.map((event: any): Presentation => {
+    switch (event?.say) {
+      case "condense_context": {
+        const c = event.contextCondense ?? {};
+        return { level: "popup", text: `roo-context: context condensed from ${c.prevContextTokens} to ${c.newContextTokens} tokens (cost ${c.cost ?? 0})` };
+      }
+      case "sliding_window_truncation": {
+        const t = event.contextTruncation ?? {};
+        return { level: "popup", text: `roo-context: context truncated, ${t.messagesRemoved} messages hidden (${t.prevContextTokens} to ${t.newContextTokens} tokens)` };
+      }
+      case "condense_context_error":
+        return { level: "popup", text: `roo-context: condensing failed: ${event.text ?? "unknown error"}` };
+      default:
+        return { level: "log", text: `roo-context: ${JSON.stringify(event)}` };
+    }
+  });
+}
