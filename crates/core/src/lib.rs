@@ -6,6 +6,7 @@ pub mod command;
 pub mod context;
 pub mod conversation;
 pub mod fs;
+pub mod mentions;
 pub mod path;
 pub mod rules;
 pub mod tracker;
