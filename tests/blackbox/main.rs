@@ -5,6 +5,7 @@ mod harness;
 
 mod access;
 mod cli;
+mod files;
 mod fold;
 mod history;
 mod lifecycle;

@@ -11,6 +11,7 @@
 //! fails while a derive or a table line is missing; `npm run check-types` while the TS is stale.
 
 pub mod access;
+pub mod files;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod fold;
@@ -51,6 +52,20 @@ pub mod methods {
     pub const HISTORY_REWIND: &str = "roo/history/rewind";
     /// Count tokens of text, blocks or a whole history.
     pub const TOKENS_COUNT: &str = "roo/tokens/count";
+    /// Record that a task has a file in context (and watch it).
+    pub const FILES_TRACK: &str = "roo/files/track";
+    /// Record what the agent writes to a file, so its own write is not a user edit.
+    pub const FILES_MARK_ROO_EDITED: &str = "roo/files/markRooEdited";
+    /// Files the agent read, newest first (the original's `getFilesReadByRoo`).
+    pub const FILES_READ: &str = "roo/files/read";
+    /// Get and clear the files changed behind the agent's back.
+    pub const FILES_TAKE_RECENTLY_MODIFIED: &str = "roo/files/takeRecentlyModified";
+    /// Get and clear the files the agent edited since the last call.
+    pub const FILES_TAKE_CHECKPOINT_POSSIBLE: &str = "roo/files/takeCheckpointPossible";
+    /// Stop watching a task's files and forget its in-memory state.
+    pub const FILES_DISPOSE_TASK: &str = "roo/files/disposeTask";
+    /// Server-to-client notification: a tracked file changed and the agent did not do it.
+    pub const FILES_DID_CHANGE: &str = "roo/files/didChange";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
     pub const DEBUG_PANIC: &str = "roo/debug/panic";
 
@@ -70,5 +85,11 @@ pub mod methods {
         HISTORY_MERGE,
         HISTORY_REWIND,
         TOKENS_COUNT,
+        FILES_TRACK,
+        FILES_MARK_ROO_EDITED,
+        FILES_READ,
+        FILES_TAKE_RECENTLY_MODIFIED,
+        FILES_TAKE_CHECKPOINT_POSSIBLE,
+        FILES_DISPOSE_TASK,
     ];
 }

@@ -10,6 +10,7 @@ use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value, json};
 
 use crate::access::*;
+use crate::files::*;
 use crate::fold::*;
 use crate::history::*;
 use crate::methods;
@@ -106,6 +107,25 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
         request::<MergeHistoryParams, MergeHistoryResult>(g, C2S, methods::HISTORY_MERGE),
         request::<RewindParams, RewindResult>(g, C2S, methods::HISTORY_REWIND),
         request::<CountTokensParams, CountTokensResult>(g, C2S, methods::TOKENS_COUNT),
+        request::<TrackParams, TrackResult>(g, C2S, methods::FILES_TRACK),
+        request::<MarkRooEditedParams, MarkRooEditedResult>(
+            g,
+            C2S,
+            methods::FILES_MARK_ROO_EDITED,
+        ),
+        request::<FilesReadParams, FilesReadResult>(g, C2S, methods::FILES_READ),
+        request::<FilesTaskParams, FilesTakeResult>(
+            g,
+            C2S,
+            methods::FILES_TAKE_RECENTLY_MODIFIED,
+        ),
+        request::<FilesTaskParams, FilesTakeResult>(
+            g,
+            C2S,
+            methods::FILES_TAKE_CHECKPOINT_POSSIBLE,
+        ),
+        request::<FilesTaskParams, DisposeTaskResult>(g, C2S, methods::FILES_DISPOSE_TASK),
+        notification::<FileDidChangeParams>(g, S2C, methods::FILES_DID_CHANGE),
         notification::<Settings>(g, C2S, methods::SETTINGS_UPDATE),
         notification::<IgnoreDidReloadParams>(g, S2C, methods::IGNORE_DID_RELOAD),
     ]

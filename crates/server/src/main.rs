@@ -10,6 +10,7 @@ mod lsp_edge;
 mod rpc;
 mod server;
 mod state;
+mod tracker;
 mod watcher;
 
 use std::process::ExitCode;
@@ -47,6 +48,10 @@ enum Command {
     Tokens(cli::tokens::TokensArgs),
     /// Work with stored conversation histories.
     History(cli::tokens::HistoryArgs),
+    /// Track files and print each change the agent did not make (modified, deleted, renamed).
+    ///
+    /// Prints `ready ...` on stderr once watching, then one line per change on stdout.
+    Watch(cli::watch::WatchArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +63,7 @@ fn main() -> ExitCode {
         Command::Fold(args) => cli::fold::run(args),
         Command::Tokens(args) => cli::tokens::run_tokens(args),
         Command::History(args) => cli::tokens::run_history(args),
+        Command::Watch(args) => cli::watch::run(args),
     }
 }
 

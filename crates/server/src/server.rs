@@ -16,11 +16,12 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
 use crate::documents::Documents;
-use crate::handlers::{access, fold, history};
+use crate::handlers::{access, files, fold, history};
 use crate::logging::LogHandle;
 use crate::lsp_edge::LineIndex;
 use crate::rpc::{debug_methods_enabled, decode, encode, guarded};
 use crate::state::SharedState;
+use crate::tracker::FileTracker;
 use crate::watcher::{self, WorkspaceWatcher};
 use roo_context_fold::OutlineCache;
 
@@ -32,6 +33,13 @@ enum IgnoreDidReload {}
 impl Notification for IgnoreDidReload {
     type Params = IgnoreDidReloadParams;
     const METHOD: &'static str = methods::IGNORE_DID_RELOAD;
+}
+
+enum FilesDidChange {}
+
+impl Notification for FilesDidChange {
+    type Params = roo_context_protocol::files::FileDidChangeParams;
+    const METHOD: &'static str = methods::FILES_DID_CHANGE;
 }
 
 /// The language server: shared state plus the client handle for notifications.
@@ -47,6 +55,8 @@ pub struct Backend {
     outlines: Arc<OutlineCache>,
     /// Token counts by content, shared by every feature that counts.
     tokens: Arc<roo_context_tokens::TokenCache>,
+    /// Files each task has in context; fed by the watcher and the document notifications.
+    files: Arc<FileTracker>,
 }
 
 fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
@@ -64,15 +74,26 @@ impl Backend {
         log: Option<LogHandle>,
         shutdown_requested: Arc<AtomicBool>,
     ) -> (LspService<Backend>, tower_lsp_server::ClientSocket) {
-        let builder = LspService::build(|client| Backend {
-            client,
-            state: Arc::new(SharedState::new(&[], Settings::default())),
-            shutdown_requested,
-            watcher: Mutex::new(None),
-            log,
-            documents: Arc::new(Documents::default()),
-            outlines: Arc::new(OutlineCache::default()),
-            tokens: Arc::new(roo_context_tokens::TokenCache::default()),
+        let builder = LspService::build(|client| {
+            let state = Arc::new(SharedState::new(&[], Settings::default()));
+            let (files, mut changes) = FileTracker::start(state.clone());
+            let notifier = client.clone();
+            tokio::spawn(async move {
+                while let Some(change) = changes.recv().await {
+                    notifier.send_notification::<FilesDidChange>(change).await;
+                }
+            });
+            Backend {
+                client,
+                state,
+                shutdown_requested,
+                watcher: Mutex::new(None),
+                log,
+                documents: Arc::new(Documents::default()),
+                outlines: Arc::new(OutlineCache::default()),
+                tokens: Arc::new(roo_context_tokens::TokenCache::default()),
+                files,
+            }
         })
         .custom_method(
             methods::IGNORE_VALIDATE_ACCESS,
@@ -94,7 +115,19 @@ impl Backend {
         .custom_method(methods::HISTORY_EFFECTIVE, Backend::history_effective)
         .custom_method(methods::HISTORY_MERGE, Backend::history_merge)
         .custom_method(methods::HISTORY_REWIND, Backend::history_rewind)
-        .custom_method(methods::TOKENS_COUNT, Backend::tokens_count);
+        .custom_method(methods::TOKENS_COUNT, Backend::tokens_count)
+        .custom_method(methods::FILES_TRACK, Backend::files_track)
+        .custom_method(methods::FILES_MARK_ROO_EDITED, Backend::files_mark_roo_edited)
+        .custom_method(methods::FILES_READ, Backend::files_read)
+        .custom_method(
+            methods::FILES_TAKE_RECENTLY_MODIFIED,
+            Backend::files_take_recently_modified,
+        )
+        .custom_method(
+            methods::FILES_TAKE_CHECKPOINT_POSSIBLE,
+            Backend::files_take_checkpoint_possible,
+        )
+        .custom_method(methods::FILES_DISPOSE_TASK, Backend::files_dispose_task);
         let builder = if debug_methods_enabled() {
             builder.custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
         } else {
@@ -115,7 +148,7 @@ impl Backend {
 
     fn restart_watcher(&self) {
         let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-        let new_watcher = watcher::start(self.state.clone(), tx);
+        let new_watcher = watcher::start(self.state.clone(), tx, Some(self.files.sink()));
         if let Ok(mut slot) = self.watcher.lock() {
             *slot = Some(new_watcher);
         }
@@ -125,6 +158,54 @@ impl Backend {
                 client.send_notification::<IgnoreDidReload>(outcome).await;
             }
         });
+    }
+
+    async fn files_track(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_TRACK, async {
+            let params = decode(params)?;
+            encode(files::track(&self.files, params).await?)
+        })
+        .await
+    }
+
+    async fn files_mark_roo_edited(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_MARK_ROO_EDITED, async {
+            let params = decode(params)?;
+            encode(files::mark_roo_edited(&self.files, params).await?)
+        })
+        .await
+    }
+
+    async fn files_read(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_READ, async {
+            let params = decode(params)?;
+            encode(files::files_read(&self.files, params).await?)
+        })
+        .await
+    }
+
+    async fn files_take_recently_modified(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_TAKE_RECENTLY_MODIFIED, async {
+            let params = decode(params)?;
+            encode(files::take_recently_modified(&self.files, params).await?)
+        })
+        .await
+    }
+
+    async fn files_take_checkpoint_possible(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_TAKE_CHECKPOINT_POSSIBLE, async {
+            let params = decode(params)?;
+            encode(files::take_checkpoint_possible(&self.files, params).await?)
+        })
+        .await
+    }
+
+    async fn files_dispose_task(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_DISPOSE_TASK, async {
+            let params = decode(params)?;
+            encode(files::dispose_task(&self.files, params).await?)
+        })
+        .await
     }
 
     async fn ignore_validate_access(&self, params: Value) -> Result<Value> {
@@ -380,8 +461,14 @@ impl LanguageServer for Backend {
                     }),
                     file_operations: None,
                 }),
-                text_document_sync: Some(TextDocumentSyncCapability::Kind(
-                    TextDocumentSyncKind::FULL,
+                text_document_sync: Some(TextDocumentSyncCapability::Options(
+                    TextDocumentSyncOptions {
+                        open_close: Some(true),
+                        change: Some(TextDocumentSyncKind::FULL),
+                        // Saves feed the file context tracker.
+                        save: Some(TextDocumentSyncSaveOptions::Supported(true)),
+                        ..TextDocumentSyncOptions::default()
+                    },
                 )),
                 folding_range_provider: Some(FoldingRangeProviderCapability::Simple(true)),
                 document_symbol_provider: Some(OneOf::Left(true)),
@@ -446,6 +533,7 @@ impl LanguageServer for Backend {
             uri_to_path(&params.text_document.uri),
             params.content_changes.into_iter().last(),
         ) {
+            self.files.sink().buffer_changed(&path, &change.text);
             self.documents.set(path, change.text);
         }
     }
@@ -453,6 +541,21 @@ impl LanguageServer for Backend {
     async fn did_close(&self, params: DidCloseTextDocumentParams) {
         if let Some(path) = uri_to_path(&params.text_document.uri) {
             self.documents.close(&path);
+        }
+    }
+
+    async fn did_save(&self, params: DidSaveTextDocumentParams) {
+        if let Some(path) = uri_to_path(&params.text_document.uri) {
+            self.files.sink().disk_changed(&path);
+        }
+    }
+
+    async fn did_change_watched_files(&self, params: DidChangeWatchedFilesParams) {
+        let sink = self.files.sink();
+        for change in params.changes {
+            if let Some(path) = uri_to_path(&change.uri) {
+                sink.disk_changed(&path);
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 //! One recursive notify watcher per workspace root. Changes to `.rooignore`/`.zooignore` reload
 //! the folder's rules (debounced); any create, remove or rename clears the canonical-folder cache
-//! so symlink swaps are seen at once.
+//! so symlink swaps are seen at once; every event also goes to the file context tracker, which
+//! keeps only the files some task has in context.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -13,6 +14,7 @@ use roo_context_protocol::workspace::IgnoreDidReloadParams;
 use tokio::sync::mpsc;
 
 use crate::state::SharedState;
+use crate::tracker::FileEventSink;
 
 /// Quiet time before an ignore-file change is applied, so a save's truncate-then-write is read
 /// once, whole.
@@ -38,10 +40,12 @@ fn is_structural(event: &notify::Event) -> bool {
 ///
 /// Each root gets a non-recursive watcher, registered before this returns, so an ignore-file
 /// change right after `initialize` is never missed; and a recursive one, set up in the background
-/// (it walks the tree), whose events clear the canonical-folder cache.
+/// (it walks the tree), whose events clear the canonical-folder cache and go to `files` (told
+/// when the recursive watchers are ready, so it can rescan what changed meanwhile).
 pub fn start(
     state: Arc<SharedState>,
     reloads: mpsc::UnboundedSender<IgnoreDidReloadParams>,
+    files: Option<FileEventSink>,
 ) -> WorkspaceWatcher {
     let (roots_tx, mut roots_rx) = mpsc::unbounded_channel::<PathBuf>();
     let mut root_watchers = Vec::new();
@@ -89,9 +93,15 @@ pub fn start(
     tokio::task::spawn_blocking(move || {
         for root in roots {
             let events_state = tree_state.clone();
-            let handler = move |result: notify::Result<notify::Event>| match result {
-                Ok(event) if !is_structural(&event) => {}
-                _ => events_state.resolver.clear(),
+            let files = files.clone();
+            let handler = move |result: notify::Result<notify::Event>| {
+                if let Some(files) = &files {
+                    files.on_notify_event(&result);
+                }
+                match result {
+                    Ok(event) if !is_structural(&event) => {}
+                    _ => events_state.resolver.clear(),
+                }
             };
             match notify::recommended_watcher(handler) {
                 Ok(mut watcher) => match watcher.watch(&root, RecursiveMode::Recursive) {
@@ -108,6 +118,9 @@ pub fn start(
         }
         // Anything cached before the watches existed may be stale.
         tree_state.resolver.clear();
+        if let Some(files) = &files {
+            files.watcher_ready();
+        }
     });
     tokio::spawn(async move {
         while let Some(first) = roots_rx.recv().await {

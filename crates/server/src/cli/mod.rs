@@ -3,3 +3,4 @@
 pub mod check;
 pub mod fold;
 pub mod tokens;
+pub mod watch;

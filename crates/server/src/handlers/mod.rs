@@ -2,5 +2,6 @@
 //! and core answers into protocol results; the CLI reuses them.
 
 pub mod access;
+pub mod files;
 pub mod fold;
 pub mod history;

@@ -1,0 +1,167 @@
+//! File context tracking: which files a task has in context (`task_metadata.json`), which of them
+//! the user changed, and the `roo/files/didChange` notification.
+
+use serde::{Deserialize, Serialize};
+
+/// How a file came into a task's context (the original's `RecordSource`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum FileSource {
+    /// Read by the `read_file` tool.
+    ReadTool,
+    /// Attached through an `@`-mention.
+    FileMentioned,
+    /// Written by one of the agent's editing tools (after the write).
+    RooEdited,
+    /// Changed by the user (normally recorded by the server itself).
+    UserEdited,
+}
+
+/// Params of `roo/files/track`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TrackParams {
+    /// The task.
+    pub task_id: String,
+    /// The task's folder (where `task_metadata.json` lives); it must exist.
+    pub storage_dir: String,
+    /// The path as the tool gave it (relative to `cwd`, or absolute); recorded verbatim.
+    pub path: String,
+    /// How the file came into context.
+    pub source: FileSource,
+    /// What the agent read or wrote; when absent the file on disk is read now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Base folder for a relative `path`; defaults to the first workspace folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// What happened to a corrupt `task_metadata.json` when its task was opened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MetadataRecovery {
+    /// Where the unusable file was moved (`task_metadata.json.corrupt-<ms>`).
+    pub moved_to: String,
+    /// Why it could not be used.
+    pub error: String,
+}
+
+/// Result of `roo/files/track`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TrackResult {
+    /// Whether changes of this file are watched for the task.
+    pub watched: bool,
+    /// Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
+    /// rule forbids reading it). The record is kept either way.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_watched_reason: Option<String>,
+    /// Set when this call opened the task and its metadata file was unusable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<MetadataRecovery>,
+}
+
+/// Params of `roo/files/markRooEdited`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MarkRooEditedParams {
+    /// The task.
+    pub task_id: String,
+    /// The path, as given to `roo/files/track`.
+    pub path: String,
+    /// What the agent writes (may be sent before the write); absent = read the file now.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// The agent deletes the file: its absence is not a user change.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deleted: bool,
+    /// Base folder for a relative `path`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// Result of `roo/files/markRooEdited`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MarkRooEditedResult {
+    /// Whether changes of this file are watched for the task.
+    pub watched: bool,
+}
+
+/// Params of `roo/files/read` (the original's `getFilesReadByRoo`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FilesReadParams {
+    /// The task.
+    pub task_id: String,
+    /// Opens the task from this folder when the server does not know it (a resumed task).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_dir: Option<String>,
+    /// Keep only reads at or after this time (ms since the epoch); undated reads are kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<i64>,
+}
+
+/// Result of `roo/files/read`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FilesReadResult {
+    /// Paths read or mentioned, newest first, each once.
+    pub paths: Vec<String>,
+    /// Set when this call opened the task and its metadata file was unusable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery: Option<MetadataRecovery>,
+}
+
+/// Params of `roo/files/takeRecentlyModified`, `roo/files/takeCheckpointPossible` and
+/// `roo/files/disposeTask`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FilesTaskParams {
+    /// The task.
+    pub task_id: String,
+}
+
+/// Result of `roo/files/takeRecentlyModified` and `roo/files/takeCheckpointPossible`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FilesTakeResult {
+    /// The set's paths in insertion order; the set is now empty.
+    pub paths: Vec<String>,
+}
+
+/// Result of `roo/files/disposeTask`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DisposeTaskResult {
+    /// Whether the task was open.
+    pub disposed: bool,
+}
+
+/// Params of the server-to-client notification `roo/files/didChange`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FileDidChangeParams {
+    /// The task that has the file in context.
+    pub task_id: String,
+    /// The path as given to `roo/files/track`.
+    pub path: String,
+    /// `modified`, `deleted` or `renamed`.
+    pub kind: String,
+    /// For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_path: Option<String>,
+}
