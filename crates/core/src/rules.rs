@@ -4,7 +4,7 @@
 //! which file decided it.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::RwLock;
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
@@ -39,7 +39,7 @@ pub struct RuleSet {
     /// Compilation problems (skipped lines).
     pub diagnostics: Vec<RuleDiagnostic>,
     // Verdicts of ancestor folders, memoised: a batch of paths shares few folders.
-    folder_memo: Mutex<HashMap<String, Option<RuleOrigin>>>,
+    folder_memo: RwLock<HashMap<String, Option<RuleOrigin>>>,
 }
 
 impl std::fmt::Debug for RuleSet {
@@ -100,7 +100,7 @@ impl RuleSet {
             matcher,
             origins,
             diagnostics,
-            folder_memo: Mutex::new(HashMap::new()),
+            folder_memo: RwLock::new(HashMap::new()),
         }
     }
 
@@ -135,14 +135,14 @@ impl RuleSet {
     fn folder_verdict(&self, folder: &str) -> Option<RuleOrigin> {
         if let Some(hit) = self
             .folder_memo
-            .lock()
+            .read()
             .ok()
             .and_then(|m| m.get(folder).cloned())
         {
             return hit;
         }
         let verdict = self.verdict(folder, true);
-        if let Ok(mut memo) = self.folder_memo.lock() {
+        if let Ok(mut memo) = self.folder_memo.write() {
             memo.insert(folder.to_owned(), verdict.clone());
         }
         verdict

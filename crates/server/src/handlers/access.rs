@@ -1,8 +1,8 @@
 //! `roo/ignore/*` and `roo/protect/*`: read access, command vetting and write protection.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use roo_context_core::access::{BlockReason, Policy, access_denied_error};
+use roo_context_core::access::{AccessDecision, BlockReason, Policy, access_denied_error};
 use roo_context_core::command::first_blocked_argument;
 use roo_context_core::path::normalize_lexically;
 use roo_context_protocol::access::*;
@@ -70,8 +70,7 @@ fn tool_error(policy: &Policy, reason: &BlockReason, path: &str) -> String {
     }
 }
 
-fn decide(state: &SharedState, policy: &Policy, base: &Path, path: &str) -> AccessResult {
-    let decision = policy.check_access(&state.resolver, &state.fs, Some(base), path);
+fn access_result(policy: &Policy, path: &str, decision: AccessDecision) -> AccessResult {
     AccessResult {
         path: path.to_owned(),
         allowed: decision.allowed(),
@@ -90,11 +89,14 @@ pub fn validate_access(
     params: &ValidateAccessParams,
 ) -> ValidateAccessResult {
     let base = base_folder(policy, params.cwd.as_deref());
+    let decisions =
+        policy.check_access_many(&state.resolver, &state.fs, Some(&base), &params.paths);
     ValidateAccessResult {
         results: params
             .paths
             .iter()
-            .map(|p| decide(state, policy, &base, p))
+            .zip(decisions)
+            .map(|(path, decision)| access_result(policy, path, decision))
             .collect(),
     }
 }
