@@ -3,6 +3,14 @@
 /* eslint-disable */
 
 /**
+ * How a file came into a task's context (the original's `RecordSource`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FileSource".
+ */
+export type FileSource = "read_tool" | "file_mentioned" | "roo_edited" | "user_edited";
+
+/**
  * Every wire type of the protocol, by name.
  */
 export interface RooProtocolDefinitions {
@@ -11,8 +19,15 @@ export interface RooProtocolDefinitions {
   BlockedBy: BlockedBy;
   CountTokensParams: CountTokensParams;
   CountTokensResult: CountTokensResult;
+  DisposeTaskResult: DisposeTaskResult;
   EffectiveHistoryParams: EffectiveHistoryParams;
   EffectiveHistoryResult: EffectiveHistoryResult;
+  FileDidChangeParams: FileDidChangeParams;
+  FileSource: FileSource;
+  FilesReadParams: FilesReadParams;
+  FilesReadResult: FilesReadResult;
+  FilesTakeResult: FilesTakeResult;
+  FilesTaskParams: FilesTaskParams;
   FilterPathsParams: FilterPathsParams;
   FilterPathsResult: FilterPathsResult;
   FoldContextParams: FoldContextParams;
@@ -25,9 +40,12 @@ export interface RooProtocolDefinitions {
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  MarkRooEditedParams: MarkRooEditedParams;
+  MarkRooEditedResult: MarkRooEditedResult;
   MergeHistoryParams: MergeHistoryParams;
   MergeHistoryResult: MergeHistoryResult;
   MessageTokens: MessageTokens;
+  MetadataRecovery: MetadataRecovery;
   OutlineDefinition: OutlineDefinition;
   ProtectAnnotateResult: ProtectAnnotateResult;
   ProtectCheckResult: ProtectCheckResult;
@@ -38,6 +56,8 @@ export interface RooProtocolDefinitions {
   RewindParams: RewindParams;
   RewindResult: RewindResult;
   Settings: Settings;
+  TrackParams: TrackParams;
+  TrackResult: TrackResult;
   ValidateAccessParams: ValidateAccessParams;
   ValidateAccessResult: ValidateAccessResult;
   ValidateCommandParams: ValidateCommandParams;
@@ -182,6 +202,18 @@ export interface MessageTokens {
   tokens: number;
 }
 /**
+ * Result of `roo/files/disposeTask`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DisposeTaskResult".
+ */
+export interface DisposeTaskResult {
+  /**
+   * Whether the task was open.
+   */
+  disposed: boolean;
+}
+/**
  * Params of `roo/history/effective`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -244,6 +276,107 @@ export interface HistoryDiagnostic {
    * Human-readable explanation.
    */
   message: string;
+}
+/**
+ * Params of the server-to-client notification `roo/files/didChange`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FileDidChangeParams".
+ */
+export interface FileDidChangeParams {
+  /**
+   * The task that has the file in context.
+   */
+  taskId: string;
+  /**
+   * The path as given to `roo/files/track`.
+   */
+  path: string;
+  /**
+   * `modified`, `deleted` or `renamed`.
+   */
+  kind: string;
+  /**
+   * For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
+   */
+  newPath?: string | null;
+}
+/**
+ * Params of `roo/files/read` (the original's `getFilesReadByRoo`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FilesReadParams".
+ */
+export interface FilesReadParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * Opens the task from this folder when the server does not know it (a resumed task).
+   */
+  storageDir?: string | null;
+  /**
+   * Keep only reads at or after this time (ms since the epoch); undated reads are kept.
+   */
+  since?: number | null;
+}
+/**
+ * Result of `roo/files/read`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FilesReadResult".
+ */
+export interface FilesReadResult {
+  /**
+   * Paths read or mentioned, newest first, each once.
+   */
+  paths: string[];
+  /**
+   * Set when this call opened the task and its metadata file was unusable.
+   */
+  recovery?: MetadataRecovery | null;
+}
+/**
+ * What happened to a corrupt `task_metadata.json` when its task was opened.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MetadataRecovery".
+ */
+export interface MetadataRecovery {
+  /**
+   * Where the unusable file was moved (`task_metadata.json.corrupt-<ms>`).
+   */
+  movedTo: string;
+  /**
+   * Why it could not be used.
+   */
+  error: string;
+}
+/**
+ * Result of `roo/files/takeRecentlyModified` and `roo/files/takeCheckpointPossible`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FilesTakeResult".
+ */
+export interface FilesTakeResult {
+  /**
+   * The set's paths in insertion order; the set is now empty.
+   */
+  paths: string[];
+}
+/**
+ * Params of `roo/files/takeRecentlyModified`, `roo/files/takeCheckpointPossible` and
+ * `roo/files/disposeTask`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FilesTaskParams".
+ */
+export interface FilesTaskParams {
+  /**
+   * The task.
+   */
+  taskId: string;
 }
 /**
  * Params of `roo/ignore/filterPaths`.
@@ -503,6 +636,46 @@ export interface IgnoreInstructionsResult {
   activeIgnoreFile?: string | null;
 }
 /**
+ * Params of `roo/files/markRooEdited`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MarkRooEditedParams".
+ */
+export interface MarkRooEditedParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The path, as given to `roo/files/track`.
+   */
+  path: string;
+  /**
+   * What the agent writes (may be sent before the write); absent = read the file now.
+   */
+  content?: string | null;
+  /**
+   * The agent deletes the file: its absence is not a user change.
+   */
+  deleted?: boolean;
+  /**
+   * Base folder for a relative `path`.
+   */
+  cwd?: string | null;
+}
+/**
+ * Result of `roo/files/markRooEdited`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MarkRooEditedResult".
+ */
+export interface MarkRooEditedResult {
+  /**
+   * Whether changes of this file are watched for the task.
+   */
+  watched: boolean;
+}
+/**
  * Params of `roo/history/merge`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -720,6 +893,59 @@ export interface Settings {
   flavor?: string | null;
 }
 /**
+ * Params of `roo/files/track`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TrackParams".
+ */
+export interface TrackParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The task's folder (where `task_metadata.json` lives); it must exist.
+   */
+  storageDir: string;
+  /**
+   * The path as the tool gave it (relative to `cwd`, or absolute); recorded verbatim.
+   */
+  path: string;
+  /**
+   * How the file came into context.
+   */
+  source: FileSource;
+  /**
+   * What the agent read or wrote; when absent the file on disk is read now.
+   */
+  content?: string | null;
+  /**
+   * Base folder for a relative `path`; defaults to the first workspace folder.
+   */
+  cwd?: string | null;
+}
+/**
+ * Result of `roo/files/track`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TrackResult".
+ */
+export interface TrackResult {
+  /**
+   * Whether changes of this file are watched for the task.
+   */
+  watched: boolean;
+  /**
+   * Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
+   * rule forbids reading it). The record is kept either way.
+   */
+  notWatchedReason?: string | null;
+  /**
+   * Set when this call opened the task and its metadata file was unusable.
+   */
+  recovery?: MetadataRecovery | null;
+}
+/**
  * Params of `roo/ignore/validateAccess`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -823,6 +1049,12 @@ export interface RooRequests {
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
+  "roo/files/track": { params: TrackParams; result: TrackResult };
+  "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
+  "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
+  "roo/files/takeRecentlyModified": { params: FilesTaskParams; result: FilesTakeResult };
+  "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
+  "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
 }
 
 /** Client-to-server notifications: method → params. */
@@ -836,6 +1068,7 @@ export interface RooServerRequests {
 
 /** Server-to-client notifications: method → params. */
 export interface RooServerNotifications {
+  "roo/files/didChange": FileDidChangeParams;
   "roo/ignore/didReload": IgnoreDidReloadParams;
 }
 
@@ -855,6 +1088,12 @@ export const ROO_REQUEST_METHODS = {
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
   tokensCount: "roo/tokens/count",
+  filesTrack: "roo/files/track",
+  filesMarkRooEdited: "roo/files/markRooEdited",
+  filesRead: "roo/files/read",
+  filesTakeRecentlyModified: "roo/files/takeRecentlyModified",
+  filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
+  filesDisposeTask: "roo/files/disposeTask",
 } as const;
 
 /** One API function name per client-to-server notification. */
@@ -868,6 +1107,7 @@ export const ROO_SERVER_REQUEST_METHODS = {
 
 /** Server-to-client notifications the host may show. */
 export const ROO_SERVER_NOTIFICATION_METHODS = {
+  filesDidChange: "roo/files/didChange",
   ignoreDidReload: "roo/ignore/didReload",
 } as const;
 

@@ -69,10 +69,9 @@ export function registerHostHandlers(
 }
 
 /** One server notification, for display. */
-export interface NotificationEvent<M extends keyof RooServerNotifications = keyof RooServerNotifications> {
-  method: M;
-  params: RooServerNotifications[M];
-}
+export type NotificationEvent = {
+  [M in keyof RooServerNotifications]: { method: M; params: RooServerNotifications[M] };
+}[keyof RooServerNotifications];
 
 /** Subscribes to every server notification of the method table. */
 export function onServerNotifications(
