@@ -79,8 +79,9 @@ export async function summarizeWithLanguageModel(params: any, modelFamily: strin
 const SEVERITY = ["Error", "Warning", "Information", "Hint"];
 
 /** The workspace's problems, grouped by file, in the `@problems` mention format. */
-export function problemsText(): string {
+export function problemsText(maxMessages = 0): string {
   const lines: string[] = [];
+  let count = 0;
   for (const [uri, diagnostics] of vscode.languages.getDiagnostics()) {
     const relevant = diagnostics.filter(
       (d) => d.severity === vscode.DiagnosticSeverity.Error || d.severity === vscode.DiagnosticSeverity.Warning,
@@ -88,6 +89,7 @@ export function problemsText(): string {
     if (relevant.length === 0) continue;
     lines.push(`\n\n${vscode.workspace.asRelativePath(uri)}`);
     for (const d of relevant) {
+      if (maxMessages > 0 && count++ >= maxMessages) break;
       const source = d.source ? `${d.source} ` : "";
       lines.push(`- [${source}${SEVERITY[d.severity]}] ${d.range.start.line + 1}: ${d.message}`);
     }
@@ -115,7 +117,8 @@ export async function resolveHostMention(params: any): Promise<unknown> {
   switch (kind) {
     case "problems":
     case "diagnostics":
-      return { content: problemsText() };
+      if (params?.includeDiagnosticMessages === false) return { content: "" };
+      return { content: problemsText(Number(params?.maxDiagnosticMessages ?? 0)) };
     case "url": {
       const url = String(params?.value ?? params?.url ?? "");
       if (!/^https?:\/\//.test(url)) throw new Error(`not an http(s) URL: ${url}`);
