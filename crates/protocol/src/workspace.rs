@@ -21,6 +21,10 @@ pub struct Settings {
     /// Wording of protection texts: `roo` (default) or `zoo`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub flavor: Option<String>,
+    /// Load the tokenizer tables in the background right after `initialize` (default true);
+    /// false loads them on the first count, keeping memory low until then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warm_tokenizer: Option<bool>,
 }
 
 /// Params of `roo/workspace/status` (none).

@@ -450,7 +450,9 @@ impl LanguageServer for Backend {
         self.restart_watcher();
         // Load the tokenizer tables in the background: `initialize` stays fast and memory stays
         // low until they are needed; the first count waits for them if they are not ready.
-        roo_context_tokens::warm();
+        if self.state.status().settings.warm_tokenizer != Some(false) {
+            roo_context_tokens::warm();
+        }
         tracing::info!(folders = folders.len(), "initialized");
         Ok(InitializeResult {
             capabilities: ServerCapabilities {

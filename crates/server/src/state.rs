@@ -70,6 +70,9 @@ fn merge(settings: &mut Settings, update: Settings) {
     if update.flavor.is_some() {
         settings.flavor = update.flavor;
     }
+    if update.warm_tokenizer.is_some() {
+        settings.warm_tokenizer = update.warm_tokenizer;
+    }
 }
 
 impl Workspace {

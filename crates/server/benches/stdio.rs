@@ -1,0 +1,261 @@
+//! End-to-end figures over real stdio, measured on the built binary: start to `initialize`
+//! answered, resident memory before and after the tokenizer loads, a 1,000-path access batch, a
+//! folded context of 100 files (cold, then warm) and a token count of a long history.
+//!
+//! Run: `cargo bench -p roo-context --bench stdio` (release build). Prints a table; nothing here
+//! is a pass/fail test.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Peer {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next_id: i64,
+}
+
+impl Peer {
+    fn spawn(env: &[(&str, &str)]) -> Peer {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_roo-context"));
+        command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command.spawn().expect("spawn");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Peer {
+            child,
+            stdin,
+            stdout,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn read(&mut self) -> Value {
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            self.stdout.read_line(&mut line).unwrap();
+            let line = line.trim_end();
+            if line.is_empty() {
+                break;
+            }
+            if let Some(v) = line.strip_prefix("Content-Length:") {
+                length = v.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        self.stdout.read_exact(&mut body).unwrap();
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let message = self.read();
+            if message["id"] == json!(id) {
+                assert!(message.get("error").is_none(), "{method}: {message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    fn initialize(&mut self, root: &Path, options: Value) -> Value {
+        let uri = format!("file://{}", root.display());
+        let result = self.call(
+            "initialize",
+            json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": uri, "name": "w"}], "initializationOptions": options}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        result
+    }
+
+    fn rss_mib(&self) -> f64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .unwrap_or_default();
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+            .map_or(f64::NAN, |kb| kb / 1024.0)
+    }
+}
+
+impl Drop for Peer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn percentile(samples: &mut [Duration], p: f64) -> Duration {
+    samples.sort();
+    let index = ((samples.len() as f64 - 1.0) * p).round() as usize;
+    samples[index]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.2} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join(".rooignore"),
+        "node_modules/\ndist/\n*.log\nsecrets/**\n*.pem\n.env*\n",
+    )
+    .unwrap();
+    for i in 0..100 {
+        let mut source = String::new();
+        for c in 0..6 {
+            source.push_str(&format!(
+                "export interface Shape{i}x{c} {{\n  area(): number;\n  name: string;\n  id: number;\n}}\n\nexport class Widget{i}x{c} implements Shape{i}x{c} {{\n  name = \"w\";\n  id = {c};\n  area(): number {{\n    const a = this.id * 2;\n    return a + 1;\n  }}\n\n  render(target: string): string {{\n    return `<div>${{target}}</div>`;\n  }}\n}}\n\nexport function make{i}x{c}(n: number): Widget{i}x{c}[] {{\n  const out = [];\n  for (let k = 0; k < n; k++) {{\n    out.push(new Widget{i}x{c}());\n  }}\n  return out;\n}}\n\n"
+            ));
+        }
+        let path = dir.path().join(format!("src/module{}/file{i}.ts", i % 10));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, source).unwrap();
+    }
+    dir
+}
+
+fn main() {
+    let dir = workspace();
+    let root = dir.path();
+    println!(
+        "roo-context over stdio ({} cores)",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+
+    // 1. Start to `initialize` answered, and memory before any token count.
+    let mut starts = Vec::new();
+    let mut lazy_rss = Vec::new();
+    for _ in 0..15 {
+        let begin = Instant::now();
+        let mut peer = Peer::spawn(&[]);
+        peer.initialize(root, json!({"warmTokenizer": false}));
+        starts.push(begin.elapsed());
+        peer.call("roo/workspace/status", json!({}));
+        lazy_rss.push(peer.rss_mib());
+    }
+    let start_median = percentile(&mut starts, 0.5);
+    let start_p90 = percentile(&mut starts, 0.9);
+    lazy_rss.sort_by(f64::total_cmp);
+    println!(
+        "| start to initialize answered | median {} | p90 {} |",
+        ms(start_median),
+        ms(start_p90)
+    );
+    println!(
+        "| resident memory after initialize, tokenizer not loaded | {:.1} MiB |",
+        lazy_rss[lazy_rss.len() / 2]
+    );
+
+    let mut peer = Peer::spawn(&[]);
+    peer.initialize(root, json!({"warmTokenizer": false}));
+    let begin = Instant::now();
+    peer.call("roo/tokens/count", json!({"text": "hello"}));
+    println!(
+        "| first token count (loads the tables) | {} |",
+        ms(begin.elapsed())
+    );
+    println!(
+        "| resident memory with the tokenizer loaded | {:.1} MiB |",
+        peer.rss_mib()
+    );
+
+    // 2. One batch of 1,000 paths.
+    let paths: Vec<String> = (0..1000)
+        .map(|i| match i % 5 {
+            0 => format!("node_modules/pkg{i}/index.js"),
+            1 => format!("src/module{}/file{}.ts", i % 10, i % 100),
+            2 => format!("dist/chunk{i}.js"),
+            3 => format!("secrets/key{i}.pem"),
+            _ => format!("src/deep/a/b/c/d/e{i}.ts"),
+        })
+        .collect();
+    let mut batch = Vec::new();
+    for _ in 0..60 {
+        let begin = Instant::now();
+        let result = peer.call("roo/ignore/validateAccess", json!({"paths": paths}));
+        batch.push(begin.elapsed());
+        assert_eq!(result["results"].as_array().unwrap().len(), 1000);
+    }
+    let batch_median = percentile(&mut batch, 0.5);
+    println!(
+        "| validateAccess, 1,000 paths, end to end | median {} | p99 {} | {:.0} paths/s |",
+        ms(batch_median),
+        ms(percentile(&mut batch, 0.99)),
+        1000.0 / batch_median.as_secs_f64()
+    );
+
+    // 3. Folded context of 100 files: cold (first), then warm (cached outlines).
+    let files: Vec<String> = (0..100)
+        .map(|i| format!("src/module{}/file{i}.ts", i % 10))
+        .collect();
+    let begin = Instant::now();
+    let cold = peer.call(
+        "roo/fold/context",
+        json!({"paths": files, "maxChars": 1_000_000}),
+    );
+    let cold_time = begin.elapsed();
+    let mut warm = Vec::new();
+    for _ in 0..20 {
+        let begin = Instant::now();
+        peer.call(
+            "roo/fold/context",
+            json!({"paths": files, "maxChars": 1_000_000}),
+        );
+        warm.push(begin.elapsed());
+    }
+    let warm_median = percentile(&mut warm, 0.5);
+    println!(
+        "| folded context, 100 files ({} chars) | cold {} | warm median {} | {:.0}x |",
+        cold["characterCount"],
+        ms(cold_time),
+        ms(warm_median),
+        cold_time.as_secs_f64() / warm_median.as_secs_f64()
+    );
+
+    // 4. Token count of a long history, then again after appending one message.
+    let mut history: Vec<Value> = (0..2000)
+        .map(|i| {
+            let role = if i % 2 == 0 { "user" } else { "assistant" };
+            json!({"role": role, "content": [{"type": "text", "text": format!("message {i}: {}", "lorem ipsum dolor sit amet, consectetur adipiscing elit ".repeat(40))}], "ts": i})
+        })
+        .collect();
+    let begin = Instant::now();
+    let first = peer.call("roo/tokens/count", json!({"messages": history}));
+    let first_time = begin.elapsed();
+    history.push(json!({"role": "user", "content": "one more", "ts": 99_999}));
+    let begin = Instant::now();
+    let second = peer.call("roo/tokens/count", json!({"messages": history}));
+    let second_time = begin.elapsed();
+    let bytes = serde_json::to_string(&history).unwrap().len();
+    println!(
+        "| token count, {}-message history ({:.1} MB, {} tokens) end to end | first {} | after one append {} |",
+        history.len(),
+        bytes as f64 / 1e6,
+        first["total"],
+        ms(first_time),
+        ms(second_time)
+    );
+    assert!(second["total"].as_u64() > first["total"].as_u64());
+}
