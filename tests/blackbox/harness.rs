@@ -40,6 +40,10 @@ pub struct Server {
     /// Notifications (and unanswered messages) received while waiting for something else.
     pub backlog: VecDeque<Value>,
     host: Option<HostHandler>,
+    /// Server-to-client request methods the test host receives but never answers.
+    silent_methods: Vec<String>,
+    /// The server-to-client requests left unanswered, in arrival order.
+    pub unanswered: Vec<Value>,
 }
 
 fn read_frames(stdout: impl Read, tx: mpsc::Sender<Value>) {
@@ -95,6 +99,8 @@ impl Server {
             next_id: 1,
             backlog: VecDeque::new(),
             host: None,
+            silent_methods: Vec::new(),
+            unanswered: Vec::new(),
         }
     }
 
@@ -173,8 +179,40 @@ impl Server {
         }
     }
 
+    /// Receives server-to-client requests named `method` without ever answering them (they
+    /// are kept in [`Server::unanswered`]), like a host whose call never comes back.
+    pub fn leave_unanswered(&mut self, method: &str) {
+        self.silent_methods.push(method.to_owned());
+    }
+
+    /// Waits for a server-to-client request named `method` and returns it unanswered; other
+    /// messages go to the backlog (other host requests are answered as usual).
+    pub fn host_request(&mut self, method: &str) -> Value {
+        if let Some(index) = self.unanswered.iter().position(|m| m["method"] == method) {
+            return self.unanswered.remove(index);
+        }
+        loop {
+            let message = self
+                .incoming
+                .recv_timeout(DEADLINE)
+                .expect("server sent nothing before the deadline");
+            if message.get("method").is_some() && message.get("id").is_some() {
+                if message["method"] == method {
+                    return message;
+                }
+                self.answer_host_request(&message);
+                continue;
+            }
+            self.backlog.push_back(message);
+        }
+    }
+
     fn answer_host_request(&mut self, message: &Value) {
         let method = message["method"].as_str().unwrap_or_default().to_owned();
+        if self.silent_methods.contains(&method) {
+            self.unanswered.push(message.clone());
+            return;
+        }
         let reply = match self.host.as_mut() {
             Some(host) => host(&method, &message["params"]),
             None => Err((-32601, format!("test host does not implement {method}"))),

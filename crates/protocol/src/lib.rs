@@ -11,6 +11,7 @@
 //! fails while a derive or a table line is missing; `npm run check-types` while the TS is stale.
 
 pub mod access;
+pub mod context;
 pub mod files;
 #[cfg(feature = "schema")]
 pub mod schema;
@@ -66,6 +67,16 @@ pub mod methods {
     pub const FILES_DISPOSE_TASK: &str = "roo/files/disposeTask";
     /// Server-to-client notification: a tracked file changed and the agent did not do it.
     pub const FILES_DID_CHANGE: &str = "roo/files/didChange";
+    /// Condense or truncate the history (manual, automatic or emergency trigger).
+    pub const CONTEXT_MANAGE: &str = "roo/context/manage";
+    /// Whether an automatic `roo/context/manage` would act (numbers only).
+    pub const CONTEXT_WILL_MANAGE: &str = "roo/context/willManage";
+    /// Whether a provider error is a context-window-exceeded error.
+    pub const CONTEXT_CLASSIFY_ERROR: &str = "roo/context/classifyError";
+    /// Server-to-client request: the host makes the summarizer's model call.
+    pub const HOST_SUMMARIZE: &str = "roo/host/summarize";
+    /// Server-to-client notification: a `roo/host/summarize` call is no longer wanted.
+    pub const HOST_CANCEL_SUMMARIZE: &str = "roo/host/cancelSummarize";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
     pub const DEBUG_PANIC: &str = "roo/debug/panic";
 
@@ -91,5 +102,8 @@ pub mod methods {
         FILES_TAKE_RECENTLY_MODIFIED,
         FILES_TAKE_CHECKPOINT_POSSIBLE,
         FILES_DISPOSE_TASK,
+        CONTEXT_MANAGE,
+        CONTEXT_WILL_MANAGE,
+        CONTEXT_CLASSIFY_ERROR,
     ];
 }

@@ -10,6 +10,7 @@ use schemars::{JsonSchema, Schema};
 use serde_json::{Map, Value, json};
 
 use crate::access::*;
+use crate::context::*;
 use crate::files::*;
 use crate::fold::*;
 use crate::history::*;
@@ -126,6 +127,19 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
         ),
         request::<FilesTaskParams, DisposeTaskResult>(g, C2S, methods::FILES_DISPOSE_TASK),
         notification::<FileDidChangeParams>(g, S2C, methods::FILES_DID_CHANGE),
+        request::<ManageContextParams, ManageContextResult>(g, C2S, methods::CONTEXT_MANAGE),
+        request::<WillManageContextParams, WillManageContextResult>(
+            g,
+            C2S,
+            methods::CONTEXT_WILL_MANAGE,
+        ),
+        request::<ClassifyErrorParams, ClassifyErrorResult>(
+            g,
+            C2S,
+            methods::CONTEXT_CLASSIFY_ERROR,
+        ),
+        request::<HostSummarizeParams, HostSummarizeResult>(g, S2C, methods::HOST_SUMMARIZE),
+        notification::<HostCancelSummarizeParams>(g, S2C, methods::HOST_CANCEL_SUMMARIZE),
         notification::<Settings>(g, C2S, methods::SETTINGS_UPDATE),
         notification::<IgnoreDidReloadParams>(g, S2C, methods::IGNORE_DID_RELOAD),
     ]

@@ -16,7 +16,7 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
 use crate::documents::Documents;
-use crate::handlers::{access, files, fold, history};
+use crate::handlers::{access, context, files, fold, history};
 use crate::logging::LogHandle;
 use crate::lsp_edge::LineIndex;
 use crate::rpc::{debug_methods_enabled, decode, encode, guarded};
@@ -116,6 +116,12 @@ impl Backend {
         .custom_method(methods::HISTORY_MERGE, Backend::history_merge)
         .custom_method(methods::HISTORY_REWIND, Backend::history_rewind)
         .custom_method(methods::TOKENS_COUNT, Backend::tokens_count)
+        .custom_method(methods::CONTEXT_MANAGE, Backend::context_manage)
+        .custom_method(methods::CONTEXT_WILL_MANAGE, Backend::context_will_manage)
+        .custom_method(
+            methods::CONTEXT_CLASSIFY_ERROR,
+            Backend::context_classify_error,
+        )
         .custom_method(methods::FILES_TRACK, Backend::files_track)
         .custom_method(methods::FILES_MARK_ROO_EDITED, Backend::files_mark_roo_edited)
         .custom_method(methods::FILES_READ, Backend::files_read)
@@ -374,6 +380,39 @@ impl Backend {
             methods::HISTORY_REWIND,
             self.blocking_history(params, history::rewind_history),
         )
+        .await
+    }
+
+    /// `roo/context/manage`: everything the handler needs is taken here, before the first
+    /// `.await`; `$/cancelRequest` drops the future (no result, the host's history unchanged).
+    async fn context_manage(&self, params: Value) -> Result<Value> {
+        let deps = context::ContextDeps {
+            state: self.state.clone(),
+            policy: self.state.policy(),
+            documents: self.documents.clone(),
+            outlines: self.outlines.clone(),
+            tokens: self.tokens.clone(),
+        };
+        let client = self.client.clone();
+        guarded(methods::CONTEXT_MANAGE, async move {
+            let params = decode(params)?;
+            encode(context::manage(deps, client, params).await?)
+        })
+        .await
+    }
+
+    async fn context_will_manage(&self, params: Value) -> Result<Value> {
+        guarded(methods::CONTEXT_WILL_MANAGE, async {
+            let params = decode(params)?;
+            encode(context::will_manage(&self.tokens, params)?)
+        })
+        .await
+    }
+
+    async fn context_classify_error(&self, params: Value) -> Result<Value> {
+        guarded(methods::CONTEXT_CLASSIFY_ERROR, async {
+            encode(context::classify_error(decode(params)?))
+        })
         .await
     }
 

@@ -2,6 +2,7 @@
 //! and core answers into protocol results; the CLI reuses them.
 
 pub mod access;
+pub mod context;
 pub mod files;
 pub mod fold;
 pub mod history;

@@ -1,0 +1,445 @@
+//! `roo/context/*`: one handler for manual, automatic and emergency context management, the
+//! threshold pre-check and error classification. The core decides; this module counts with the
+//! shared token cache on the blocking pool, asks the host for the summary (`roo/host/summarize`,
+//! with a timeout and cancellation), and folds the files the task read into the summary.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use roo_context_core::access::Policy;
+use roo_context_core::context::{
+    ContextAction, ContextEvent, HostError, ManageInput, ManageOutcome, ManageStep,
+    RequestDegradation, SummarizeReply, SummarizerAnswer, SummarizerInfo, ThresholdSettings,
+    ThresholdSource, Trigger, WillManageInput, begin_manage, context_percent, effective_threshold,
+    finish_manage, is_context_window_exceeded_error, report, will_manage_context,
+};
+use roo_context_core::conversation::{
+    ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
+};
+use roo_context_fold::OutlineCache;
+use roo_context_protocol::context::*;
+use roo_context_protocol::fold::FoldContextParams;
+use roo_context_protocol::methods;
+use roo_context_tokens::TokenCache;
+use serde_json::Value;
+use tower_lsp_server::Client;
+use tower_lsp_server::jsonrpc::Error;
+use tower_lsp_server::ls_types::notification::Notification;
+use tower_lsp_server::ls_types::request::Request;
+
+use crate::counting::{Mode, with_counter};
+use crate::documents::Documents;
+use crate::handlers::fold;
+use crate::rpc::internal;
+use crate::state::SharedState;
+
+/// `roo/host/summarize`, the server-to-client request.
+pub enum HostSummarize {}
+
+impl Request for HostSummarize {
+    type Params = HostSummarizeParams;
+    type Result = HostSummarizeResult;
+    const METHOD: &'static str = methods::HOST_SUMMARIZE;
+}
+
+/// `roo/host/cancelSummarize`, the server-to-client notification.
+pub enum HostCancelSummarize {}
+
+impl Notification for HostCancelSummarize {
+    type Params = HostCancelSummarizeParams;
+    const METHOD: &'static str = methods::HOST_CANCEL_SUMMARIZE;
+}
+
+/// Fresh UUID v4 ids for summaries and markers.
+#[derive(Debug, Default)]
+pub struct UuidIds;
+
+impl IdSource for UuidIds {
+    fn next_id(&mut self) -> String {
+        uuid::Uuid::new_v4().to_string()
+    }
+}
+
+/// What the context handlers read from the server.
+#[derive(Clone)]
+pub struct ContextDeps {
+    /// Workspace state (resolver, file system) for folded file context.
+    pub state: Arc<SharedState>,
+    /// The access rule in force when the request arrived.
+    pub policy: Arc<Policy>,
+    /// Open documents (their unsaved text wins over the disk).
+    pub documents: Arc<Documents>,
+    /// Outline cache shared with the fold methods.
+    pub outlines: Arc<OutlineCache>,
+    /// Token cache shared by every feature that counts.
+    pub tokens: Arc<TokenCache>,
+}
+
+fn count_mode(mode: Option<&str>) -> Result<Mode, Error> {
+    match mode {
+        None => Ok(Mode::Estimate),
+        Some(mode) => Mode::parse(Some(mode))
+            .map_err(|e| Error::invalid_params(format!("field `tokenCountMode`: {e}"))),
+    }
+}
+
+fn threshold_settings(
+    auto: Option<bool>,
+    percent: Option<f64>,
+    profiles: Option<std::collections::BTreeMap<String, f64>>,
+    profile_id: Option<String>,
+) -> ThresholdSettings {
+    let defaults = ThresholdSettings::default();
+    ThresholdSettings {
+        auto_condense_context: auto.unwrap_or(defaults.auto_condense_context),
+        auto_condense_context_percent: percent.unwrap_or(defaults.auto_condense_context_percent),
+        profile_thresholds: profiles.unwrap_or_default(),
+        current_profile_id: profile_id.unwrap_or(defaults.current_profile_id),
+    }
+}
+
+/// The files whose folded outlines go into the summary. Today the host lists them
+/// (`filesReadByRoo`); this is the hook for the file-context tracker (issue 5) to supply the
+/// task's `read_tool` / `file_mentioned` files when the host does not.
+pub fn files_read_for_summary(params: &ManageContextParams) -> Vec<String> {
+    params.files_read_by_roo.clone().unwrap_or_default()
+}
+
+/// The folded file context sections of `paths` (each file through the access rule).
+fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) -> Vec<String> {
+    if paths.is_empty() {
+        return Vec::new();
+    }
+    let params = FoldContextParams {
+        paths,
+        cwd,
+        max_chars: None,
+    };
+    fold::fold_context(
+        &deps.state,
+        &deps.policy,
+        &deps.documents,
+        &deps.outlines,
+        &params,
+    )
+    .sections
+}
+
+fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, Error> {
+    let messages = parse_history(Value::Array(std::mem::take(&mut params.messages)))
+        .map_err(|e| Error::invalid_params(format!("invalid params: field `messages`: {e}")))?
+        .messages;
+    let summarizer = params.summarizer.clone().unwrap_or_default();
+    let trigger = match params.trigger {
+        ContextTrigger::Manual => Trigger::Manual,
+        ContextTrigger::Automatic => Trigger::Automatic,
+        ContextTrigger::Emergency => Trigger::Emergency,
+    };
+    Ok(ManageInput {
+        trigger,
+        messages,
+        system_prompt: params.system_prompt.clone(),
+        tools_json: params
+            .tools
+            .as_ref()
+            .filter(|tools| tools.as_array().is_some_and(|list| !list.is_empty()))
+            .map(Value::to_string),
+        context_window: params.context_window,
+        max_tokens: params.max_tokens,
+        total_tokens: params.total_tokens,
+        settings: threshold_settings(
+            params.auto_condense_context,
+            params.auto_condense_context_percent,
+            params.profile_thresholds.clone(),
+            params.current_profile_id.clone(),
+        ),
+        custom_condensing_prompt: params.custom_condensing_prompt.clone(),
+        environment_details: params.environment_details.clone(),
+        folded_file_sections: Vec::new(),
+        summarizer: SummarizerInfo {
+            context_window: summarizer.context_window.unwrap_or(params.context_window),
+            max_tokens: summarizer.max_tokens.or(params.max_tokens),
+            supports_images: summarizer.supports_images.unwrap_or(false),
+        },
+    })
+}
+
+/// Tells the host a summarize call is abandoned, when the handler is dropped (cancelled) or
+/// times out while waiting for it.
+struct AbandonNotice {
+    client: Client,
+    request_id: String,
+    reason: Option<&'static str>,
+}
+
+impl Drop for AbandonNotice {
+    fn drop(&mut self) {
+        let Some(reason) = self.reason else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let client = self.client.clone();
+        let params = HostCancelSummarizeParams {
+            request_id: std::mem::take(&mut self.request_id),
+            reason: reason.to_owned(),
+        };
+        runtime.spawn(async move {
+            client
+                .send_notification::<HostCancelSummarize>(params)
+                .await;
+        });
+    }
+}
+
+fn host_error_from_rpc(error: Error) -> HostError {
+    let data = error.data.unwrap_or(Value::Null);
+    let field = |key: &str| data.get(key).filter(|v| !v.is_null()).cloned();
+    HostError {
+        message: error.message.into_owned(),
+        status: field("status"),
+        code: field("code"),
+        response: field("response"),
+        body: field("body"),
+    }
+}
+
+async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64) -> SummarizeReply {
+    let mut notice = AbandonNotice {
+        client: client.clone(),
+        request_id: params.request_id.clone(),
+        reason: Some("cancelled"),
+    };
+    let call = client.send_request::<HostSummarize>(params);
+    let reply = match tokio::time::timeout(Duration::from_millis(timeout_ms), call).await {
+        Err(_) => {
+            notice.reason = Some("timeout");
+            return SummarizeReply::TimedOut {
+                after_ms: timeout_ms,
+            };
+        }
+        Ok(Err(error)) => SummarizeReply::Failed {
+            error: Box::new(host_error_from_rpc(error)),
+            cost: 0.0,
+        },
+        Ok(Ok(result)) => match result.error {
+            Some(error) => SummarizeReply::Failed {
+                error: Box::new(HostError {
+                    message: error.message,
+                    status: error.status,
+                    code: error.code,
+                    response: error.response,
+                    body: error.body,
+                }),
+                cost: result.cost,
+            },
+            None => SummarizeReply::Answer(SummarizerAnswer {
+                text: result.text,
+                cost: result.cost,
+                output_tokens: result.output_tokens,
+            }),
+        },
+    };
+    notice.reason = None;
+    reply
+}
+
+async fn blocking<R: Send + 'static>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, Error> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| internal(format!("context work failed: {e}")))
+}
+
+/// `roo/context/manage`: one path for all three triggers. On cancellation (`$/cancelRequest`)
+/// the framework drops this future: no result is produced and the host keeps its history.
+pub async fn manage(
+    deps: ContextDeps,
+    client: Client,
+    mut params: ManageContextParams,
+) -> Result<ManageContextResult, Error> {
+    let mode = count_mode(params.token_count_mode.as_deref())?;
+    let input = manage_input(&mut params)?;
+    let tokens = deps.tokens.clone();
+    let step = blocking(move || {
+        with_counter(&tokens, mode, |counter| {
+            begin_manage(input, counter, &mut UuidIds, &SystemClock)
+        })
+    })
+    .await?;
+    let outcome = match step {
+        ManageStep::Done(outcome) => *outcome,
+        ManageStep::Summarize(mut pending) => {
+            let request = HostSummarizeParams {
+                request_id: uuid::Uuid::new_v4().to_string(),
+                system_prompt: pending.request.system_prompt.clone(),
+                messages: std::mem::take(&mut pending.request.messages)
+                    .into_iter()
+                    .map(|message| Value::Object(message.fields))
+                    .collect(),
+                trigger: params.trigger,
+                task_id: params.task_id.clone(),
+                metadata: params.metadata.clone(),
+                request_tokens: pending.request.request_tokens,
+                token_limit: pending.request.token_limit,
+            };
+            let paths = files_read_for_summary(&params);
+            let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
+            let folding = blocking(move || folded_sections(&fold_deps, paths, cwd));
+            let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
+            let (reply, sections) = tokio::join!(ask_host(&client, request, timeout_ms), folding);
+            pending.input.folded_file_sections = sections.unwrap_or_else(|error| {
+                tracing::warn!(message = %error.message, "folded file context failed; summary without it");
+                Vec::new()
+            });
+            let tokens = deps.tokens.clone();
+            blocking(move || {
+                with_counter(&tokens, mode, |counter| {
+                    finish_manage(*pending, reply, counter, &mut UuidIds, &SystemClock)
+                })
+            })
+            .await?
+        }
+    };
+    Ok(wire_result(outcome))
+}
+
+fn wire_degradation(degradation: RequestDegradation) -> RequestDegradationInfo {
+    RequestDegradationInfo {
+        tool_results_shrunk: degradation.tool_results_shrunk,
+        messages_omitted: degradation.messages_omitted,
+        texts_shrunk: degradation.texts_shrunk,
+    }
+}
+
+fn wire_event(event: ContextEvent) -> ContextEventMessage {
+    let mut message = ContextEventMessage {
+        say: String::new(),
+        text: None,
+        context_condense: None,
+        context_truncation: None,
+    };
+    match event {
+        ContextEvent::CondenseContext(condense) => {
+            message.say = "condense_context".into();
+            message.context_condense = Some(ContextCondense {
+                cost: condense.cost,
+                prev_context_tokens: condense.prev_context_tokens,
+                new_context_tokens: condense.new_context_tokens,
+                summary: condense.summary,
+                condense_id: condense.condense_id,
+            });
+        }
+        ContextEvent::CondenseContextError(text) => {
+            message.say = "condense_context_error".into();
+            message.text = Some(text);
+        }
+        ContextEvent::SlidingWindowTruncation(truncation) => {
+            message.say = "sliding_window_truncation".into();
+            message.context_truncation = Some(ContextTruncation {
+                truncation_id: truncation.truncation_id,
+                messages_removed: truncation.messages_removed,
+                prev_context_tokens: truncation.prev_context_tokens,
+                new_context_tokens: truncation.new_context_tokens,
+            });
+        }
+    }
+    message
+}
+
+fn threshold_source_name(source: &ThresholdSource) -> &'static str {
+    match source {
+        ThresholdSource::Global => "global",
+        ThresholdSource::Profile => "profile",
+        ThresholdSource::InvalidProfile { .. } => "invalidProfile",
+        ThresholdSource::Forced => "forced",
+    }
+}
+
+/// The wire result of an outcome, with its events from the one reporter.
+pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
+    let events = report(&outcome).into_iter().map(wire_event).collect();
+    let budget = ContextBudgetInfo {
+        allowed_tokens: outcome.budget.allowed_tokens,
+        reserved_tokens: outcome.budget.reserved_tokens,
+        model_facing_tokens: outcome.budget.model_facing_tokens,
+        context_percent: outcome.budget.context_percent,
+        threshold: outcome.budget.threshold,
+        threshold_source: threshold_source_name(&outcome.budget.threshold_source).into(),
+    };
+    ManageContextResult {
+        changed: outcome.changed,
+        messages: outcome.changed.then(|| {
+            outcome
+                .messages
+                .into_iter()
+                .map(|message: ApiMessage| Value::Object(message.fields))
+                .collect()
+        }),
+        action: match outcome.action {
+            ContextAction::None => "none",
+            ContextAction::Condensed => "condensed",
+            ContextAction::Truncated => "truncated",
+        }
+        .into(),
+        summary: outcome.summary,
+        cost: outcome.cost,
+        prev_context_tokens: outcome.prev_context_tokens,
+        new_context_tokens: outcome.new_context_tokens,
+        condense_id: outcome.condense_id,
+        truncation_id: outcome.truncation_id,
+        messages_removed: outcome.messages_removed,
+        tool_results_shrunk: outcome.tool_results_shrunk,
+        error: outcome.error,
+        error_details: outcome.error_details,
+        events,
+        budget,
+        request_degradation: outcome.request_degradation.map(wire_degradation),
+        warnings: outcome.warnings,
+    }
+}
+
+/// `roo/context/willManage`.
+pub fn will_manage(
+    tokens: &TokenCache,
+    params: WillManageContextParams,
+) -> Result<WillManageContextResult, Error> {
+    let mode = count_mode(params.token_count_mode.as_deref())?;
+    let last_message_tokens = match (params.last_message_tokens, &params.last_message) {
+        (Some(tokens), _) => tokens,
+        (None, Some(message)) => with_counter(tokens, mode, |counter| {
+            content_tokens(message.get("content"), counter) as u64
+        }),
+        (None, None) => 0,
+    };
+    let input = WillManageInput {
+        total_tokens: params.total_tokens,
+        last_message_tokens,
+        context_window: params.context_window,
+        max_tokens: params.max_tokens,
+        settings: threshold_settings(
+            params.auto_condense_context,
+            params.auto_condense_context_percent,
+            params.profile_thresholds,
+            params.current_profile_id,
+        ),
+    };
+    let prev = input.total_tokens + last_message_tokens;
+    Ok(WillManageContextResult {
+        will_manage: will_manage_context(&input),
+        prev_context_tokens: prev,
+        allowed_tokens: roo_context_core::context::allowed_tokens(
+            input.context_window,
+            input.max_tokens,
+        ),
+        context_percent: context_percent(prev, input.context_window),
+        threshold: effective_threshold(&input.settings).0,
+    })
+}
+
+/// `roo/context/classifyError`.
+pub fn classify_error(params: ClassifyErrorParams) -> ClassifyErrorResult {
+    ClassifyErrorResult {
+        is_context_window_error: is_context_window_exceeded_error(&params.error),
+    }
+}
