@@ -10,6 +10,7 @@ mod files;
 mod fold;
 mod history;
 mod lifecycle;
+mod mentions;
 mod ordering;
 mod reload;
 mod security;

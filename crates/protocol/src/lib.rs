@@ -17,6 +17,7 @@ pub mod files;
 pub mod schema;
 pub mod fold;
 pub mod history;
+pub mod mentions;
 pub mod workspace;
 
 /// Every custom method name, in one place.
@@ -77,6 +78,12 @@ pub mod methods {
     pub const HOST_SUMMARIZE: &str = "roo/host/summarize";
     /// Server-to-client notification: a `roo/host/summarize` call is no longer wanted.
     pub const HOST_CANCEL_SUMMARIZE: &str = "roo/host/cancelSummarize";
+    /// Parses @-mentions and slash commands in one text.
+    pub const MENTIONS_PARSE: &str = "roo/mentions/parse";
+    /// Expands mentions in a whole user content array (`processUserContentMentions`).
+    pub const MENTIONS_PROCESS_USER_CONTENT: &str = "roo/mentions/processUserContent";
+    /// Server-to-client request: resolve `@problems`, `@terminal` or a URL.
+    pub const HOST_RESOLVE_MENTION: &str = "roo/host/resolveMention";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
     pub const DEBUG_PANIC: &str = "roo/debug/panic";
 
@@ -105,5 +112,7 @@ pub mod methods {
         CONTEXT_MANAGE,
         CONTEXT_WILL_MANAGE,
         CONTEXT_CLASSIFY_ERROR,
+        MENTIONS_PARSE,
+        MENTIONS_PROCESS_USER_CONTENT,
     ];
 }

@@ -14,6 +14,7 @@ use crate::context::*;
 use crate::files::*;
 use crate::fold::*;
 use crate::history::*;
+use crate::mentions::*;
 use crate::methods;
 use crate::workspace::*;
 
@@ -139,6 +140,17 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
             methods::CONTEXT_CLASSIFY_ERROR,
         ),
         request::<HostSummarizeParams, HostSummarizeResult>(g, S2C, methods::HOST_SUMMARIZE),
+        request::<ParseMentionsParams, ParseMentionsResult>(g, C2S, methods::MENTIONS_PARSE),
+        request::<ProcessUserContentParams, ProcessUserContentResult>(
+            g,
+            C2S,
+            methods::MENTIONS_PROCESS_USER_CONTENT,
+        ),
+        request::<ResolveMentionParams, ResolveMentionResult>(
+            g,
+            S2C,
+            methods::HOST_RESOLVE_MENTION,
+        ),
         notification::<HostCancelSummarizeParams>(g, S2C, methods::HOST_CANCEL_SUMMARIZE),
         notification::<Settings>(g, C2S, methods::SETTINGS_UPDATE),
         notification::<IgnoreDidReloadParams>(g, S2C, methods::IGNORE_DID_RELOAD),

@@ -42,6 +42,11 @@ enum Command {
     /// Exit code: 0 when everything may be read, 1 when something is blocked from reading
     /// (write protection alone does not change it), 2 on usage errors.
     Check(cli::check::CheckArgs),
+    /// Parse @-mentions and slash commands of a message and print the result as JSON.
+    ///
+    /// Files, folders, commands and git mentions are resolved; host-only mentions (`@problems`,
+    /// `@terminal`, URLs) get their error text, as with an editor that does not answer.
+    Mentions(cli::mentions::MentionsArgs),
     /// Print the folded view (definitions only) of files and folders.
     Fold(cli::fold::FoldArgs),
     /// Count o200k_base tokens of a file or stdin (exact; `--estimate` for the original's rules).
@@ -60,6 +65,7 @@ fn main() -> ExitCode {
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(log),
         Command::Check(args) => cli::check::run(args),
+        Command::Mentions(args) => cli::mentions::run(args),
         Command::Fold(args) => cli::fold::run(args),
         Command::Tokens(args) => cli::tokens::run_tokens(args),
         Command::History(args) => cli::tokens::run_history(args),

@@ -111,6 +111,11 @@ impl Backend {
         .custom_method(methods::WORKSPACE_STATUS, Backend::workspace_status)
         .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update)
         .custom_method(methods::FOLD_CONTEXT, Backend::fold_context)
+        .custom_method(methods::MENTIONS_PARSE, Backend::mentions_parse)
+        .custom_method(
+            methods::MENTIONS_PROCESS_USER_CONTENT,
+            Backend::mentions_process_user_content,
+        )
         .custom_method(methods::FOLD_OUTLINE, Backend::fold_outline)
         .custom_method(methods::HISTORY_EFFECTIVE, Backend::history_effective)
         .custom_method(methods::HISTORY_MERGE, Backend::history_merge)
@@ -288,6 +293,36 @@ impl Backend {
         guarded(methods::WORKSPACE_STATUS, async {
             let _: roo_context_protocol::workspace::WorkspaceStatusParams = decode(params)?;
             encode(self.state.status())
+        })
+        .await
+    }
+
+    async fn mentions_parse(&self, params: Value) -> Result<Value> {
+        guarded(methods::MENTIONS_PARSE, async {
+            let params = decode(params)?;
+            let result = crate::handlers::mentions::parse(
+                &self.state,
+                Some(self.client.clone()),
+                params,
+            )
+            .await
+            .map_err(crate::rpc::internal)?;
+            encode(result)
+        })
+        .await
+    }
+
+    async fn mentions_process_user_content(&self, params: Value) -> Result<Value> {
+        guarded(methods::MENTIONS_PROCESS_USER_CONTENT, async {
+            let params = decode(params)?;
+            let result = crate::handlers::mentions::process_user_content(
+                &self.state,
+                Some(self.client.clone()),
+                params,
+            )
+            .await
+            .map_err(crate::rpc::internal)?;
+            encode(result)
         })
         .await
     }

@@ -117,6 +117,11 @@ pub fn built_in_command(name: &str) -> Option<Command> {
     })
 }
 
+/// [`built_in_command`] as a catalog answer.
+pub fn built_in(name: &str) -> Option<CommandLookup> {
+    built_in_command(name).map(CommandLookup::Command)
+}
+
 /// The command folder under `base` (the workspace or the home folder): `.zoo/commands` when
 /// `.zoo` exists, else `.roo/commands` when `.roo` exists, else `.zoo/commands` (Zoo 3.82; for a
 /// Roo-only tree this is Roo's `.roo/commands`).

@@ -10,7 +10,7 @@ pub mod read;
 pub mod scan;
 
 pub use commands::{
-    Command, CommandCatalog, CommandLookup, CommandSource, FolderCommandCatalog, Skill,
+    Command, CommandCatalog, CommandLookup, CommandSource, FolderCommandCatalog, Skill, built_in,
 };
 pub use parse::{
     Fetch, Fetched, MentionDiagnostic, MentionPlan, ParsedMentions, TextExpansion, assemble,

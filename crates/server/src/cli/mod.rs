@@ -2,5 +2,6 @@
 
 pub mod check;
 pub mod fold;
+pub mod mentions;
 pub mod tokens;
 pub mod watch;

@@ -6,3 +6,4 @@ pub mod context;
 pub mod files;
 pub mod fold;
 pub mod history;
+pub mod mentions;

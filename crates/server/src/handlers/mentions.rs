@@ -1,0 +1,351 @@
+//! `roo/mentions/parse` and `roo/mentions/processUserContent`: the core plans and reads files on
+//! the blocking pool; git runs as a real process; `@problems`, `@terminal` and URLs are asked of
+//! the host with `roo/host/resolveMention` under a timeout. A failed fetch becomes the original's
+//! error text for that mention and never stops the rest of the message. The CLI reuses this with
+//! no host.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::future::join_all;
+use roo_context_core::fs::OsFs;
+use roo_context_core::mentions::git::{
+    COMMIT_INFO_FORMAT, GIT_NOT_INSTALLED, NOT_A_GIT_REPOSITORY, format_commit_info,
+    format_working_state,
+};
+use roo_context_core::mentions::{
+    self as core, Fetch, Fetched, FolderCommandCatalog, MentionReader, ParsedMentions,
+    TextExpansion, assemble, plan_mentions, user_content_texts, walk_user_content,
+};
+use roo_context_core::path::normalize_lexically;
+use roo_context_protocol::mentions::*;
+use roo_context_protocol::methods;
+use tower_lsp_server::Client;
+use tower_lsp_server::ls_types::request::Request;
+
+use crate::state::SharedState;
+
+/// How long the host gets for one mention unless the request says otherwise.
+pub const DEFAULT_HOST_TIMEOUT_MS: u64 = 10_000;
+
+/// The server-to-client request for host-only mentions.
+pub enum ResolveMention {}
+
+impl Request for ResolveMention {
+    type Params = ResolveMentionParams;
+    type Result = ResolveMentionResult;
+    const METHOD: &'static str = methods::HOST_RESOLVE_MENTION;
+}
+
+/// Everything one parse needs, taken from the state before the first `.await`.
+#[derive(Clone)]
+struct Context {
+    state: Arc<SharedState>,
+    host: Option<Client>,
+    cwd: PathBuf,
+    home: Option<PathBuf>,
+    options: MentionOptions,
+}
+
+fn context(state: &Arc<SharedState>, host: Option<Client>, options: MentionOptions) -> Context {
+    let policy = state.policy();
+    let cwd = match options.cwd.as_deref() {
+        Some(cwd) => normalize_lexically(policy.base(), cwd),
+        None => policy.base().to_path_buf(),
+    };
+    Context {
+        state: state.clone(),
+        host,
+        cwd,
+        home: std::env::var_os("HOME").map(PathBuf::from),
+        options,
+    }
+}
+
+fn to_wire(parsed: ParsedMentions) -> ParseMentionsResult {
+    ParseMentionsResult {
+        text: parsed.text,
+        content_blocks: parsed
+            .content_blocks
+            .into_iter()
+            .map(|b| MentionContentBlock {
+                block_type: match b.block_type {
+                    core::BlockType::File => "file".into(),
+                    core::BlockType::Folder => "folder".into(),
+                },
+                path: b.path,
+                content: b.content,
+                metadata: b.metadata.map(|m| MentionContentMetadata {
+                    total_lines: m.total_lines,
+                    returned_lines: m.returned_lines,
+                    was_truncated: m.was_truncated,
+                    lines_shown: m.lines_shown,
+                }),
+            })
+            .collect(),
+        slash_command_help: parsed.slash_command_help,
+        mode: parsed.mode,
+        diagnostics: parsed
+            .diagnostics
+            .into_iter()
+            .map(|d| MentionDiagnostic {
+                code: d.code,
+                message: d.message,
+            })
+            .collect(),
+        mentioned_files: parsed.mentioned_files,
+    }
+}
+
+/// Plans the text and reads every path mention (blocking work).
+fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fetched>>) {
+    let fs = OsFs;
+    let policy = ctx.state.policy();
+    let catalog = FolderCommandCatalog::new(&fs, Some(&ctx.cwd), ctx.home.as_deref());
+    let plan = plan_mentions(text, &catalog);
+    let reader = MentionReader {
+        fs: &fs,
+        policy: &policy,
+        resolver: &ctx.state.resolver,
+        cwd: &ctx.cwd,
+        show_ignored_files: ctx.options.show_roo_ignored_files.unwrap_or(false),
+        zoo_wording: ctx.state.status().settings.flavor.as_deref() == Some("zoo"),
+    };
+    let files = plan
+        .fetches
+        .iter()
+        .map(|fetch| match fetch {
+            Fetch::Path(p) => Some(Fetched::Path(reader.read_path_mention(p))),
+            _ => None,
+        })
+        .collect();
+    (plan, files)
+}
+
+/// Runs `git` in `cwd`; `Err` carries Node's `exec` wording (`Command failed: ...`).
+fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
+    let output = std::process::Command::new("git")
+        .args(args)
+        .current_dir(cwd)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_PAGER", "cat")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("spawn git: {e}"))?;
+    if output.status.success() {
+        Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+    } else {
+        Err(format!(
+            "Command failed: git {}\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        ))
+    }
+}
+
+/// `Some(message)` when git cannot be asked at all (not installed, not a repository).
+fn git_unavailable(cwd: &Path) -> Option<&'static str> {
+    if git(cwd, &["--version"]).is_err() {
+        return Some(GIT_NOT_INSTALLED);
+    }
+    if git(cwd, &["rev-parse", "--git-dir"]).is_err() {
+        return Some(NOT_A_GIT_REPOSITORY);
+    }
+    None
+}
+
+/// The original's `getWorkingState`.
+pub fn working_state(cwd: &Path) -> String {
+    if let Some(message) = git_unavailable(cwd) {
+        return message.to_owned();
+    }
+    let result = git(cwd, &["status", "--short"]).and_then(|status| {
+        if status.trim().is_empty() {
+            return Ok(format_working_state(&status, ""));
+        }
+        git(cwd, &["diff", "HEAD"]).map(|diff| format_working_state(&status, &diff))
+    });
+    result.unwrap_or_else(|message| format!("Failed to get working state: {message}"))
+}
+
+/// The original's `getCommitInfo`.
+pub fn commit_info(cwd: &Path, hash: &str) -> String {
+    if let Some(message) = git_unavailable(cwd) {
+        return message.to_owned();
+    }
+    let format = format!("--format={COMMIT_INFO_FORMAT}");
+    let result = git(cwd, &["show", &format, "--no-patch", hash]).and_then(|info| {
+        let stats = git(cwd, &["show", "--stat", "--format=", hash])?;
+        let diff = git(cwd, &["show", "--format=", hash])?;
+        Ok(format_commit_info(&info, &stats, &diff))
+    });
+    result.unwrap_or_else(|message| format!("Failed to get commit info: {message}"))
+}
+
+/// Asks the host; the error message names what went wrong, the diagnostic says it for machines.
+async fn ask_host(
+    ctx: &Context,
+    kind: &str,
+    value: &str,
+) -> (Result<String, String>, Option<core::MentionDiagnostic>) {
+    let Some(client) = &ctx.host else {
+        let message = "no editor host is connected to resolve it".to_owned();
+        return (
+            Err(message.clone()),
+            Some(core::MentionDiagnostic::new(
+                "hostUnavailable",
+                format!("@{value}: {message}"),
+            )),
+        );
+    };
+    let timeout_ms = ctx
+        .options
+        .host_timeout_ms
+        .unwrap_or(DEFAULT_HOST_TIMEOUT_MS);
+    let params = ResolveMentionParams {
+        kind: kind.to_owned(),
+        value: value.to_owned(),
+        cwd: ctx.cwd.to_string_lossy().into_owned(),
+        task_id: ctx.options.task_id.clone(),
+        include_diagnostic_messages: ctx.options.include_diagnostic_messages.unwrap_or(true),
+        max_diagnostic_messages: ctx.options.max_diagnostic_messages.unwrap_or(50),
+    };
+    let call = client.send_request::<ResolveMention>(params);
+    match tokio::time::timeout(Duration::from_millis(timeout_ms), call).await {
+        Ok(Ok(result)) => (Ok(result.content), None),
+        Ok(Err(error)) => {
+            let message = format!(
+                "the host could not resolve it: {} (code {})",
+                error.message,
+                error.code.code()
+            );
+            let diagnostic =
+                core::MentionDiagnostic::new("hostError", format!("@{value}: {message}"));
+            (Err(message), Some(diagnostic))
+        }
+        Err(_) => {
+            let message = format!(
+                "the host did not answer {} within {timeout_ms} ms",
+                methods::HOST_RESOLVE_MENTION
+            );
+            let diagnostic =
+                core::MentionDiagnostic::new("hostTimeout", format!("@{value}: {message}"));
+            (Err(message), Some(diagnostic))
+        }
+    }
+}
+
+async fn blocking<R: Send + 'static>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, String> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| format!("mention work failed: {e}"))
+}
+
+async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::MentionDiagnostic>) {
+    let (value, diagnostic) = match fetch {
+        Fetch::Path(_) => unreachable!("paths are read with the plan"),
+        Fetch::GitChanges => {
+            let cwd = ctx.cwd.clone();
+            (blocking(move || working_state(&cwd)).await, None)
+        }
+        Fetch::Commit(hash) => {
+            let (cwd, hash) = (ctx.cwd.clone(), hash.clone());
+            (blocking(move || commit_info(&cwd, &hash)).await, None)
+        }
+        Fetch::Problems => ask_host(ctx, "problems", "problems").await,
+        Fetch::Terminal => ask_host(ctx, "terminal", "terminal").await,
+        Fetch::Url(url) => ask_host(ctx, "url", url).await,
+    };
+    (Fetched::Text(value), diagnostic)
+}
+
+async fn parse_text(ctx: &Context, text: String) -> Result<ParsedMentions, String> {
+    let planning = ctx.clone();
+    let (plan, files) = blocking(move || plan_and_read(&planning, &text)).await?;
+    let others = join_all(
+        plan.fetches
+            .iter()
+            .filter(|f| !matches!(f, Fetch::Path(_)))
+            .map(|fetch| fetch_other(ctx, fetch)),
+    )
+    .await;
+    let mut others = others.into_iter();
+    let mut diagnostics = Vec::new();
+    let fetched: Vec<Fetched> = files
+        .into_iter()
+        .map(|file| match file {
+            Some(file) => file,
+            None => {
+                let (value, diagnostic) = others.next().expect("one value per non-path fetch");
+                diagnostics.extend(diagnostic);
+                value
+            }
+        })
+        .collect();
+    let mut parsed = assemble(plan, fetched);
+    parsed.diagnostics.extend(diagnostics);
+    track_mentioned_files(ctx, &parsed.mentioned_files);
+    Ok(parsed)
+}
+
+/// Hook for the file context tracker (issue 5): every file a mention read is reported here as
+/// `file_mentioned`, for the task in `taskId`/`storageDir`. The server's tracker is not wired to
+/// this handler yet, so the files are only returned in `mentionedFiles`, from which a host can
+/// call `roo/files/track` itself.
+fn track_mentioned_files(ctx: &Context, files: &[String]) {
+    if let (Some(task_id), false) = (&ctx.options.task_id, files.is_empty()) {
+        tracing::debug!(task_id, files = files.len(), "files mentioned");
+    }
+}
+
+/// `roo/mentions/parse`.
+pub async fn parse(
+    state: &Arc<SharedState>,
+    host: Option<Client>,
+    params: ParseMentionsParams,
+) -> Result<ParseMentionsResult, String> {
+    let ctx = context(state, host, params.options);
+    parse_text(&ctx, params.text).await.map(to_wire)
+}
+
+/// `roo/mentions/processUserContent`: texts are parsed one after the other, in input order, so
+/// the mode is the first one in the message (not the first to finish, as in the original).
+pub async fn process_user_content(
+    state: &Arc<SharedState>,
+    host: Option<Client>,
+    params: ProcessUserContentParams,
+) -> Result<ProcessUserContentResult, String> {
+    let ctx = context(state, host, params.options);
+    let mut expansions = Vec::new();
+    let mut mode = None;
+    let mut diagnostics = Vec::new();
+    let mut mentioned_files: Vec<String> = Vec::new();
+    for text in user_content_texts(&params.content) {
+        let parsed = parse_text(&ctx, text).await?;
+        expansions.push(TextExpansion::from(&parsed));
+        mode = mode.or(parsed.mode);
+        diagnostics.extend(parsed.diagnostics.into_iter().map(|d| MentionDiagnostic {
+            code: d.code,
+            message: d.message,
+        }));
+        for file in parsed.mentioned_files {
+            if !mentioned_files.contains(&file) {
+                mentioned_files.push(file);
+            }
+        }
+    }
+    let mut expansions = expansions.into_iter();
+    let content = walk_user_content(&params.content, &mut |_| expansions.next());
+    let changed = content != params.content;
+    Ok(ProcessUserContentResult {
+        content,
+        mode,
+        changed,
+        diagnostics,
+        mentioned_files,
+    })
+}
