@@ -5,6 +5,7 @@ mod harness;
 
 mod access;
 mod cli;
+mod demo;
 mod context;
 mod files;
 mod fold;

@@ -53,6 +53,8 @@ enum Command {
     Tokens(cli::tokens::TokensArgs),
     /// Work with stored conversation histories.
     History(cli::tokens::HistoryArgs),
+    /// A scripted host that shows the whole product on the bundled example workspace.
+    Demo(cli::demo::DemoArgs),
     /// Track files and print each change the agent did not make (modified, deleted, renamed).
     ///
     /// Prints `ready ...` on stderr once watching, then one line per change on stdout.
@@ -69,6 +71,7 @@ fn main() -> ExitCode {
         Command::Fold(args) => cli::fold::run(args),
         Command::Tokens(args) => cli::tokens::run_tokens(args),
         Command::History(args) => cli::tokens::run_history(args),
+        Command::Demo(args) => cli::demo::run(args),
         Command::Watch(args) => cli::watch::run(args),
     }
 }

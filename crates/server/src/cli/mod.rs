@@ -5,3 +5,4 @@ pub mod fold;
 pub mod mentions;
 pub mod tokens;
 pub mod watch;
+pub mod demo;

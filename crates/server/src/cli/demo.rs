@@ -1,0 +1,471 @@
+//! `roo-context demo`: a scripted host that spawns the real server, talks to it over stdio and
+//! prints a readable transcript of the whole product on the bundled example workspace. Each step
+//! names the JSON-RPC method it uses, so a newcomer learns the protocol by running it.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Arguments of `roo-context demo`.
+#[derive(clap::Args, Debug)]
+pub struct DemoArgs {
+    /// The example workspace (copied to a temp folder first, so the demo's edits leave it as is).
+    #[arg(long, short = 'w', default_value = "examples/demo-workspace")]
+    workspace: PathBuf,
+}
+
+/// How long the demo waits for any one answer or notification.
+const WAIT: Duration = Duration::from_secs(20);
+
+type DemoResult<T> = Result<T, String>;
+
+/// A minimal scripted host: frames requests, answers the server's requests to the host.
+struct Host {
+    child: Child,
+    stdin: ChildStdin,
+    incoming: mpsc::Receiver<Value>,
+    next_id: i64,
+    notifications: Vec<Value>,
+}
+
+impl Host {
+    fn spawn() -> DemoResult<Host> {
+        let exe = std::env::current_exe().map_err(|e| format!("cannot find roo-context: {e}"))?;
+        let mut child = Command::new(exe)
+            .args(["serve", "--log-level", "error"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .map_err(|e| format!("cannot start the server: {e}"))?;
+        let stdin = child.stdin.take().ok_or("no stdin")?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let (tx, incoming) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut reader = BufReader::new(stdout);
+            loop {
+                let mut length = None;
+                loop {
+                    let mut line = String::new();
+                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                        return;
+                    }
+                    let line = line.trim_end();
+                    if line.is_empty() {
+                        break;
+                    }
+                    if let Some(n) = line.strip_prefix("Content-Length:") {
+                        length = n.trim().parse::<usize>().ok();
+                    }
+                }
+                let mut body = vec![0; length.unwrap_or(0)];
+                if reader.read_exact(&mut body).is_err() {
+                    return;
+                }
+                let Ok(message) = serde_json::from_slice::<Value>(&body) else {
+                    return;
+                };
+                if tx.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        Ok(Host {
+            child,
+            stdin,
+            incoming,
+            next_id: 1,
+            notifications: Vec::new(),
+        })
+    }
+
+    fn send(&mut self, message: &Value) -> DemoResult<()> {
+        let body = message.to_string();
+        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("the server went away: {e}"))
+    }
+
+    fn receive(&mut self) -> DemoResult<Value> {
+        let message = self
+            .incoming
+            .recv_timeout(WAIT)
+            .map_err(|_| "the server did not answer in time".to_owned())?;
+        if let (Some(method), Some(id)) = (
+            message.get("method").and_then(Value::as_str),
+            message.get("id"),
+        ) {
+            let reply = answer_host_request(method, &message["params"]);
+            let response = match reply {
+                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+                Err(text) => {
+                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": text}})
+                }
+            };
+            self.send(&response)?;
+            return self.receive();
+        }
+        Ok(message)
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> DemoResult<Value> {
+        let id = self.next_id;
+        self.next_id += 1;
+        println!("  → {method} {}", preview(&params));
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        loop {
+            let message = self.receive()?;
+            if message["id"] == json!(id) {
+                if let Some(error) = message.get("error") {
+                    return Err(format!("{method} failed: {error}"));
+                }
+                return Ok(message["result"].clone());
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    fn notify(&mut self, method: &str, params: Value) -> DemoResult<()> {
+        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
+    }
+
+    fn wait_notification(&mut self, method: &str) -> DemoResult<Value> {
+        let deadline = Instant::now() + WAIT;
+        loop {
+            if let Some(index) = self
+                .notifications
+                .iter()
+                .position(|n| n["method"] == method)
+            {
+                return Ok(self.notifications.remove(index)["params"].clone());
+            }
+            if Instant::now() > deadline {
+                return Err(format!("no {method} notification arrived"));
+            }
+            let message = self.receive()?;
+            self.notifications.push(message);
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The built-in deterministic summarizer: what an editor's model would do, done by rules so the
+/// demo runs offline and always prints the same thing.
+fn answer_host_request(method: &str, params: &Value) -> Result<Value, String> {
+    if method != "roo/host/summarize" {
+        return Err(format!("the demo host does not implement {method}"));
+    }
+    let messages = params["messages"].as_array().cloned().unwrap_or_default();
+    let first_user_text = messages
+        .iter()
+        .find(|m| m["role"] == "user")
+        .map(|m| text_of(&m["content"]))
+        .unwrap_or_default();
+    let task = first_user_text
+        .lines()
+        .next()
+        .unwrap_or("")
+        .chars()
+        .take(120)
+        .collect::<String>();
+    let text = format!(
+        "1. Previous Conversation: the user asked: \"{task}\". {} messages were exchanged.\n\
+         2. Current Work: reviewing src/app.ts and its Greeter dependency.\n\
+         3. Key Technical Concepts: TypeScript classes, interfaces.\n\
+         4. Relevant Files and Code: src/app.ts, src/components/greeter.ts.\n\
+         5. Problem Solving: none yet.\n\
+         6. Pending Tasks and Next Steps: add a farewell message to App.start.\n\
+         (written by roo-context's built-in deterministic demo summarizer; in an editor, the host's model writes this)",
+        messages.len()
+    );
+    Ok(json!({"text": text, "cost": 0.0}))
+}
+
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|b| b["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn preview(params: &Value) -> String {
+    let text = params.to_string();
+    if text.chars().count() > 110 {
+        format!("{}…", text.chars().take(110).collect::<String>())
+    } else {
+        text
+    }
+}
+
+fn heading(number: usize, title: &str) {
+    println!(
+        "\n── {number}. {title} {}",
+        "─".repeat(60usize.saturating_sub(title.len()))
+    );
+}
+
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(entry.path())?, &target)?;
+        } else if kind.is_dir() {
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the demo.
+pub fn run(args: DemoArgs) -> ExitCode {
+    match demo(&args) {
+        Ok(()) => {
+            println!(
+                "\nDone: every step above was a real JSON-RPC exchange with `roo-context serve`."
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("\nroo-context demo failed: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn demo(args: &DemoArgs) -> DemoResult<()> {
+    if !args.workspace.is_dir() {
+        return Err(format!(
+            "{} is not a folder (run from the repository root, or pass --workspace)",
+            args.workspace.display()
+        ));
+    }
+    let scratch = std::env::temp_dir().join(format!("roo-context-demo-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let workspace = scratch.join("workspace");
+    let storage = scratch.join("task-storage");
+    copy_tree(&args.workspace, &workspace)
+        .map_err(|e| format!("cannot copy the workspace: {e}"))?;
+    std::fs::create_dir_all(&storage).map_err(|e| e.to_string())?;
+    let result = script(&workspace, &storage);
+    let _ = std::fs::remove_dir_all(&scratch);
+    result
+}
+
+fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
+    println!("roo-context demo: a scripted host talking to the real server over stdio");
+    println!("workspace: {} (a copy of the example)", workspace.display());
+    let mut host = Host::spawn()?;
+
+    heading(1, "Start");
+    let root_uri = format!("file://{}", workspace.display());
+    let init = host.call(
+        "initialize",
+        json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": root_uri, "name": "demo"}],
+               "initializationOptions": {"logLevel": "error"}}),
+    )?;
+    host.notify("initialized", json!({}))?;
+    let methods = init["capabilities"]["experimental"]["rooContext"]["methods"]
+        .as_array()
+        .map_or(0, Vec::len);
+    println!(
+        "  ← {} {} with {methods} custom methods, folding ranges and document symbols",
+        init["serverInfo"]["name"].as_str().unwrap_or("?"),
+        init["serverInfo"]["version"].as_str().unwrap_or("?")
+    );
+
+    heading(2, "What may the agent read? (.rooignore)");
+    let paths = [
+        "src/app.ts",
+        ".env",
+        ".env.example",
+        "secrets/deploy.pem",
+        "src/config-link.json",
+        "docs/internal/notes.md",
+        "docs/internal/PUBLIC.md",
+    ];
+    let access = host.call("roo/ignore/validateAccess", json!({"paths": paths}))?;
+    for result in access["results"].as_array().into_iter().flatten() {
+        let path = result["path"].as_str().unwrap_or("");
+        match result.get("blockedBy") {
+            None => println!("  ← allowed  {path}"),
+            Some(by) => {
+                let via = if by["via"] == "canonical" {
+                    format!(
+                        " (symlink to {})",
+                        by["matchedPath"].as_str().unwrap_or("?")
+                    )
+                } else {
+                    String::new()
+                };
+                println!(
+                    "  ← blocked  {path:<24} {}:{} {}{via}",
+                    by["file"].as_str().unwrap_or("implicit"),
+                    by["line"],
+                    by["pattern"].as_str().unwrap_or("")
+                );
+            }
+        }
+    }
+    let command = "git log -1 && sudo cat \"secrets/api.json\" | head";
+    let vetted = host.call("roo/ignore/validateCommand", json!({"command": command}))?;
+    println!(
+        "  ← the command is blocked by its argument {}",
+        vetted["blockedPath"]
+    );
+
+    heading(3, "What needs approval before writing? (write protection)");
+    let protect = host.call(
+        "roo/protect/check",
+        json!({"paths": [".roo/mcp.json", "AGENTS.md", "src/app.ts"]}),
+    )?;
+    for result in protect["results"].as_array().into_iter().flatten() {
+        match result["pattern"].as_str() {
+            Some(pattern) => println!(
+                "  ← protected {} ({pattern})",
+                result["path"].as_str().unwrap_or("")
+            ),
+            None => println!("  ← writable  {}", result["path"].as_str().unwrap_or("")),
+        }
+    }
+
+    heading(4, "A user message with a mention and a command");
+    let message = "Add a farewell to @/src/app.ts and do not touch @/.env please";
+    match host.call(
+        "roo/mentions/parse",
+        json!({"text": message, "options": {"taskId": "demo-task", "storageDir": storage}}),
+    ) {
+        Ok(parsed) => {
+            println!(
+                "  ← text: {}",
+                parsed["text"]
+                    .as_str()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+            );
+            for block in parsed["contentBlocks"].as_array().into_iter().flatten() {
+                let first = block["content"]
+                    .as_str()
+                    .unwrap_or("")
+                    .lines()
+                    .next()
+                    .unwrap_or("");
+                println!(
+                    "  ← block for {}: {first}",
+                    block["path"].as_str().unwrap_or("?")
+                );
+            }
+        }
+        Err(error) => println!("  (mentions unavailable: {error})"),
+    }
+
+    heading(
+        5,
+        "Files in the task's context, and a user edit behind the agent's back",
+    );
+    let app = workspace.join("src/app.ts");
+    let original = std::fs::read_to_string(&app).map_err(|e| e.to_string())?;
+    host.call(
+        "roo/files/track",
+        json!({"taskId": "demo-task", "storageDir": storage, "path": "src/app.ts", "source": "read_tool", "content": original}),
+    )?;
+    println!("  ✎ the user edits src/app.ts on disk");
+    std::fs::write(&app, format!("{original}\n// edited by the user\n"))
+        .map_err(|e| e.to_string())?;
+    let change = host.wait_notification("roo/files/didChange")?;
+    println!(
+        "  ← roo/files/didChange (notification): task {} file {} was {}",
+        change["taskId"].as_str().unwrap_or("?"),
+        change["path"].as_str().unwrap_or("?"),
+        change["kind"].as_str().unwrap_or("?")
+    );
+    let modified = host.call(
+        "roo/files/takeRecentlyModified",
+        json!({"taskId": "demo-task"}),
+    )?;
+    println!("  ← recently modified: {}", modified["paths"]);
+
+    heading(6, "The folded view of the files read (definitions only)");
+    let folded = host.call(
+        "roo/fold/context",
+        json!({"paths": ["src/app.ts", "src/components/greeter.ts", ".env"]}),
+    )?;
+    for line in folded["content"].as_str().unwrap_or("").lines() {
+        println!("  │ {line}");
+    }
+    println!(
+        "  ← {} files folded, {} skipped (.env is ignored and never shown)",
+        folded["filesProcessed"], folded["filesSkipped"]
+    );
+
+    heading(7, "Token counts (o200k_base)");
+    let conversation = json!([
+        {"role": "user", "content": [{"type": "text", "text": "<task>Add a farewell message to App.start in src/app.ts</task>"}], "ts": 1000},
+        {"role": "assistant", "content": [{"type": "text", "text": "I'll read the file first."}, {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "src/app.ts"}}], "ts": 1001},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": original}], "ts": 1002},
+        {"role": "assistant", "content": [{"type": "text", "text": "App.start greets the world; I will add a farewell after the greeting."}], "ts": 1003},
+        {"role": "user", "content": [{"type": "text", "text": "Also keep the Greeter API unchanged."}], "ts": 1004},
+        {"role": "assistant", "content": [{"type": "text", "text": "Understood. Planning the edit now."}], "ts": 1005}
+    ]);
+    let exact = host.call("roo/tokens/count", json!({"messages": conversation}))?;
+    let estimate = host.call(
+        "roo/tokens/count",
+        json!({"messages": conversation, "mode": "estimate"}),
+    )?;
+    println!(
+        "  ← {} tokens exactly; the original's estimate says {}",
+        exact["total"], estimate["total"]
+    );
+
+    heading(
+        8,
+        "Condense the conversation (the host's model is asked over JSON-RPC)",
+    );
+    match host.call(
+        "roo/context/manage",
+        json!({"trigger": "manual", "messages": conversation, "systemPrompt": "You are Roo.", "contextWindow": 200000,
+               "filesReadByRoo": ["src/app.ts"], "cwd": workspace, "taskId": "demo-task"}),
+    ) {
+        Ok(managed) => {
+            println!("  ← the server asked roo/host/summarize; the demo's built-in summarizer answered");
+            println!(
+                "  ← action {}, changed {}, tokens {} → {}, condenseId {}",
+                managed["action"], managed["changed"], managed["prevContextTokens"], managed["newContextTokens"], managed["condenseId"]
+            );
+            if let Some(summary) = managed["messages"].as_array().and_then(|m| m.iter().find(|m| m["isSummary"] == true)) {
+                for line in text_of(&summary["content"]).lines().take(12) {
+                    println!("  │ {line}");
+                }
+            }
+        }
+        Err(error) => println!("  (context management unavailable: {error})"),
+    }
+
+    heading(9, "Shut down");
+    host.call("shutdown", Value::Null)?;
+    host.notify("exit", Value::Null)?;
+    let status = host.child.wait().map_err(|e| e.to_string())?;
+    println!("  ← exit code {}", status.code().unwrap_or(-1));
+    Ok(())
+}
