@@ -267,3 +267,27 @@ fn mentions_command_line_prints_json_with_host_errors() {
             .ends_with("<terminal_output>\nError fetching terminal output: no editor host is connected to resolve it\n</terminal_output>")
     );
 }
+
+#[test]
+fn mentioned_files_are_tracked_as_file_mentioned_for_the_task() {
+    let fixture = fixture();
+    let storage = tempfile::tempdir().unwrap();
+    let (mut server, _home) = start(&fixture);
+    let result = server.call(
+        "roo/mentions/parse",
+        json!({
+            "text": "@/src/app.ts @/prod.env @/src/",
+            "taskId": "task-1",
+            "storageDir": storage.path(),
+        }),
+    );
+    assert_eq!(result["mentionedFiles"], json!(["src/app.ts"]));
+    assert_eq!(result["diagnostics"], json!([]));
+    let read = server.call("roo/files/read", json!({"taskId": "task-1"}));
+    assert_eq!(read["paths"], json!(["src/app.ts"]));
+    let metadata = std::fs::read_to_string(storage.path().join("task_metadata.json")).unwrap();
+    assert!(
+        metadata.contains(r#""record_source":"file_mentioned""#),
+        "{metadata}"
+    );
+}

@@ -297,12 +297,19 @@ impl Backend {
         .await
     }
 
+    fn mention_services(&self) -> crate::handlers::mentions::Services {
+        crate::handlers::mentions::Services {
+            host: Some(self.client.clone()),
+            tracker: Some(self.files.clone()),
+        }
+    }
+
     async fn mentions_parse(&self, params: Value) -> Result<Value> {
         guarded(methods::MENTIONS_PARSE, async {
             let params = decode(params)?;
             let result = crate::handlers::mentions::parse(
                 &self.state,
-                Some(self.client.clone()),
+                self.mention_services(),
                 params,
             )
             .await
@@ -317,7 +324,7 @@ impl Backend {
             let params = decode(params)?;
             let result = crate::handlers::mentions::process_user_content(
                 &self.state,
-                Some(self.client.clone()),
+                self.mention_services(),
                 params,
             )
             .await

@@ -78,7 +78,11 @@ pub fn run(args: MentionsArgs) -> ExitCode {
             ..MentionOptions::default()
         },
     };
-    match runtime.block_on(mentions::parse(&state, None, params)) {
+    match runtime.block_on(mentions::parse(
+        &state,
+        mentions::Services::default(),
+        params,
+    )) {
         Ok(result) => {
             println!(
                 "{}",

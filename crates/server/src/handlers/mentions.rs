@@ -20,12 +20,14 @@ use roo_context_core::mentions::{
     TextExpansion, assemble, plan_mentions, user_content_texts, walk_user_content,
 };
 use roo_context_core::path::normalize_lexically;
+use roo_context_core::tracker::RecordSource;
 use roo_context_protocol::mentions::*;
 use roo_context_protocol::methods;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::request::Request;
 
 use crate::state::SharedState;
+use crate::tracker::FileTracker;
 
 /// How long the host gets for one mention unless the request says otherwise.
 pub const DEFAULT_HOST_TIMEOUT_MS: u64 = 10_000;
@@ -44,12 +46,22 @@ impl Request for ResolveMention {
 struct Context {
     state: Arc<SharedState>,
     host: Option<Client>,
+    tracker: Option<Arc<FileTracker>>,
     cwd: PathBuf,
     home: Option<PathBuf>,
     options: MentionOptions,
 }
 
-fn context(state: &Arc<SharedState>, host: Option<Client>, options: MentionOptions) -> Context {
+/// The editor connection and the file context tracker, both absent on the command line.
+#[derive(Clone, Default)]
+pub struct Services {
+    /// Where `roo/host/resolveMention` goes.
+    pub host: Option<Client>,
+    /// Records read files as `file_mentioned` when the request names a task.
+    pub tracker: Option<Arc<FileTracker>>,
+}
+
+fn context(state: &Arc<SharedState>, services: Services, options: MentionOptions) -> Context {
     let policy = state.policy();
     let cwd = match options.cwd.as_deref() {
         Some(cwd) => normalize_lexically(policy.base(), cwd),
@@ -57,7 +69,8 @@ fn context(state: &Arc<SharedState>, host: Option<Client>, options: MentionOptio
     };
     Context {
         state: state.clone(),
-        host,
+        host: services.host,
+        tracker: services.tracker,
         cwd,
         home: std::env::var_os("HOME").map(PathBuf::from),
         options,
@@ -288,27 +301,49 @@ async fn parse_text(ctx: &Context, text: String) -> Result<ParsedMentions, Strin
         .collect();
     let mut parsed = assemble(plan, fetched);
     parsed.diagnostics.extend(diagnostics);
-    track_mentioned_files(ctx, &parsed.mentioned_files);
+    let tracking = track_mentioned_files(ctx, &parsed.mentioned_files).await;
+    parsed.diagnostics.extend(tracking);
     Ok(parsed)
 }
 
-/// Hook for the file context tracker (issue 5): every file a mention read is reported here as
-/// `file_mentioned`, for the task in `taskId`/`storageDir`. The server's tracker is not wired to
-/// this handler yet, so the files are only returned in `mentionedFiles`, from which a host can
-/// call `roo/files/track` itself.
-fn track_mentioned_files(ctx: &Context, files: &[String]) {
-    if let (Some(task_id), false) = (&ctx.options.task_id, files.is_empty()) {
-        tracing::debug!(task_id, files = files.len(), "files mentioned");
+/// Records every file a mention read as `file_mentioned` for the task in `taskId` (opened from
+/// `storageDir` when it is not open yet). Without a task or a tracker nothing is recorded and the
+/// files are only returned in `mentionedFiles`. A tracking failure is a diagnostic, never an
+/// error of the parse.
+async fn track_mentioned_files(ctx: &Context, files: &[String]) -> Vec<core::MentionDiagnostic> {
+    let (Some(tracker), Some(task_id)) = (&ctx.tracker, &ctx.options.task_id) else {
+        return Vec::new();
+    };
+    let storage = ctx.options.storage_dir.as_deref().map(Path::new);
+    let mut diagnostics = Vec::new();
+    for file in files {
+        if let Err(error) = tracker
+            .track(
+                task_id,
+                storage,
+                file,
+                RecordSource::FileMentioned,
+                None,
+                None,
+            )
+            .await
+        {
+            diagnostics.push(core::MentionDiagnostic::new(
+                "trackingFailed",
+                format!("{file} was not recorded as file_mentioned: {error}"),
+            ));
+        }
     }
+    diagnostics
 }
 
 /// `roo/mentions/parse`.
 pub async fn parse(
     state: &Arc<SharedState>,
-    host: Option<Client>,
+    services: Services,
     params: ParseMentionsParams,
 ) -> Result<ParseMentionsResult, String> {
-    let ctx = context(state, host, params.options);
+    let ctx = context(state, services, params.options);
     parse_text(&ctx, params.text).await.map(to_wire)
 }
 
@@ -316,10 +351,10 @@ pub async fn parse(
 /// the mode is the first one in the message (not the first to finish, as in the original).
 pub async fn process_user_content(
     state: &Arc<SharedState>,
-    host: Option<Client>,
+    services: Services,
     params: ProcessUserContentParams,
 ) -> Result<ProcessUserContentResult, String> {
-    let ctx = context(state, host, params.options);
+    let ctx = context(state, services, params.options);
     let mut expansions = Vec::new();
     let mut mode = None;
     let mut diagnostics = Vec::new();
