@@ -5,8 +5,8 @@ mod harness;
 
 mod access;
 mod cli;
-mod demo;
 mod context;
+mod demo;
 mod files;
 mod fold;
 mod history;

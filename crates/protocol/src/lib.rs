@@ -13,11 +13,11 @@
 pub mod access;
 pub mod context;
 pub mod files;
-#[cfg(feature = "schema")]
-pub mod schema;
 pub mod fold;
 pub mod history;
 pub mod mentions;
+#[cfg(feature = "schema")]
+pub mod schema;
 pub mod workspace;
 
 /// Every custom method name, in one place.

@@ -109,25 +109,6 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
         request::<MergeHistoryParams, MergeHistoryResult>(g, C2S, methods::HISTORY_MERGE),
         request::<RewindParams, RewindResult>(g, C2S, methods::HISTORY_REWIND),
         request::<CountTokensParams, CountTokensResult>(g, C2S, methods::TOKENS_COUNT),
-        request::<TrackParams, TrackResult>(g, C2S, methods::FILES_TRACK),
-        request::<MarkRooEditedParams, MarkRooEditedResult>(
-            g,
-            C2S,
-            methods::FILES_MARK_ROO_EDITED,
-        ),
-        request::<FilesReadParams, FilesReadResult>(g, C2S, methods::FILES_READ),
-        request::<FilesTaskParams, FilesTakeResult>(
-            g,
-            C2S,
-            methods::FILES_TAKE_RECENTLY_MODIFIED,
-        ),
-        request::<FilesTaskParams, FilesTakeResult>(
-            g,
-            C2S,
-            methods::FILES_TAKE_CHECKPOINT_POSSIBLE,
-        ),
-        request::<FilesTaskParams, DisposeTaskResult>(g, C2S, methods::FILES_DISPOSE_TASK),
-        notification::<FileDidChangeParams>(g, S2C, methods::FILES_DID_CHANGE),
         request::<ManageContextParams, ManageContextResult>(g, C2S, methods::CONTEXT_MANAGE),
         request::<WillManageContextParams, WillManageContextResult>(
             g,
@@ -152,6 +133,17 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
             methods::HOST_RESOLVE_MENTION,
         ),
         notification::<HostCancelSummarizeParams>(g, S2C, methods::HOST_CANCEL_SUMMARIZE),
+        request::<TrackParams, TrackResult>(g, C2S, methods::FILES_TRACK),
+        request::<MarkRooEditedParams, MarkRooEditedResult>(g, C2S, methods::FILES_MARK_ROO_EDITED),
+        request::<FilesReadParams, FilesReadResult>(g, C2S, methods::FILES_READ),
+        request::<FilesTaskParams, FilesTakeResult>(g, C2S, methods::FILES_TAKE_RECENTLY_MODIFIED),
+        request::<FilesTaskParams, FilesTakeResult>(
+            g,
+            C2S,
+            methods::FILES_TAKE_CHECKPOINT_POSSIBLE,
+        ),
+        request::<FilesTaskParams, DisposeTaskResult>(g, C2S, methods::FILES_DISPOSE_TASK),
+        notification::<FileDidChangeParams>(g, S2C, methods::FILES_DID_CHANGE),
         notification::<Settings>(g, C2S, methods::SETTINGS_UPDATE),
         notification::<IgnoreDidReloadParams>(g, S2C, methods::IGNORE_DID_RELOAD),
     ]

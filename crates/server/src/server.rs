@@ -128,7 +128,10 @@ impl Backend {
             Backend::context_classify_error,
         )
         .custom_method(methods::FILES_TRACK, Backend::files_track)
-        .custom_method(methods::FILES_MARK_ROO_EDITED, Backend::files_mark_roo_edited)
+        .custom_method(
+            methods::FILES_MARK_ROO_EDITED,
+            Backend::files_mark_roo_edited,
+        )
         .custom_method(methods::FILES_READ, Backend::files_read)
         .custom_method(
             methods::FILES_TAKE_RECENTLY_MODIFIED,
@@ -307,13 +310,10 @@ impl Backend {
     async fn mentions_parse(&self, params: Value) -> Result<Value> {
         guarded(methods::MENTIONS_PARSE, async {
             let params = decode(params)?;
-            let result = crate::handlers::mentions::parse(
-                &self.state,
-                self.mention_services(),
-                params,
-            )
-            .await
-            .map_err(crate::rpc::internal)?;
+            let result =
+                crate::handlers::mentions::parse(&self.state, self.mention_services(), params)
+                    .await
+                    .map_err(crate::rpc::internal)?;
             encode(result)
         })
         .await

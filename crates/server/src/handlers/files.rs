@@ -105,7 +105,10 @@ pub async fn take_checkpoint_possible(
 }
 
 /// `roo/files/disposeTask`.
-pub async fn dispose_task(tracker: &FileTracker, params: FilesTaskParams) -> Result<DisposeTaskResult> {
+pub async fn dispose_task(
+    tracker: &FileTracker,
+    params: FilesTaskParams,
+) -> Result<DisposeTaskResult> {
     let disposed = tracker.dispose(&params.task_id).await.map_err(to_rpc)?;
     Ok(DisposeTaskResult { disposed })
 }
