@@ -486,14 +486,28 @@ fn sigkill_during_a_burst_of_writes_leaves_every_metadata_file_whole() {
         let text = std::fs::read_to_string(dir.join("task_metadata.json")).unwrap();
         let parsed: Value =
             serde_json::from_str(&text).unwrap_or_else(|e| panic!("k{t}: {e}: {text}"));
-        let entries = parsed["files_in_context"].as_array().unwrap().len();
-        assert!(entries >= acknowledged[t], "k{t}: acknowledged writes lost");
+        let entries = parsed["files_in_context"].as_array().unwrap();
+        assert!(
+            entries.len() >= acknowledged[t],
+            "k{t}: acknowledged writes lost"
+        );
+        // The tracked files do not exist on disk, so the watcher may already have recorded some
+        // of them as deleted by the user (`user_edited`): only read records are "read" paths.
+        let read_records = entries
+            .iter()
+            .filter(|e| {
+                matches!(
+                    e["record_source"].as_str(),
+                    Some("read_tool" | "file_mentioned")
+                )
+            })
+            .count();
         let read = fresh.call(
             "roo/files/read",
             json!({"taskId": format!("k{t}"), "storageDir": dir}),
         );
         assert!(read.get("recovery").is_none(), "{read}");
-        assert_eq!(read["paths"].as_array().unwrap().len(), entries);
+        assert_eq!(read["paths"].as_array().unwrap().len(), read_records);
     }
 }
 
