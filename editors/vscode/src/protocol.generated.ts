@@ -3,6 +3,13 @@
 /* eslint-disable */
 
 /**
+ * What triggered a `roo/context/manage` call.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextTrigger".
+ */
+export type ContextTrigger = "manual" | "automatic" | "emergency";
+/**
  * How a file came into a task's context (the original's `RecordSource`).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -17,6 +24,13 @@ export interface RooProtocolDefinitions {
   AccessResult: AccessResult;
   AnnotatedPath: AnnotatedPath;
   BlockedBy: BlockedBy;
+  ClassifyErrorParams: ClassifyErrorParams;
+  ClassifyErrorResult: ClassifyErrorResult;
+  ContextBudgetInfo: ContextBudgetInfo;
+  ContextCondense: ContextCondense;
+  ContextEventMessage: ContextEventMessage;
+  ContextTrigger: ContextTrigger;
+  ContextTruncation: ContextTruncation;
   CountTokensParams: CountTokensParams;
   CountTokensResult: CountTokensResult;
   DisposeTaskResult: DisposeTaskResult;
@@ -37,31 +51,50 @@ export interface RooProtocolDefinitions {
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
   HistoryDiagnostic: HistoryDiagnostic;
+  HostCancelSummarizeParams: HostCancelSummarizeParams;
+  HostErrorInfo: HostErrorInfo;
+  HostSummarizeParams: HostSummarizeParams;
+  HostSummarizeResult: HostSummarizeResult;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  ManageContextParams: ManageContextParams;
+  ManageContextResult: ManageContextResult;
   MarkRooEditedParams: MarkRooEditedParams;
   MarkRooEditedResult: MarkRooEditedResult;
+  MentionContentBlock: MentionContentBlock;
+  MentionContentMetadata: MentionContentMetadata;
+  MentionDiagnostic: MentionDiagnostic;
   MergeHistoryParams: MergeHistoryParams;
   MergeHistoryResult: MergeHistoryResult;
   MessageTokens: MessageTokens;
   MetadataRecovery: MetadataRecovery;
   OutlineDefinition: OutlineDefinition;
+  ParseMentionsParams: ParseMentionsParams;
+  ParseMentionsResult: ParseMentionsResult;
+  ProcessUserContentParams: ProcessUserContentParams;
+  ProcessUserContentResult: ProcessUserContentResult;
   ProtectAnnotateResult: ProtectAnnotateResult;
   ProtectCheckResult: ProtectCheckResult;
   ProtectInstructionsParams: ProtectInstructionsParams;
   ProtectInstructionsResult: ProtectInstructionsResult;
   ProtectParams: ProtectParams;
   ProtectResult: ProtectResult;
+  RequestDegradationInfo: RequestDegradationInfo;
+  ResolveMentionParams: ResolveMentionParams;
+  ResolveMentionResult: ResolveMentionResult;
   RewindParams: RewindParams;
   RewindResult: RewindResult;
   Settings: Settings;
+  SummarizerModel: SummarizerModel;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   ValidateAccessParams: ValidateAccessParams;
   ValidateAccessResult: ValidateAccessResult;
   ValidateCommandParams: ValidateCommandParams;
   ValidateCommandResult: ValidateCommandResult;
+  WillManageContextParams: WillManageContextParams;
+  WillManageContextResult: WillManageContextResult;
   WorkspaceStatusParams: WorkspaceStatusParams;
   WorkspaceStatusResult: WorkspaceStatusResult;
 }
@@ -140,6 +173,140 @@ export interface AnnotatedPath {
    * Whether a write needs approval.
    */
   isProtected: boolean;
+}
+/**
+ * Params of `roo/context/classifyError`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ClassifyErrorParams".
+ */
+export interface ClassifyErrorParams {
+  /**
+   * The provider error as JSON (`name`, `message`, `status`, `code`, `error`, `response`...).
+   */
+  error: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Result of `roo/context/classifyError`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ClassifyErrorResult".
+ */
+export interface ClassifyErrorResult {
+  /**
+   * Whether it is a context-window-exceeded error (then retry with `trigger: "emergency"`).
+   */
+  isContextWindowError: boolean;
+}
+/**
+ * The numbers behind a decision.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextBudgetInfo".
+ */
+export interface ContextBudgetInfo {
+  /**
+   * `contextWindow × 0.9 − reserved`.
+   */
+  allowedTokens: number;
+  /**
+   * Output tokens held back.
+   */
+  reservedTokens: number;
+  /**
+   * What the model sees now, measured on the effective history.
+   */
+  modelFacingTokens: number;
+  /**
+   * `100 × prevContextTokens / contextWindow`.
+   */
+  contextPercent: number;
+  /**
+   * The threshold in force.
+   */
+  threshold: number;
+  /**
+   * `global`, `profile`, `invalidProfile` or `forced`.
+   */
+  thresholdSource: string;
+}
+/**
+ * `contextCondense` of a `condense_context` event.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextCondense".
+ */
+export interface ContextCondense {
+  /**
+   * The summarizer's cost.
+   */
+  cost: number;
+  /**
+   * Size before.
+   */
+  prevContextTokens: number;
+  /**
+   * Size after.
+   */
+  newContextTokens: number;
+  /**
+   * The summary text.
+   */
+  summary: string;
+  /**
+   * The summary message's id (always present; rewind removes the summary by it).
+   */
+  condenseId: string;
+}
+/**
+ * An event for the host's UI log (`say` message), in the original's shape.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextEventMessage".
+ */
+export interface ContextEventMessage {
+  /**
+   * `condense_context`, `condense_context_error` or `sliding_window_truncation`.
+   */
+  say: string;
+  /**
+   * The error text (`condense_context_error`).
+   */
+  text?: string | null;
+  /**
+   * Present on `condense_context`.
+   */
+  contextCondense?: ContextCondense | null;
+  /**
+   * Present on `sliding_window_truncation`.
+   */
+  contextTruncation?: ContextTruncation | null;
+}
+/**
+ * `contextTruncation` of a `sliding_window_truncation` event.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextTruncation".
+ */
+export interface ContextTruncation {
+  /**
+   * The marker's id (rewind restores the hidden messages by it).
+   */
+  truncationId: string;
+  /**
+   * Messages hidden.
+   */
+  messagesRemoved: number;
+  /**
+   * Size before.
+   */
+  prevContextTokens: number;
+  /**
+   * Size after.
+   */
+  newContextTokens: number;
 }
 /**
  * Params of `roo/tokens/count`: exactly one of `text`, `blocks`, `messages`.
@@ -584,6 +751,128 @@ export interface FolderStatus {
   lastError?: string | null;
 }
 /**
+ * Params of the `roo/host/cancelSummarize` notification (server to client): the summarize call
+ * `requestId` is no longer wanted (timed out or cancelled); its answer will be ignored.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostCancelSummarizeParams".
+ */
+export interface HostCancelSummarizeParams {
+  /**
+   * The `requestId` of the abandoned `roo/host/summarize`.
+   */
+  requestId: string;
+  /**
+   * `timeout` or `cancelled`.
+   */
+  reason: string;
+}
+/**
+ * A provider error as the host saw it (the original's thrown error object).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostErrorInfo".
+ */
+export interface HostErrorInfo {
+  /**
+   * The error message.
+   */
+  message: string;
+  /**
+   * HTTP status.
+   */
+  status?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Provider error code.
+   */
+  code?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The provider's response.
+   */
+  response?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The response body.
+   */
+  body?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Params of `roo/host/summarize` (server to client): make one model call and return its text.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostSummarizeParams".
+ */
+export interface HostSummarizeParams {
+  /**
+   * Identifies this call in `roo/host/cancelSummarize`.
+   */
+  requestId: string;
+  /**
+   * The system prompt of the call.
+   */
+  systemPrompt: string;
+  /**
+   * `{role, content}` messages, content a string or text/image blocks; the last is the
+   * condense instructions.
+   */
+  messages: unknown[];
+  /**
+   * What triggered the condense.
+   */
+  trigger: ContextTrigger;
+  /**
+   * The task id, when the host gave one.
+   */
+  taskId?: string | null;
+  /**
+   * The host's metadata, passed through.
+   */
+  metadata?: {
+    [k: string]: unknown;
+  };
+  /**
+   * Tokens of the request as the sidecar counted them.
+   */
+  requestTokens: number;
+  /**
+   * What the summarizer's window allows.
+   */
+  tokenLimit: number;
+}
+/**
+ * Result of `roo/host/summarize`: the model's text, or the provider's error. (A JSON-RPC error
+ * response also counts as a failed call; its `data` may carry `status`, `code`, `response`,
+ * `body`.)
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostSummarizeResult".
+ */
+export interface HostSummarizeResult {
+  /**
+   * The concatenated text of the answer.
+   */
+  text?: string;
+  /**
+   * Cost of the call (the last usage report), default 0.
+   */
+  cost?: number;
+  /**
+   * Output tokens, when known.
+   */
+  outputTokens?: number | null;
+  /**
+   * Set when the provider call failed.
+   */
+  error?: HostErrorInfo | null;
+}
+/**
  * Notification `roo/ignore/didReload`, sent after every reload of a folder's ignore file.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -636,6 +925,218 @@ export interface IgnoreInstructionsResult {
   activeIgnoreFile?: string | null;
 }
 /**
+ * Params of `roo/context/manage`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ManageContextParams".
+ */
+export interface ManageContextParams {
+  /**
+   * Manual, automatic or emergency.
+   */
+  trigger: ContextTrigger;
+  /**
+   * The full stored API history (`api_conversation_history.json`).
+   */
+  messages: unknown[];
+  /**
+   * The task's system prompt (counted as part of what the model sees).
+   */
+  systemPrompt?: string;
+  /**
+   * Tool definitions sent with each request (`metadata.tools`), counted as compact JSON.
+   */
+  tools?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The conversing model's context window.
+   */
+  contextWindow: number;
+  /**
+   * The conversing model's output limit (missing, 0 or negative: 8192 reserved).
+   */
+  maxTokens?: number | null;
+  /**
+   * Context size of the previous request from the provider's usage (without the newest
+   * message). Omit it (or pass 0) to let the sidecar measure the effective history; after a
+   * condense or truncation pass the returned `newContextTokens` or omit it.
+   */
+  totalTokens?: number | null;
+  /**
+   * `autoCondenseContext` (default `true`).
+   */
+  autoCondenseContext?: boolean | null;
+  /**
+   * `autoCondenseContextPercent` (default 100).
+   */
+  autoCondenseContextPercent?: number | null;
+  /**
+   * `profileThresholds` (profile id → percent; `-1` inherits; valid 5–100).
+   */
+  profileThresholds?: {
+    [k: string]: number;
+  } | null;
+  /**
+   * The current profile's id (default `"default"`).
+   */
+  currentProfileId?: string | null;
+  /**
+   * `customSupportPrompts.CONDENSE`: used verbatim when non-blank, on every trigger.
+   */
+  customCondensingPrompt?: string | null;
+  /**
+   * Pre-rendered `<environment_details>` (added to automatic and emergency summaries).
+   */
+  environmentDetails?: string | null;
+  /**
+   * Files the task read, most recently read first (their folded outlines go into the summary).
+   */
+  filesReadByRoo?: string[] | null;
+  /**
+   * Base folder of relative `filesReadByRoo` paths (default: the first workspace folder).
+   */
+  cwd?: string | null;
+  /**
+   * The summarizing model.
+   */
+  summarizer?: SummarizerModel | null;
+  /**
+   * How long to wait for `roo/host/summarize` (default 120000 ms).
+   */
+  timeoutMs?: number | null;
+  /**
+   * `estimate` (default: o200k_base × 1.5, the original's rule) or `exact`.
+   */
+  tokenCountMode?: string | null;
+  /**
+   * The task id, passed through to the host in the summarize request.
+   */
+  taskId?: string | null;
+  /**
+   * Opaque request metadata (mode, tools...), passed through to the host.
+   */
+  metadata?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * The model that writes summaries (defaults: the conversing model's window and output limit).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SummarizerModel".
+ */
+export interface SummarizerModel {
+  /**
+   * Its context window; default `contextWindow`.
+   */
+  contextWindow?: number | null;
+  /**
+   * Its output limit; default `maxTokens`.
+   */
+  maxTokens?: number | null;
+  /**
+   * Whether it accepts images (default `false`: images become `[Referenced image in conversation]`).
+   */
+  supportsImages?: boolean | null;
+}
+/**
+ * Result of `roo/context/manage`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ManageContextResult".
+ */
+export interface ManageContextResult {
+  /**
+   * Whether the history changed. When `false` the host's history stays exactly as it was.
+   */
+  changed: boolean;
+  /**
+   * The new full history to store; present only when `changed`.
+   */
+  messages?: unknown[] | null;
+  /**
+   * `none`, `condensed` or `truncated`.
+   */
+  action: string;
+  /**
+   * The summary text (empty unless condensed).
+   */
+  summary: string;
+  /**
+   * Cost of the summarizer call (0 when none ran).
+   */
+  cost: number;
+  /**
+   * The size that was managed.
+   */
+  prevContextTokens: number;
+  /**
+   * Model-facing tokens afterwards, on success.
+   */
+  newContextTokens?: number | null;
+  /**
+   * The new summary's id.
+   */
+  condenseId?: string | null;
+  /**
+   * The truncation's id.
+   */
+  truncationId?: string | null;
+  /**
+   * Messages hidden by the truncation.
+   */
+  messagesRemoved?: number | null;
+  /**
+   * Tool results shrunk in place (zero-progress recovery).
+   */
+  toolResultsShrunk: number;
+  /**
+   * The user-facing error, when something failed.
+   */
+  error?: string | null;
+  /**
+   * Details of the error.
+   */
+  errorDetails?: string | null;
+  /**
+   * The events to show, in order (error first).
+   */
+  events: ContextEventMessage[];
+  /**
+   * The numbers behind the decision.
+   */
+  budget: ContextBudgetInfo;
+  /**
+   * How the summarize request was shortened, when one was sent.
+   */
+  requestDegradation?: RequestDegradationInfo | null;
+  /**
+   * Non-fatal notes (an invalid profile threshold).
+   */
+  warnings: string[];
+}
+/**
+ * How the summarize request was shortened to fit the summarizer's window.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "RequestDegradationInfo".
+ */
+export interface RequestDegradationInfo {
+  /**
+   * Tool results shortened, largest first.
+   */
+  toolResultsShrunk: number;
+  /**
+   * Messages between the first and the most recent ones left out.
+   */
+  messagesOmitted: number;
+  /**
+   * Other texts shortened (last resort).
+   */
+  textsShrunk: number;
+}
+/**
  * Params of `roo/files/markRooEdited`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -676,6 +1177,73 @@ export interface MarkRooEditedResult {
   watched: boolean;
 }
 /**
+ * One file or folder block (`MentionContentBlock`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MentionContentBlock".
+ */
+export interface MentionContentBlock {
+  /**
+   * `file` or `folder`.
+   */
+  type: string;
+  /**
+   * The mention path without its leading `/`, escapes kept.
+   */
+  path: string;
+  /**
+   * The read_file-style text.
+   */
+  content: string;
+  /**
+   * Only on successfully read files.
+   */
+  metadata?: MentionContentMetadata | null;
+}
+/**
+ * Line statistics of a read file.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MentionContentMetadata".
+ */
+export interface MentionContentMetadata {
+  /**
+   * Lines in the file.
+   */
+  totalLines: number;
+  /**
+   * Lines shown.
+   */
+  returnedLines: number;
+  /**
+   * Whether lines were left out (the content starts with the truncation notice).
+   */
+  wasTruncated: boolean;
+  /**
+   * `[first, last]` line shown (absent for notebooks).
+   *
+   * @minItems 2
+   * @maxItems 2
+   */
+  linesShown?: [number, number] | null;
+}
+/**
+ * A non-fatal finding.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MentionDiagnostic".
+ */
+export interface MentionDiagnostic {
+  /**
+   * `hostUnavailable`, `hostTimeout`, `hostError`, `unclosedUserMessage`, ...
+   */
+  code: string;
+  /**
+   * Explanation.
+   */
+  message: string;
+}
+/**
  * Params of `roo/history/merge`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -706,6 +1274,148 @@ export interface MergeHistoryResult {
    * Whether anything was merged.
    */
   changed: boolean;
+}
+/**
+ * Params of `roo/mentions/parse`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ParseMentionsParams".
+ */
+export interface ParseMentionsParams {
+  /**
+   * The message. When it contains `<user_message>`, only the insides of
+   * `<user_message>...</user_message>` are parsed; otherwise all of it.
+   */
+  text: string;
+  /**
+   * The task, for tracking mentioned files as `file_mentioned` (with `storageDir`).
+   */
+  taskId?: string | null;
+  /**
+   * The task's folder (where `task_metadata.json` lives), for tracking.
+   */
+  storageDir?: string | null;
+  /**
+   * Folder mention paths are relative to; defaults to the first workspace folder.
+   */
+  cwd?: string | null;
+  /**
+   * List ignored folder entries with a lock instead of hiding them (default false).
+   */
+  showRooIgnoredFiles?: boolean | null;
+  /**
+   * Passed to the host for `@problems` (default true).
+   */
+  includeDiagnosticMessages?: boolean | null;
+  /**
+   * Passed to the host for `@problems` (default 50).
+   */
+  maxDiagnosticMessages?: number | null;
+  /**
+   * How long to wait for each `roo/host/resolveMention` answer (default 10000).
+   */
+  hostTimeoutMs?: number | null;
+}
+/**
+ * Result of `roo/mentions/parse` (`ParseMentionsResult` plus diagnostics).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ParseMentionsResult".
+ */
+export interface ParseMentionsResult {
+  /**
+   * The text with references substituted and sections appended.
+   */
+  text: string;
+  /**
+   * One block per distinct file or folder mention, in first-appearance order.
+   */
+  contentBlocks: MentionContentBlock[];
+  /**
+   * The slash-command instructions, kept apart from `text`.
+   */
+  slashCommandHelp?: string | null;
+  /**
+   * The mode of the first command that sets one.
+   */
+  mode?: string | null;
+  /**
+   * Findings: unanswered host requests, unclosed markers, ...
+   */
+  diagnostics: MentionDiagnostic[];
+  /**
+   * Workspace-relative files that were read (tracked as `file_mentioned`).
+   */
+  mentionedFiles: string[];
+}
+/**
+ * Params of `roo/mentions/processUserContent`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ProcessUserContentParams".
+ */
+export interface ProcessUserContentParams {
+  /**
+   * Anthropic-style content blocks (`text`, `tool_result`, `image`, ...); unknown fields and
+   * block types are returned untouched.
+   */
+  content: unknown[];
+  /**
+   * The task, for tracking mentioned files as `file_mentioned` (with `storageDir`).
+   */
+  taskId?: string | null;
+  /**
+   * The task's folder (where `task_metadata.json` lives), for tracking.
+   */
+  storageDir?: string | null;
+  /**
+   * Folder mention paths are relative to; defaults to the first workspace folder.
+   */
+  cwd?: string | null;
+  /**
+   * List ignored folder entries with a lock instead of hiding them (default false).
+   */
+  showRooIgnoredFiles?: boolean | null;
+  /**
+   * Passed to the host for `@problems` (default true).
+   */
+  includeDiagnosticMessages?: boolean | null;
+  /**
+   * Passed to the host for `@problems` (default 50).
+   */
+  maxDiagnosticMessages?: number | null;
+  /**
+   * How long to wait for each `roo/host/resolveMention` answer (default 10000).
+   */
+  hostTimeoutMs?: number | null;
+}
+/**
+ * Result of `roo/mentions/processUserContent`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ProcessUserContentResult".
+ */
+export interface ProcessUserContentResult {
+  /**
+   * The content with user-authored texts expanded and blocks inserted after them.
+   */
+  content: unknown[];
+  /**
+   * The first mode a command set, in input order.
+   */
+  mode?: string | null;
+  /**
+   * Whether any text was expanded.
+   */
+  changed: boolean;
+  /**
+   * Findings of all parsed texts.
+   */
+  diagnostics: MentionDiagnostic[];
+  /**
+   * Files read, over all texts.
+   */
+  mentionedFiles: string[];
 }
 /**
  * Result of `roo/protect/annotate` (the original's `annotatePathsWithProtection`).
@@ -797,6 +1507,52 @@ export interface ProtectParams {
    * Base folder for relative paths.
    */
   cwd?: string | null;
+}
+/**
+ * Params of the server-to-client request `roo/host/resolveMention`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ResolveMentionParams".
+ */
+export interface ResolveMentionParams {
+  /**
+   * `problems`, `terminal` or `url`.
+   */
+  kind: string;
+  /**
+   * The URL for `url`; the word itself otherwise.
+   */
+  value: string;
+  /**
+   * The folder the message was written in.
+   */
+  cwd: string;
+  /**
+   * The task, when known.
+   */
+  taskId?: string | null;
+  /**
+   * For `problems`: include diagnostic messages at all.
+   */
+  includeDiagnosticMessages: boolean;
+  /**
+   * For `problems`: at most this many (0 = no limit).
+   */
+  maxDiagnosticMessages: number;
+}
+/**
+ * Result of `roo/host/resolveMention`: the section's text (for `problems`, the original's
+ * `diagnosticsToProblemsString` output; for `terminal`, the captured output; for `url`, the
+ * page as text).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ResolveMentionResult".
+ */
+export interface ResolveMentionResult {
+  /**
+   * The text placed inside the section.
+   */
+  content: string;
 }
 /**
  * Params of `roo/history/rewind`.
@@ -891,6 +1647,11 @@ export interface Settings {
    * Wording of protection texts: `roo` (default) or `zoo`.
    */
   flavor?: string | null;
+  /**
+   * Load the tokenizer tables in the background right after `initialize` (default true);
+   * false loads them on the first count, keeping memory low until then.
+   */
+  warmTokenizer?: boolean | null;
 }
 /**
  * Params of `roo/files/track`.
@@ -1010,6 +1771,86 @@ export interface ValidateCommandResult {
   toolError?: string | null;
 }
 /**
+ * Params of `roo/context/willManage` (numbers only: cheap to call before every request).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "WillManageContextParams".
+ */
+export interface WillManageContextParams {
+  /**
+   * Context size of the previous request.
+   */
+  totalTokens: number;
+  /**
+   * Tokens of the last stored message (or pass `lastMessage` to have it counted).
+   */
+  lastMessageTokens?: number | null;
+  /**
+   * The last stored message, counted when `lastMessageTokens` is absent.
+   */
+  lastMessage?: {
+    [k: string]: unknown;
+  };
+  /**
+   * The model's context window.
+   */
+  contextWindow: number;
+  /**
+   * The model's output limit.
+   */
+  maxTokens?: number | null;
+  /**
+   * `autoCondenseContext` (default `true`).
+   */
+  autoCondenseContext?: boolean | null;
+  /**
+   * `autoCondenseContextPercent` (default 100).
+   */
+  autoCondenseContextPercent?: number | null;
+  /**
+   * `profileThresholds`.
+   */
+  profileThresholds?: {
+    [k: string]: number;
+  } | null;
+  /**
+   * The current profile's id (default `"default"`).
+   */
+  currentProfileId?: string | null;
+  /**
+   * `estimate` (default) or `exact`, for counting `lastMessage`.
+   */
+  tokenCountMode?: string | null;
+}
+/**
+ * Result of `roo/context/willManage`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "WillManageContextResult".
+ */
+export interface WillManageContextResult {
+  /**
+   * Whether `roo/context/manage` (automatic) would condense or truncate.
+   */
+  willManage: boolean;
+  /**
+   * `totalTokens + lastMessageTokens`.
+   */
+  prevContextTokens: number;
+  /**
+   * `contextWindow × 0.9 − reserved`.
+   */
+  allowedTokens: number;
+  /**
+   * `100 × prev / contextWindow`.
+   */
+  contextPercent: number;
+  /**
+   * The threshold in force.
+   */
+  threshold: number;
+}
+/**
  * Params of `roo/workspace/status` (none).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -1049,6 +1890,11 @@ export interface RooRequests {
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
+  "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
+  "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
+  "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
+  "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
+  "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
   "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
@@ -1064,10 +1910,13 @@ export interface RooClientNotifications {
 
 /** Server-to-client requests (host services): method → params and result. */
 export interface RooServerRequests {
+  "roo/host/summarize": { params: HostSummarizeParams; result: HostSummarizeResult };
+  "roo/host/resolveMention": { params: ResolveMentionParams; result: ResolveMentionResult };
 }
 
 /** Server-to-client notifications: method → params. */
 export interface RooServerNotifications {
+  "roo/host/cancelSummarize": HostCancelSummarizeParams;
   "roo/files/didChange": FileDidChangeParams;
   "roo/ignore/didReload": IgnoreDidReloadParams;
 }
@@ -1088,6 +1937,11 @@ export const ROO_REQUEST_METHODS = {
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
   tokensCount: "roo/tokens/count",
+  contextManage: "roo/context/manage",
+  contextWillManage: "roo/context/willManage",
+  contextClassifyError: "roo/context/classifyError",
+  mentionsParse: "roo/mentions/parse",
+  mentionsProcessUserContent: "roo/mentions/processUserContent",
   filesTrack: "roo/files/track",
   filesMarkRooEdited: "roo/files/markRooEdited",
   filesRead: "roo/files/read",
@@ -1103,10 +1957,13 @@ export const ROO_CLIENT_NOTIFICATION_METHODS = {
 
 /** Server-to-client requests the host answers. */
 export const ROO_SERVER_REQUEST_METHODS = {
+  hostSummarize: "roo/host/summarize",
+  hostResolveMention: "roo/host/resolveMention",
 } as const;
 
 /** Server-to-client notifications the host may show. */
 export const ROO_SERVER_NOTIFICATION_METHODS = {
+  hostCancelSummarize: "roo/host/cancelSummarize",
   filesDidChange: "roo/files/didChange",
   ignoreDidReload: "roo/ignore/didReload",
 } as const;
