@@ -1,5 +1,8 @@
 //! Benchmarks of the fold engine on generated TypeScript: cold outlines on one thread and on all
 //! cores, and a folded context cold (fresh cache) against warm (unchanged files, cached).
+//!
+//! `ROO_FOLD_BENCH_LIST=corpus/ts_files.txt ROO_FOLD_BENCH_BASE=corpus/repo` measures the anchors'
+//! corpus instead (../shared/bench), side by side with `node node/ts_bench.mjs` there.
 
 use roo_context_fold::{
     FoldContent, FoldInput, FoldOptions, OutlineCache, OutlineJob, OutlineOptions,
@@ -38,16 +41,41 @@ fn typescript_file(index: usize) -> String {
     source
 }
 
-fn sources() -> Vec<String> {
-    (0..FILES).map(typescript_file).collect()
+/// (path, language, text) of every benchmarked file.
+fn corpus() -> Vec<(String, roo_context_fold::Language, String)> {
+    if let (Ok(list), Ok(base)) = (
+        std::env::var("ROO_FOLD_BENCH_LIST"),
+        std::env::var("ROO_FOLD_BENCH_BASE"),
+    ) {
+        let list = std::fs::read_to_string(list).expect("ROO_FOLD_BENCH_LIST is readable");
+        return list
+            .lines()
+            .filter(|l| !l.is_empty())
+            .map(|path| {
+                let language =
+                    roo_context_fold::Language::from_path(path).expect("a .ts/.tsx path");
+                let text = std::fs::read_to_string(std::path::Path::new(&base).join(path))
+                    .expect("corpus file is readable");
+                (path.to_owned(), language, text)
+            })
+            .collect();
+    }
+    (0..FILES)
+        .map(|index| {
+            (
+                format!("src/module{index}/service.ts"),
+                roo_context_fold::Language::TypeScript,
+                typescript_file(index),
+            )
+        })
+        .collect()
 }
 
 fn inputs() -> Vec<FoldInput> {
-    sources()
+    corpus()
         .into_iter()
-        .enumerate()
-        .map(|(index, text)| FoldInput {
-            display_path: format!("src/module{index}/service.ts"),
+        .map(|(display_path, _, text)| FoldInput {
+            display_path,
             content: FoldContent::Text(text),
         })
         .collect()
@@ -62,31 +90,33 @@ fn unlimited() -> FoldOptions {
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn cold_outlines_one_thread(bencher: divan::Bencher) {
-    let sources = sources();
-    let jobs: Vec<OutlineJob<'_>> = sources
+    let files = corpus();
+    let count = files.len();
+    let jobs: Vec<OutlineJob<'_>> = files
         .iter()
-        .map(|source| OutlineJob {
-            language: roo_context_fold::Language::TypeScript,
+        .map(|(_, language, source)| OutlineJob {
+            language: *language,
             source,
         })
         .collect();
     bencher
-        .counter(divan::counter::ItemsCount::new(FILES))
+        .counter(divan::counter::ItemsCount::new(count))
         .bench(|| outline_many(&jobs, &OutlineOptions::default(), 1));
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]
 fn cold_outlines_all_cores(bencher: divan::Bencher) {
-    let sources = sources();
-    let jobs: Vec<OutlineJob<'_>> = sources
+    let files = corpus();
+    let count = files.len();
+    let jobs: Vec<OutlineJob<'_>> = files
         .iter()
-        .map(|source| OutlineJob {
-            language: roo_context_fold::Language::TypeScript,
+        .map(|(_, language, source)| OutlineJob {
+            language: *language,
             source,
         })
         .collect();
     bencher
-        .counter(divan::counter::ItemsCount::new(FILES))
+        .counter(divan::counter::ItemsCount::new(count))
         .bench(|| outline_many(&jobs, &OutlineOptions::default(), 0));
 }
 
@@ -95,7 +125,7 @@ fn folded_context_cold(bencher: divan::Bencher) {
     let inputs = inputs();
     let options = unlimited();
     bencher
-        .counter(divan::counter::ItemsCount::new(FILES))
+        .counter(divan::counter::ItemsCount::new(inputs.len()))
         .with_inputs(OutlineCache::default)
         .bench_refs(|cache| folded_file_context_with(&inputs, &options, Some(cache)));
 }
@@ -107,6 +137,6 @@ fn folded_context_warm(bencher: divan::Bencher) {
     let cache = OutlineCache::default();
     folded_file_context_with(&inputs, &options, Some(&cache));
     bencher
-        .counter(divan::counter::ItemsCount::new(FILES))
+        .counter(divan::counter::ItemsCount::new(inputs.len()))
         .bench(|| folded_file_context_with(&inputs, &options, Some(&cache)));
 }
