@@ -2,7 +2,7 @@
 //! canonical path (all symlinks resolved, parents and root included), both relative to a
 //! workspace root when they lie inside it. Access rules check both forms.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::sync::RwLock;
 

@@ -3,7 +3,7 @@
 //! git (nothing inside an excluded folder can be re-included), and each match says which line of
 //! which file decided it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::RwLock;
 
 use ignore::Match;
@@ -59,7 +59,7 @@ impl RuleSet {
         builder
             .case_insensitive(true)
             .expect("case-insensitive flag");
-        let mut origins = HashMap::new();
+        let mut origins = HashMap::default();
         let mut diagnostics = Vec::new();
         for (index, raw_line) in content.lines().enumerate() {
             let line = raw_line.trim_end_matches('\r');
@@ -100,7 +100,7 @@ impl RuleSet {
             matcher,
             origins,
             diagnostics,
-            folder_memo: RwLock::new(HashMap::new()),
+            folder_memo: RwLock::new(HashMap::default()),
         }
     }
 
