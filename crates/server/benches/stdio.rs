@@ -234,13 +234,20 @@ fn main() {
         cold_time.as_secs_f64() / warm_median.as_secs_f64()
     );
 
-    // 4. Token count of a long history, then again after appending one message.
-    let mut history: Vec<Value> = (0..2000)
+    // 4. Effective history and token total of a 10,000-message, ~50 MB history, then again after
+    //    appending one message (per-message counts are cached by content).
+    let filler = "lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor "
+        .repeat(62);
+    let mut history: Vec<Value> = (0..10_000)
         .map(|i| {
             let role = if i % 2 == 0 { "user" } else { "assistant" };
-            json!({"role": role, "content": [{"type": "text", "text": format!("message {i}: {}", "lorem ipsum dolor sit amet, consectetur adipiscing elit ".repeat(40))}], "ts": i})
+            json!({"role": role, "content": [{"type": "text", "text": format!("message {i}: {filler}")}], "ts": i})
         })
         .collect();
+    let bytes = serde_json::to_string(&history).unwrap().len();
+    let begin = Instant::now();
+    peer.call("roo/history/effective", json!({"messages": history}));
+    let effective_time = begin.elapsed();
     let begin = Instant::now();
     let first = peer.call("roo/tokens/count", json!({"messages": history}));
     let first_time = begin.elapsed();
@@ -248,12 +255,12 @@ fn main() {
     let begin = Instant::now();
     let second = peer.call("roo/tokens/count", json!({"messages": history}));
     let second_time = begin.elapsed();
-    let bytes = serde_json::to_string(&history).unwrap().len();
     println!(
-        "| token count, {}-message history ({:.1} MB, {} tokens) end to end | first {} | after one append {} |",
-        history.len(),
+        "| {}-message history ({:.1} MB, {} tokens), end to end incl. JSON | effective history {} | token total first {} | after one append {} |",
+        history.len() - 1,
         bytes as f64 / 1e6,
         first["total"],
+        ms(effective_time),
         ms(first_time),
         ms(second_time)
     );

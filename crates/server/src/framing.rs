@@ -9,7 +9,7 @@ use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
 };
 use tokio::sync::mpsc;
-use tower_lsp_server::jsonrpc::{Request, Response};
+use tower_lsp_server::jsonrpc::Response;
 
 /// Frames larger than this are refused (the body is skipped).
 const MAX_FRAME_BYTES: usize = 1 << 30;
@@ -119,6 +119,21 @@ pub enum Verdict {
     Drop(String),
 }
 
+/// The parts of a message the guard looks at; everything else (params, result) is validated by
+/// the parser but never built, so a 50 MB history costs one allocation-free pass here.
+#[derive(serde::Deserialize)]
+struct Envelope {
+    jsonrpc: Option<Value>,
+    method: Option<Value>,
+    id: Option<Value>,
+    #[allow(dead_code)]
+    params: Option<serde::de::IgnoredAny>,
+    #[allow(dead_code)]
+    result: Option<serde::de::IgnoredAny>,
+    #[allow(dead_code)]
+    error: Option<serde::de::IgnoredAny>,
+}
+
 /// Judges one frame body. Public for unit tests.
 pub fn judge(body: &[u8]) -> Verdict {
     let Ok(text) = std::str::from_utf8(body) else {
@@ -128,8 +143,30 @@ pub fn judge(body: &[u8]) -> Verdict {
             "Parse error: invalid UTF-8",
         ));
     };
-    let value: Value = match serde_json::from_str(text) {
-        Ok(value) => value,
+    if !text.trim_start().starts_with('{') {
+        // Not an object: invalid JSON (-32700) or a valid non-object such as a batch (-32600).
+        return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Err(e) => Verdict::Reject(error_frame(
+                Value::Null,
+                -32700,
+                &format!("Parse error: {e}"),
+            )),
+            Ok(_) => Verdict::Reject(error_frame(
+                Value::Null,
+                -32600,
+                "Invalid Request: a message must be a JSON object (batches are not supported)",
+            )),
+        };
+    }
+    let envelope: Envelope = match serde_json::from_str(text) {
+        Ok(envelope) => envelope,
+        Err(e) if e.is_data() => {
+            return Verdict::Reject(error_frame(
+                Value::Null,
+                -32600,
+                &format!("Invalid Request: {e}"),
+            ));
+        }
         Err(e) => {
             return Verdict::Reject(error_frame(
                 Value::Null,
@@ -138,34 +175,38 @@ pub fn judge(body: &[u8]) -> Verdict {
             ));
         }
     };
-    let Some(object) = value.as_object() else {
-        return Verdict::Reject(error_frame(
-            Value::Null,
-            -32600,
-            "Invalid Request: a message must be a JSON object (batches are not supported)",
-        ));
-    };
-    let id = match object.get("id") {
+    let id = match &envelope.id {
         Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
         _ => Value::Null,
     };
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if envelope.jsonrpc.as_ref().and_then(Value::as_str) != Some("2.0") {
         return Verdict::Reject(error_frame(
             id,
             -32600,
             "Invalid Request: field `jsonrpc` must be \"2.0\"",
         ));
     }
-    if object.contains_key("method") {
-        match serde_json::from_value::<Request>(value.clone()) {
-            Ok(_) => Verdict::Forward,
-            Err(e) => Verdict::Reject(error_frame(id, -32600, &format!("Invalid Request: {e}"))),
-        }
-    } else {
-        match serde_json::from_value::<Response>(value) {
+    match &envelope.method {
+        // The framework's `Request` takes a string method and an id that is an integer, a string
+        // or null; anything else would stop it, so it is answered here.
+        Some(Value::String(_)) => match &envelope.id {
+            None | Some(Value::Null | Value::String(_)) => Verdict::Forward,
+            Some(Value::Number(n)) if n.is_i64() => Verdict::Forward,
+            Some(_) => Verdict::Reject(error_frame(
+                Value::Null,
+                -32600,
+                "Invalid Request: field `id` must be an integer, a string or null",
+            )),
+        },
+        Some(_) => Verdict::Reject(error_frame(
+            id,
+            -32600,
+            "Invalid Request: field `method` must be a string",
+        )),
+        None => match serde_json::from_str::<Response>(text) {
             Ok(_) => Verdict::Forward,
             Err(e) => Verdict::Drop(format!("invalid response from client: {e}")),
-        }
+        },
     }
 }
 
@@ -298,5 +339,23 @@ mod tests {
         assert_eq!(missing["id"], 7);
         let deep = "[".repeat(10_000);
         assert_eq!(reply_of(deep.as_bytes())["error"]["code"], -32700);
+        let deep_params = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":{}}}",
+            "[".repeat(10_000)
+        );
+        assert_eq!(reply_of(deep_params.as_bytes())["error"]["code"], -32700);
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","id":1.5,"method":"x"}"#)["error"]["code"],
+            -32600
+        );
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#)["error"]["code"],
+            -32600
+        );
+        assert_eq!(reply_of(br#"{"jsonrpc":"2.0","id":3,"method":7}"#)["id"], 3);
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","id":3,"id":4,"method":"x"}"#)["error"]["code"],
+            -32600
+        );
     }
 }
