@@ -77,16 +77,9 @@ fn main() -> ExitCode {
 }
 
 fn serve(log: logging::LogHandle) -> ExitCode {
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match cli::runtime("serve") {
         Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("roo-context: cannot start the runtime: {error}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     let shutdown_requested = Arc::new(AtomicBool::new(false));
     runtime.block_on(async {

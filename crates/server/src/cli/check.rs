@@ -54,24 +54,10 @@ fn via_note(blocked: &BlockedBy) -> String {
 
 /// Runs the command.
 pub fn run(args: CheckArgs) -> ExitCode {
-    let workspace = match args
-        .workspace
-        .clone()
-        .map_or_else(std::env::current_dir, Ok)
-    {
-        Ok(dir) => std::path::absolute(&dir).unwrap_or(dir),
-        Err(error) => {
-            eprintln!("roo-context check: cannot determine the workspace folder: {error}");
-            return ExitCode::from(2);
-        }
+    let workspace = match super::workspace_folder(args.workspace.as_deref(), "check") {
+        Ok(folder) => folder,
+        Err(code) => return code,
     };
-    if !workspace.is_dir() {
-        eprintln!(
-            "roo-context check: workspace folder {} does not exist",
-            workspace.display()
-        );
-        return ExitCode::from(2);
-    }
     let state = SharedState::new(std::slice::from_ref(&workspace), Settings::default());
     for folder in state.status().folders {
         if let Some(error) = folder.last_error {

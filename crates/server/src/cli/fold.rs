@@ -59,24 +59,10 @@ fn expand(workspace: &Path, paths: &[String]) -> Vec<String> {
 
 /// Runs the command.
 pub fn run(args: FoldArgs) -> ExitCode {
-    let workspace = match args
-        .workspace
-        .clone()
-        .map_or_else(std::env::current_dir, Ok)
-    {
-        Ok(dir) => std::path::absolute(&dir).unwrap_or(dir),
-        Err(error) => {
-            eprintln!("roo-context fold: cannot determine the workspace folder: {error}");
-            return ExitCode::from(2);
-        }
+    let workspace = match super::workspace_folder(args.workspace.as_deref(), "fold") {
+        Ok(folder) => folder,
+        Err(code) => return code,
     };
-    if !workspace.is_dir() {
-        eprintln!(
-            "roo-context fold: workspace folder {} does not exist",
-            workspace.display()
-        );
-        return ExitCode::from(2);
-    }
     let state = SharedState::new(std::slice::from_ref(&workspace), Settings::default());
     let policy = state.policy();
     let params = FoldContextParams {

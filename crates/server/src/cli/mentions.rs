@@ -28,24 +28,10 @@ pub struct MentionsArgs {
 
 /// Runs the command: exit code 0 on success, 2 on usage errors.
 pub fn run(args: MentionsArgs) -> ExitCode {
-    let workspace = match args
-        .workspace
-        .clone()
-        .map_or_else(std::env::current_dir, Ok)
-    {
-        Ok(dir) => std::path::absolute(&dir).unwrap_or(dir),
-        Err(error) => {
-            eprintln!("roo-context mentions: cannot determine the workspace folder: {error}");
-            return ExitCode::from(2);
-        }
+    let workspace = match super::workspace_folder(args.workspace.as_deref(), "mentions") {
+        Ok(folder) => folder,
+        Err(code) => return code,
     };
-    if !workspace.is_dir() {
-        eprintln!(
-            "roo-context mentions: workspace folder {} does not exist",
-            workspace.display()
-        );
-        return ExitCode::from(2);
-    }
     let text = match args.text.as_deref() {
         Some(text) if text != "-" => text.to_owned(),
         _ => {

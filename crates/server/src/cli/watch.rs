@@ -44,34 +44,13 @@ fn memory_kib() -> (u64, u64) {
 
 /// Runs the command until interrupted.
 pub fn run(args: WatchArgs) -> ExitCode {
-    let workspace = match args
-        .workspace
-        .clone()
-        .map_or_else(std::env::current_dir, Ok)
-    {
-        Ok(dir) => std::path::absolute(&dir).unwrap_or(dir),
-        Err(error) => {
-            eprintln!("roo-context watch: cannot determine the workspace folder: {error}");
-            return ExitCode::from(2);
-        }
+    let workspace = match super::workspace_folder(args.workspace.as_deref(), "watch") {
+        Ok(folder) => folder,
+        Err(code) => return code,
     };
-    if !workspace.is_dir() {
-        eprintln!(
-            "roo-context watch: workspace folder {} does not exist",
-            workspace.display()
-        );
-        return ExitCode::from(2);
-    }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    let runtime = match super::runtime("watch") {
         Ok(runtime) => runtime,
-        Err(error) => {
-            eprintln!("roo-context watch: cannot start the runtime: {error}");
-            return ExitCode::from(1);
-        }
+        Err(code) => return code,
     };
     runtime.block_on(async move {
         let started = Instant::now();
