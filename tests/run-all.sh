@@ -6,14 +6,20 @@ cd "$(dirname "$0")/.."
 
 step() { printf '\n== %s\n' "$*"; }
 
+step "tools"
+bash tests/install-deps.sh
+
 step "format"
 cargo fmt --all -- --check
 
 step "core boundary: roo-context-core must not depend on tokio or LSP types"
+# `cargo tree -i X` prints the paths from the core to X, and nothing when there are none.
+cargo tree -p roo-context-core -e normal >/dev/null
 for forbidden in tokio tower-lsp-server ls-types; do
-  if cargo tree -p roo-context-core -e normal -i "$forbidden" >/dev/null 2>&1; then
-    echo "roo-context-core depends on $forbidden" >&2
-    cargo tree -p roo-context-core -e normal -i "$forbidden" >&2
+  paths="$(cargo tree -p roo-context-core -e normal -i "$forbidden" 2>/dev/null || true)"
+  if [ -n "$paths" ]; then
+    echo "roo-context-core depends on $forbidden:" >&2
+    echo "$paths" >&2
     exit 1
   fi
 done
