@@ -13,8 +13,8 @@ use super::prompts::{
 };
 use super::shrink::{ShrinkScope, shrink_largest_texts};
 use crate::conversation::{
-    ApiMessage, Clock, IMAGE_PLACEHOLDER_TEXT, IdSource, Role, SUMMARY_HEADING, TokenCounter,
-    extract_command_blocks, history_token_breakdown, inject_synthetic_tool_results, is_truthy,
+    ApiMessage, Clock, HistoryTokens, IMAGE_PLACEHOLDER_TEXT, IdSource, Role, SUMMARY_HEADING,
+    TokenCounter, extract_command_blocks, inject_synthetic_tool_results, is_truthy,
     messages_since_last_summary, replace_image_blocks, role_and_content_only,
     transform_messages_for_condensing,
 };
@@ -131,9 +131,10 @@ pub fn condense_instructions(custom_prompt: Option<&str>) -> (&str, bool) {
     }
 }
 
-fn request_tokens<M: AsRef<ApiMessage>>(messages: &[M], counter: &dyn TokenCounter) -> u64 {
+fn request_tokens<M: AsRef<ApiMessage>>(messages: &[M], tokens: &HistoryTokens<'_>) -> u64 {
+    let counter = tokens.counter();
     let system = counter.finish(counter.count_text(SUMMARY_PROMPT));
-    (system + history_token_breakdown(messages, counter).total) as u64
+    (system + tokens.total(messages)) as u64
 }
 
 fn render(working: &[Cow<'_, ApiMessage>], supports_images: bool) -> Vec<ApiMessage> {
@@ -162,6 +163,19 @@ pub fn build_condense_request(
     counter: &dyn TokenCounter,
     clock: &dyn Clock,
 ) -> Result<CondenseRequest, CondenseFailure> {
+    let tokens = HistoryTokens::new(messages, counter);
+    build_condense_request_with(messages, custom_prompt, summarizer, &tokens, clock)
+}
+
+/// [`build_condense_request`] counting through a per-call memo of `messages`.
+pub(crate) fn build_condense_request_with(
+    messages: &[ApiMessage],
+    custom_prompt: Option<&str>,
+    summarizer: &SummarizerInfo,
+    tokens: &HistoryTokens<'_>,
+    clock: &dyn Clock,
+) -> Result<CondenseRequest, CondenseFailure> {
+    let counter = tokens.counter();
     check_condense_guards(messages).map_err(CondenseFailure::new)?;
     let to_summarize = messages_since_last_summary(messages);
     let (instructions, custom_prompt_used) = condense_instructions(custom_prompt);
@@ -177,7 +191,7 @@ pub fn build_condense_request(
     let not_instructions = |index: usize| index != last;
     for scope in [ShrinkScope::ToolResults, ShrinkScope::AllText] {
         for _ in 0..FIT_ROUNDS {
-            let tokens = request_tokens(&working, counter);
+            let tokens = request_tokens(&working, tokens);
             if tokens <= token_limit {
                 break;
             }
@@ -196,13 +210,13 @@ pub fn build_condense_request(
                 break;
             }
         }
-        if scope == ShrinkScope::ToolResults && request_tokens(&working, counter) > token_limit {
-            degradation.messages_omitted = omit_middle(&mut working, token_limit, counter);
+        if scope == ShrinkScope::ToolResults && request_tokens(&working, tokens) > token_limit {
+            degradation.messages_omitted = omit_middle(&mut working, token_limit, tokens);
         }
     }
 
     let rendered = render(&working, summarizer.supports_images);
-    let request_tokens = request_tokens(&rendered, counter);
+    let request_tokens = request_tokens(&rendered, tokens);
     if request_tokens > token_limit {
         return Err(CondenseFailure::new(format!(
             "The summarizer's context window ({} tokens, {token_limit} usable) is too small for the condense request ({request_tokens} tokens after shortening it)",
@@ -224,12 +238,13 @@ pub fn build_condense_request(
 fn omit_middle(
     working: &mut Vec<Cow<'_, ApiMessage>>,
     limit: u64,
-    counter: &dyn TokenCounter,
+    tokens: &HistoryTokens<'_>,
 ) -> usize {
     if working.len() <= 3 {
         return 0;
     }
-    let per_message = history_token_breakdown(working, counter).per_message;
+    let counter = tokens.counter();
+    let per_message = tokens.breakdown(working).per_message;
     let fixed = counter.finish(counter.count_text(SUMMARY_PROMPT)) as u64
         + per_message[0] as u64
         + per_message[per_message.len() - 1] as u64

@@ -9,12 +9,14 @@ use super::budget::{
 };
 use super::condense::{
     CondenseFailure, CondenseRequest, HostError, RequestDegradation, SummarizerAnswer,
-    SummarizerInfo, SummaryExtras, Trigger, append_summary, build_condense_request,
+    SummarizerInfo, SummaryExtras, Trigger, append_summary, build_condense_request_with,
     summarizer_call_failed, summary_message,
 };
 use super::prompts::{ERROR_CONTEXT_GREW, condense_api_failed};
-use super::truncate::{Reduction, apply_edits, model_facing_tokens, reduce_context};
-use crate::conversation::{ApiMessage, Clock, IdSource, TokenCounter, message_tokens};
+use super::truncate::{Reduction, apply_edits, model_facing_tokens_with, reduce_context_with};
+use crate::conversation::{
+    ApiMessage, Clock, HistoryTokens, IdSource, TokenCounter, message_tokens,
+};
 
 /// Everything `manageContext` needs, owned so it can wait for the host between the two steps.
 #[derive(Clone, Debug, PartialEq)]
@@ -77,6 +79,12 @@ pub struct ContextBudget {
 /// Measures the context and decides (spec §5.3–5.4, with the decisions' emergency rule: the
 /// forced 75 % wins over profile thresholds; a manual run always condenses).
 pub fn measure_budget(input: &ManageInput, counter: &dyn TokenCounter) -> ContextBudget {
+    measure_budget_with(input, &HistoryTokens::new(&input.messages, counter))
+}
+
+/// [`measure_budget`] counting through a per-call memo of `input.messages`.
+fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> ContextBudget {
+    let counter = tokens.counter();
     let reserved_tokens = reserved_output_tokens(input.max_tokens);
     let allowed = allowed_tokens(input.context_window, input.max_tokens);
     let text_tokens = |text: &str| counter.finish(counter.count_text(text)) as u64;
@@ -89,8 +97,8 @@ pub fn measure_budget(input: &ManageInput, counter: &dyn TokenCounter) -> Contex
     let last_message_tokens = input
         .messages
         .last()
-        .map_or(0, |message| message_tokens(message, counter) as u64);
-    let measured = model_facing_tokens(&input.messages, fixed_tokens, counter);
+        .map_or(0, |message| tokens.message(message) as u64);
+    let measured = model_facing_tokens_with(&input.messages, fixed_tokens, tokens);
     let prev = match input.total_tokens {
         Some(total) if total > 0 => total + last_message_tokens,
         _ => measured,
@@ -256,17 +264,19 @@ pub fn begin_manage(
     ids: &mut dyn IdSource,
     clock: &dyn Clock,
 ) -> ManageStep {
-    let budget = measure_budget(&input, counter);
+    let tokens = HistoryTokens::new(&input.messages, counter);
+    let budget = measure_budget_with(&input, &tokens);
     if !budget.should_condense {
-        return ManageStep::Done(Box::new(after_condense_failure(
-            input, budget, None, counter, ids, clock,
+        let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
+        return ManageStep::Done(Box::new(conclude_without_condense(
+            input, budget, None, reduction,
         )));
     }
-    match build_condense_request(
+    match build_condense_request_with(
         &input.messages,
         input.custom_condensing_prompt.as_deref(),
         &input.summarizer,
-        counter,
+        &tokens,
         clock,
     ) {
         Ok(request) => ManageStep::Summarize(Box::new(PendingCondense {
@@ -274,14 +284,15 @@ pub fn begin_manage(
             budget,
             request,
         })),
-        Err(failure) => ManageStep::Done(Box::new(after_condense_failure(
-            input,
-            budget,
-            Some(failure),
-            counter,
-            ids,
-            clock,
-        ))),
+        Err(failure) => {
+            let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
+            ManageStep::Done(Box::new(conclude_without_condense(
+                input,
+                budget,
+                Some(failure),
+                reduction,
+            )))
+        }
     }
 }
 
@@ -385,18 +396,43 @@ fn after_condense_failure(
     ids: &mut dyn IdSource,
     clock: &dyn Clock,
 ) -> ManageOutcome {
+    let reduction = {
+        let tokens = HistoryTokens::new(&input.messages, counter);
+        fallback_reduction(&input, &budget, &tokens, ids, clock)
+    };
+    conclude_without_condense(input, budget, failure, reduction)
+}
+
+/// The fallback truncation of [`after_condense_failure`], when it applies, counted through the
+/// run's memo of `input.messages`.
+fn fallback_reduction(
+    input: &ManageInput,
+    budget: &ContextBudget,
+    tokens: &HistoryTokens<'_>,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> Option<Reduction> {
     let fallback = input.trigger != Trigger::Manual && budget.over_budget;
-    let reduction = fallback.then(|| {
-        reduce_context(
+    fallback.then(|| {
+        reduce_context_with(
             &input.messages,
             budget.fixed_tokens,
             budget.prev_context_tokens,
             budget.allowed_tokens,
             ids,
             clock,
-            counter,
+            tokens,
         )
-    });
+    })
+}
+
+/// The outcome of [`after_condense_failure`] once the fallback (if any) was computed.
+fn conclude_without_condense(
+    input: ManageInput,
+    budget: ContextBudget,
+    failure: Option<CondenseFailure>,
+    reduction: Option<Reduction>,
+) -> ManageOutcome {
     let mut outcome = ManageOutcome::unchanged(input, budget);
     if let Some(failure) = failure {
         outcome.cost = failure.cost;

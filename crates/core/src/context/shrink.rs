@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::conversation::{ApiMessage, Block, TokenCounter};
 
@@ -49,10 +49,16 @@ impl Location {
     }
 }
 
-struct Candidate {
+struct Candidate<'t> {
     message: usize,
     location: Location,
     tokens: usize,
+    /// The text without an earlier notice.
+    base: &'t str,
+    /// Its length in UTF-16 code units.
+    length: usize,
+    /// Characters an earlier notice says were removed.
+    previously_removed: u64,
 }
 
 fn text_at(message: &ApiMessage, location: Location) -> Option<&str> {
@@ -67,6 +73,94 @@ fn text_at(message: &ApiMessage, location: Location) -> Option<&str> {
             .get(item)?
             .get("text")?
             .as_str(),
+    }
+}
+
+/// One step of the path from a message's fields to a text.
+#[derive(Clone, Copy)]
+enum Step {
+    Key(&'static str),
+    Index(usize),
+}
+
+fn path(location: Location) -> Vec<Step> {
+    let content = Step::Key("content");
+    match location {
+        Location::ContentString => vec![content],
+        Location::TextBlock(block) => vec![content, Step::Index(block), Step::Key("text")],
+        Location::ToolResultString(block) => {
+            vec![content, Step::Index(block), Step::Key("content")]
+        }
+        Location::ToolResultItem(block, item) => vec![
+            content,
+            Step::Index(block),
+            Step::Key("content"),
+            Step::Index(item),
+            Step::Key("text"),
+        ],
+    }
+}
+
+/// A copy of `map` with the value at `path` (which exists) replaced by `new`, without copying
+/// the value it replaces; keys keep their order.
+fn map_replacing(
+    map: &Map<String, Value>,
+    path: &[Step],
+    new: &mut Option<Value>,
+) -> Map<String, Value> {
+    let (Some(Step::Key(target)), rest) = (path.first(), path.get(1..).unwrap_or_default()) else {
+        return map.clone();
+    };
+    let mut copy = Map::with_capacity(map.len());
+    for (key, value) in map {
+        let value = if key == target {
+            value_replacing(value, rest, new)
+        } else {
+            value.clone()
+        };
+        copy.insert(key.clone(), value);
+    }
+    copy
+}
+
+fn value_replacing(value: &Value, path: &[Step], new: &mut Option<Value>) -> Value {
+    match (path.first(), value) {
+        (None, _) => new.take().unwrap_or_else(|| value.clone()),
+        (Some(Step::Key(_)), Value::Object(map)) => Value::Object(map_replacing(map, path, new)),
+        (Some(Step::Index(target)), Value::Array(items)) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| {
+                    if index == *target {
+                        value_replacing(item, &path[1..], new)
+                    } else {
+                        item.clone()
+                    }
+                })
+                .collect(),
+        ),
+        _ => value.clone(),
+    }
+}
+
+/// Puts `text` at `location` (where a text is). A borrowed message becomes an owned copy made
+/// without copying the text it replaces.
+fn replace_text(message: &mut Cow<'_, ApiMessage>, location: Location, text: String) {
+    match message {
+        Cow::Borrowed(original) => {
+            let fields = map_replacing(
+                &original.fields,
+                &path(location),
+                &mut Some(Value::String(text)),
+            );
+            *message = Cow::Owned(ApiMessage { fields });
+        }
+        Cow::Owned(owned) => {
+            if let Some(slot) = slot_at(owned, location) {
+                *slot = Value::String(text);
+            }
+        }
     }
 }
 
@@ -143,6 +237,24 @@ fn notice(location: Location, removed: u64) -> String {
     }
 }
 
+/// Length of `text` in UTF-16 code units (`encode_utf16().count()`, counted over the bytes: every
+/// byte but continuation bytes starts a character, and 4-byte characters take two units).
+fn utf16_len(text: &str) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
+    // At most 2 units per byte, so a chunk of 127 bytes sums within a `u8` (which vectorizes).
+    text.as_bytes()
+        .chunks(127)
+        .map(|chunk| {
+            let units = chunk.iter().fold(0u8, |units, &byte| {
+                units + u8::from(byte & 0xC0 != 0x80) + u8::from(byte >= 0xF0)
+            });
+            usize::from(units)
+        })
+        .sum()
+}
+
 /// The shortest prefix of `text` with at least `units` UTF-16 code units, never splitting a
 /// character (so a cut at the floor keeps the floor).
 fn utf16_prefix(text: &str, units: usize) -> &str {
@@ -195,9 +307,9 @@ pub fn shrink_largest_texts(
             let Some(text) = text_at(message, location) else {
                 continue;
             };
-            let (base, _) = split_notice(text);
+            let (base, previously_removed) = split_notice(text);
             if base.len() <= TOOL_RESULT_SHRINK_FLOOR_CHARS
-                && base.encode_utf16().count() <= TOOL_RESULT_SHRINK_FLOOR_CHARS
+                && utf16_len(base) <= TOOL_RESULT_SHRINK_FLOOR_CHARS
             {
                 continue;
             }
@@ -205,24 +317,30 @@ pub fn shrink_largest_texts(
                 message: index,
                 location,
                 tokens: counter.count_text(base),
+                // Measured now, while the text is in cache.
+                length: utf16_len(base),
+                base,
+                previously_removed,
             });
         }
     }
     // Largest first; the sort is stable, so equal sizes keep history order.
     candidates.sort_by_key(|candidate| std::cmp::Reverse(candidate.tokens));
 
+    // Plan every cut first (each candidate is a different text, so one cut never changes
+    // another's input), then apply them.
     let mut remaining = raw_tokens_for(tokens_to_free, counter);
-    let mut edited = 0;
+    let mut cuts: Vec<(usize, Location, String)> = Vec::new();
     for candidate in candidates {
         if remaining == 0 {
             break;
         }
-        let message = &messages[candidate.message];
-        let Some(text) = text_at(message, candidate.location) else {
-            continue;
-        };
-        let (base, previously_removed) = split_notice(text);
-        let length = base.encode_utf16().count();
+        let Candidate {
+            base,
+            length,
+            previously_removed,
+            ..
+        } = candidate;
         let chars_per_token = length as f64 / candidate.tokens.max(1) as f64;
         let notice_tokens = counter.count_text(&notice(
             candidate.location,
@@ -238,7 +356,7 @@ pub fn shrink_largest_texts(
             continue;
         }
         let kept = utf16_prefix(base, keep_chars);
-        let removed = length.saturating_sub(kept.encode_utf16().count());
+        let removed = length.saturating_sub(utf16_len(kept));
         if removed == 0 {
             continue;
         }
@@ -252,11 +370,12 @@ pub fn shrink_largest_texts(
             "{kept}{}",
             notice(candidate.location, previously_removed + removed as u64)
         );
-        if let Some(slot) = slot_at(messages[candidate.message].to_mut(), candidate.location) {
-            *slot = Value::String(new_text);
-            edited += 1;
-            remaining = remaining.saturating_sub(freed);
-        }
+        cuts.push((candidate.message, candidate.location, new_text));
+        remaining = remaining.saturating_sub(freed);
+    }
+    let edited = cuts.len();
+    for (message, location, text) in cuts {
+        replace_text(&mut messages[message], location, text);
     }
     edited
 }

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::condense::number;
 use super::shrink::{ShrinkScope, shrink_largest_texts};
 use crate::conversation::{
-    ApiMessage, Clock, IdSource, Role, TokenCounter, effective_api_history, history_token_breakdown,
+    ApiMessage, Clock, HistoryTokens, IdSource, Role, TokenCounter, effective_api_history,
 };
 
 /// Share of the visible messages (after the first) the fallback truncation hides.
@@ -38,8 +38,17 @@ pub fn model_facing_tokens<M: AsRef<ApiMessage>>(
     fixed_tokens: u64,
     counter: &dyn TokenCounter,
 ) -> u64 {
+    model_facing_tokens_with(messages, fixed_tokens, &HistoryTokens::new(&[], counter))
+}
+
+/// [`model_facing_tokens`] counting through a per-call memo.
+pub(crate) fn model_facing_tokens_with<M: AsRef<ApiMessage>>(
+    messages: &[M],
+    fixed_tokens: u64,
+    tokens: &HistoryTokens<'_>,
+) -> u64 {
     let effective = effective_api_history(messages);
-    fixed_tokens + history_token_breakdown(&effective.messages, counter).total as u64
+    fixed_tokens + tokens.total(&effective.messages) as u64
 }
 
 /// A change to the stored history, applied without copying untouched messages.
@@ -176,11 +185,34 @@ pub fn reduce_context(
     clock: &dyn Clock,
     counter: &dyn TokenCounter,
 ) -> Reduction {
-    let before = model_facing_tokens(messages, fixed_tokens, counter);
+    let tokens = HistoryTokens::new(messages, counter);
+    reduce_context_with(
+        messages,
+        fixed_tokens,
+        prev_context_tokens,
+        allowed_tokens,
+        ids,
+        clock,
+        &tokens,
+    )
+}
+
+/// [`reduce_context`] counting through a per-call memo of `messages`.
+pub(crate) fn reduce_context_with(
+    messages: &[ApiMessage],
+    fixed_tokens: u64,
+    prev_context_tokens: u64,
+    allowed_tokens: u64,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+    tokens: &HistoryTokens<'_>,
+) -> Reduction {
+    let counter = tokens.counter();
+    let before = model_facing_tokens_with(messages, fixed_tokens, tokens);
     let truncation_id = ids.next_id();
     let mut draft = Draft::of(messages);
     let messages_removed = slide_window(&mut draft, TRUNCATION_FRACTION, &truncation_id, clock);
-    let mut now = model_facing_tokens(&draft.messages, fixed_tokens, counter);
+    let mut now = model_facing_tokens_with(&draft.messages, fixed_tokens, tokens);
     let mut tool_results_shrunk = 0;
     for _ in 0..RECOVERY_ROUNDS {
         if now <= allowed_tokens {
@@ -201,7 +233,7 @@ pub fn reduce_context(
             break;
         }
         tool_results_shrunk += edited;
-        now = model_facing_tokens(&draft.messages, fixed_tokens, counter);
+        now = model_facing_tokens_with(&draft.messages, fixed_tokens, tokens);
     }
     if now <= allowed_tokens && now < before {
         return Reduction::Fits {

@@ -118,29 +118,42 @@ pub enum Block<'a> {
     },
 }
 
+/// `object[key]`: a linear scan for the small objects messages and blocks are (no key hashing),
+/// the map's own lookup for larger ones. Keys are unique, so both find the same entry.
+pub(crate) fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a Value> {
+    if object.len() <= 8 {
+        object
+            .iter()
+            .find(|(name, _)| name.as_str() == key)
+            .map(|(_, value)| value)
+    } else {
+        object.get(key)
+    }
+}
+
 impl<'a> Block<'a> {
     /// Views a raw block.
     pub fn view(raw: &'a Value) -> Self {
         let Some(object) = raw.as_object() else {
             return Block::Other { kind: None, raw };
         };
-        let string = |key: &str| object.get(key).and_then(Value::as_str);
+        let string = |key: &str| field(object, key).and_then(Value::as_str);
         match string("type") {
             Some("text") => Block::Text {
                 text: string("text"),
             },
             Some("image") => Block::Image {
-                source: object.get("source"),
+                source: field(object, "source"),
             },
             Some("tool_use") => Block::ToolUse {
                 id: string("id"),
                 name: string("name"),
-                input: object.get("input"),
+                input: field(object, "input"),
             },
             Some("tool_result") => Block::ToolResult {
                 tool_use_id: string("tool_use_id"),
-                content: object.get("content").filter(|value| !value.is_null()),
-                is_error: object.get("is_error").is_some_and(is_truthy),
+                content: field(object, "content").filter(|value| !value.is_null()),
+                is_error: field(object, "is_error").is_some_and(is_truthy),
             },
             kind => Block::Other { kind, raw },
         }
@@ -193,7 +206,7 @@ impl ApiMessage {
 
     /// The `content` field, viewed.
     pub fn content(&self) -> Content<'_> {
-        Content::view(self.fields.get("content"))
+        Content::view(field(&self.fields, "content"))
     }
 
     /// The content blocks when the content is an array; empty otherwise.
@@ -211,7 +224,7 @@ impl ApiMessage {
 
     /// `ts` when it is a number (milliseconds).
     pub fn ts(&self) -> Option<f64> {
-        self.fields.get("ts").and_then(Value::as_f64)
+        field(&self.fields, "ts").and_then(Value::as_f64)
     }
 
     /// JavaScript truthiness of `ts`: absent, `null`, `0` and non-numbers count as "no timestamp".
@@ -226,7 +239,7 @@ impl ApiMessage {
 
     /// `isSummary === true` exactly (the effective-history test).
     pub fn is_summary_strictly_true(&self) -> bool {
-        self.fields.get("isSummary") == Some(&Value::Bool(true))
+        field(&self.fields, "isSummary") == Some(&Value::Bool(true))
     }
 
     /// `condenseId` (the summary's own id), when it is a string.
@@ -275,10 +288,10 @@ impl ApiMessage {
 
     /// A string field, when present and a string.
     pub fn str_field(&self, key: &str) -> Option<&str> {
-        self.fields.get(key).and_then(Value::as_str)
+        field(&self.fields, key).and_then(Value::as_str)
     }
 
     fn truthy_field(&self, key: &str) -> bool {
-        self.fields.get(key).is_some_and(is_truthy)
+        field(&self.fields, key).is_some_and(is_truthy)
     }
 }

@@ -34,8 +34,8 @@ pub use shaping::{
     transform_messages_for_condensing,
 };
 pub use tokens::{
-    Estimate, TokenBreakdown, TokenCounter, block_tokens, content_tokens, history_token_breakdown,
-    message_tokens,
+    Estimate, HistoryTokens, TokenBreakdown, TokenCounter, block_tokens, content_tokens,
+    history_token_breakdown, message_tokens,
 };
 
 /// The current time, injectable so results are deterministic in tests.

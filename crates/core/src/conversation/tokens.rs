@@ -3,10 +3,12 @@
 //! The core does not tokenize: a [`TokenCounter`] supplied by the caller (o200k_base from the
 //! tokens crate, a host-provided count, or a test stub) counts text and images and may cache.
 
+use std::cell::OnceCell;
+
 use serde::Serialize;
 use serde_json::Value;
 
-use super::message::{ApiMessage, Block, Content};
+use super::message::{ApiMessage, Block, Content, field};
 
 /// Counts tokens of what the model sees. Implemented for any `Fn(&str) -> usize`.
 pub trait TokenCounter {
@@ -79,9 +81,73 @@ pub fn history_token_breakdown<M: AsRef<ApiMessage>>(
     }
 }
 
+/// A per-call memo of [`message_tokens`] for the messages of one stored history: each is counted
+/// at most once however many passes (budget, request sizing, truncation) measure it. A message is
+/// recognised by being an element of that history (derived lists borrow it); any other message
+/// (an edited copy, a marker, an injected one) is counted afresh each time.
+pub struct HistoryTokens<'a> {
+    history: &'a [ApiMessage],
+    counts: Vec<OnceCell<usize>>,
+    counter: &'a dyn TokenCounter,
+}
+
+impl<'a> HistoryTokens<'a> {
+    /// A memo for `history`, counting with `counter` on first use of each message.
+    pub fn new(history: &'a [ApiMessage], counter: &'a dyn TokenCounter) -> Self {
+        HistoryTokens {
+            history,
+            counts: (0..history.len()).map(|_| OnceCell::new()).collect(),
+            counter,
+        }
+    }
+
+    /// The counter behind the memo (for texts that are not whole messages).
+    pub fn counter(&self) -> &'a dyn TokenCounter {
+        self.counter
+    }
+
+    /// The position of `message` in the memo's history, when it is one of its elements.
+    fn index_of(&self, message: &ApiMessage) -> Option<usize> {
+        let size = std::mem::size_of::<ApiMessage>();
+        let start = self.history.as_ptr() as usize;
+        let offset = (message as *const ApiMessage as usize).checked_sub(start)?;
+        let index = offset / size;
+        (offset % size == 0 && index < self.history.len()).then_some(index)
+    }
+
+    /// [`message_tokens`] of one message, from the memo when it belongs to the history.
+    pub fn message(&self, message: &ApiMessage) -> usize {
+        match self.index_of(message) {
+            Some(index) => {
+                *self.counts[index].get_or_init(|| message_tokens(message, self.counter))
+            }
+            None => message_tokens(message, self.counter),
+        }
+    }
+
+    /// [`history_token_breakdown`] through the memo.
+    pub fn breakdown<M: AsRef<ApiMessage>>(&self, messages: &[M]) -> TokenBreakdown {
+        let per_message: Vec<usize> = messages
+            .iter()
+            .map(|message| self.message(message.as_ref()))
+            .collect();
+        TokenBreakdown {
+            total: per_message.iter().fold(0, |sum, n| sum.saturating_add(*n)),
+            per_message,
+        }
+    }
+
+    /// The `total` of [`HistoryTokens::breakdown`], without the per-message list.
+    pub fn total<M: AsRef<ApiMessage>>(&self, messages: &[M]) -> usize {
+        messages.iter().fold(0, |sum, message| {
+            sum.saturating_add(self.message(message.as_ref()))
+        })
+    }
+}
+
 /// Tokens of one message's content (string content counts as one text block).
 pub fn message_tokens(message: &ApiMessage, counter: &dyn TokenCounter) -> usize {
-    content_tokens(message.fields.get("content"), counter)
+    content_tokens(field(&message.fields, "content"), counter)
 }
 
 /// Tokens of a raw `content` value: a string, an array of blocks, or anything else (0).
@@ -141,30 +207,45 @@ fn tool_result_for_counting(
     content: Option<&Value>,
     is_error: bool,
 ) -> String {
-    let mut lines: Vec<String> = vec![format!(
-        "Tool Result ({})",
-        tool_use_id.unwrap_or("undefined")
-    )];
+    // The lines joined with `\n`, written straight into one buffer (no copy per line).
+    let id = tool_use_id.unwrap_or("undefined");
+    let content_len = match content {
+        Some(Value::String(text)) => text.len() + 1,
+        _ => 0,
+    };
+    let mut text = String::with_capacity(16 + id.len() + 8 + content_len);
+    text.push_str("Tool Result (");
+    text.push_str(id);
+    text.push(')');
     if is_error {
-        lines.push("[Error]".into());
+        text.push_str("\n[Error]");
     }
     match content {
-        Some(Value::String(text)) => lines.push(text.clone()),
+        Some(Value::String(line)) => {
+            text.push('\n');
+            text.push_str(line);
+        }
         Some(Value::Array(items)) => {
-            lines.extend(items.iter().map(|item| match Block::view(item) {
-                Block::Text { text } => text.unwrap_or("").to_string(),
-                Block::Image { .. } => "[Image content]".to_string(),
-                Block::ToolUse { .. } => "[Unsupported content block: tool_use]".to_string(),
-                Block::ToolResult { .. } => "[Unsupported content block: tool_result]".to_string(),
-                Block::Other { kind, .. } => format!(
-                    "[Unsupported content block: {}]",
-                    kind.unwrap_or("undefined")
-                ),
-            }))
+            for item in items {
+                text.push('\n');
+                match Block::view(item) {
+                    Block::Text { text: line } => text.push_str(line.unwrap_or("")),
+                    Block::Image { .. } => text.push_str("[Image content]"),
+                    Block::ToolUse { .. } => text.push_str("[Unsupported content block: tool_use]"),
+                    Block::ToolResult { .. } => {
+                        text.push_str("[Unsupported content block: tool_result]")
+                    }
+                    Block::Other { kind, .. } => {
+                        text.push_str("[Unsupported content block: ");
+                        text.push_str(kind.unwrap_or("undefined"));
+                        text.push(']');
+                    }
+                }
+            }
         }
         _ => {}
     }
-    lines.join("\n")
+    text
 }
 
 /// `ceil(sqrt(n))` in exact integer arithmetic.
