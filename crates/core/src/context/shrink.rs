@@ -379,3 +379,52 @@ pub fn shrink_largest_texts(
     }
     edited
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn utf16_len_matches_encode_utf16() {
+        let long = "é日本😀a".repeat(100);
+        for text in [
+            "",
+            "plain ascii",
+            "é",
+            "日本語",
+            "😀 emoji 😀",
+            "mixed é 😀 x",
+            &long,
+        ] {
+            assert_eq!(utf16_len(text), text.encode_utf16().count(), "{text}");
+        }
+    }
+
+    #[test]
+    fn replacing_a_borrowed_text_equals_editing_a_copy() {
+        let message: ApiMessage = serde_json::from_value(json!({
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "before"},
+                {"type": "tool_result", "tool_use_id": "t1", "content": [
+                    {"type": "image", "source": {"data": "AAAA"}},
+                    {"type": "text", "text": "old", "extra": 1}
+                ], "is_error": false}
+            ],
+            "ts": 5
+        }))
+        .unwrap();
+        for location in [Location::TextBlock(0), Location::ToolResultItem(1, 1)] {
+            let mut expected = message.clone();
+            *slot_at(&mut expected, location).unwrap() = Value::String("new".into());
+            let mut edited = Cow::Borrowed(&message);
+            replace_text(&mut edited, location, "new".into());
+            assert_eq!(
+                serde_json::to_string(edited.as_ref()).unwrap(),
+                serde_json::to_string(&expected).unwrap()
+            );
+        }
+    }
+}

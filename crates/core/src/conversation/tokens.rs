@@ -71,14 +71,7 @@ pub fn history_token_breakdown<M: AsRef<ApiMessage>>(
     messages: &[M],
     counter: &dyn TokenCounter,
 ) -> TokenBreakdown {
-    let per_message: Vec<usize> = messages
-        .iter()
-        .map(|message| message_tokens(message.as_ref(), counter))
-        .collect();
-    TokenBreakdown {
-        total: per_message.iter().fold(0, |sum, n| sum.saturating_add(*n)),
-        per_message,
-    }
+    HistoryTokens::new(&[], counter).breakdown(messages)
 }
 
 /// A per-call memo of [`message_tokens`] for the messages of one stored history: each is counted
