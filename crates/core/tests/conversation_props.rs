@@ -242,7 +242,7 @@ mod conversation {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
 
         #[test]
         fn parsing_and_serializing_a_valid_history_is_byte_exact(values in valid_history()) {

@@ -52,9 +52,9 @@ pub struct RewrittenHistory {
 
 /// `getEffectiveApiHistory`: the messages the model sees (spec §3.8).
 ///
-/// With a summary (`isSummary === true`): the suffix from the last summary, minus `tool_result`
-/// blocks whose `tool_use` is not in that suffix (a user message left empty by this is dropped),
-/// minus messages hidden by a truncation marker inside the suffix. Messages after the summary are
+/// With a summary (`isSummary === true`): the suffix from the last summary, minus messages hidden
+/// by a truncation marker inside the suffix, minus `tool_result` blocks whose `tool_use` is not
+/// among the remaining messages (a user message left empty by this is dropped). Messages after the summary are
 /// kept even if they carry a `condenseParent`.
 ///
 /// Without a summary: every message except those whose `condenseParent` or `truncationParent`
@@ -71,21 +71,29 @@ pub fn effective_api_history<M: AsRef<ApiMessage>>(messages: &[M]) -> EffectiveH
 
 fn fresh_start_history<M: AsRef<ApiMessage>>(messages: &[M], start: usize) -> EffectiveHistory<'_> {
     let suffix = &messages[start..];
-    let tool_use_ids: HashSet<&str> = suffix
-        .iter()
-        .map(AsRef::as_ref)
-        .filter(|message| message.is_assistant())
-        .flat_map(|message| message.blocks())
-        .filter_map(|block| match Block::view(block) {
-            Block::ToolUse { id, .. } => id,
-            _ => None,
-        })
-        .collect();
     let marker_ids: HashSet<&str> = suffix
         .iter()
         .map(AsRef::as_ref)
         .filter(|message| message.is_truncation_marker())
         .filter_map(ApiMessage::truncation_id)
+        .collect();
+    let hidden = |message: &ApiMessage| {
+        message
+            .truncation_parent()
+            .is_some_and(|parent| marker_ids.contains(parent))
+    };
+    // Deviation from the original (which collects tool uses before hiding truncated messages):
+    // only tool uses the model will see count, so a tool result whose tool use is hidden by a
+    // truncation marker is filtered too. Otherwise the provider rejects the request.
+    let tool_use_ids: HashSet<&str> = suffix
+        .iter()
+        .map(AsRef::as_ref)
+        .filter(|message| message.is_assistant() && !hidden(message))
+        .flat_map(|message| message.blocks())
+        .filter_map(|block| match Block::view(block) {
+            Block::ToolUse { id, .. } => id,
+            _ => None,
+        })
         .collect();
 
     let mut result = EffectiveHistory {
@@ -95,10 +103,7 @@ fn fresh_start_history<M: AsRef<ApiMessage>>(messages: &[M], start: usize) -> Ef
     };
     for (offset, message) in suffix.iter().enumerate() {
         let message = message.as_ref();
-        if message
-            .truncation_parent()
-            .is_some_and(|parent| marker_ids.contains(parent))
-        {
+        if hidden(message) {
             result.changed = true;
             continue;
         }
