@@ -230,6 +230,8 @@ fn shell_commands_cannot_bypass_the_rules() {
     }
     let allowed = [
         "cat src/app.ts",
+        "cat src/*.ts",
+        "ls lib/*",
         "grep secrets src/app.ts",
         "npm test",
         "echo secrets",
@@ -279,4 +281,37 @@ fn hostile_commands_do_not_crash_the_server() {
         server.call("roo/ignore/validateCommand", json!({"command": command}));
     }
     server.call("roo/workspace/status", json!({}));
+}
+
+#[test]
+fn globs_are_judged_by_what_they_expand_to() {
+    let fixture = workspace();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    for command in [
+        "cat secr*/key.json",
+        "cat s?crets/key.json",
+        "cat se[c]rets/key.json",
+        "cat s{ecrets,x}/key.json",
+        "cat */key.json",
+        "head **/*.json",
+        "cat *.pem",
+        "cat .e*",
+        "tail src/secret-dir/*",
+    ] {
+        let result = server.call("roo/ignore/validateCommand", json!({"command": command}));
+        assert!(
+            result["blockedPath"].is_string(),
+            "{command:?} got through: {result}"
+        );
+        assert!(
+            result["blockedBy"].is_object(),
+            "{command:?} has no reason: {result}"
+        );
+    }
+    let result = server.call(
+        "roo/ignore/validateCommand",
+        json!({"command": "cat secr*/key.json"}),
+    );
+    assert_eq!(result["blockedPath"], "secr*/key.json");
+    assert_eq!(result["blockedBy"]["pattern"], "secrets/**");
 }

@@ -1,6 +1,6 @@
 //! `roo/ignore/*` and `roo/protect/*`: read access, command vetting and write protection.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use roo_context_core::access::{AccessDecision, BlockReason, Policy, access_denied_error};
 use roo_context_core::command::first_blocked_argument;
@@ -129,10 +129,16 @@ pub fn validate_command(
     params: &ValidateCommandParams,
 ) -> ValidateCommandResult {
     let base = base_folder(policy, params.cwd.as_deref());
-    let is_blocked = |candidate: &str| {
+    let blocked_path = |candidate: &str| {
         !policy
             .check_access(&state.resolver, &state.fs, Some(&base), candidate)
             .allowed()
+    };
+    // The shell expands globs before the program sees them, so `cat secr*/key.json` reads what
+    // the expansion names: judge every match too.
+    let is_blocked = |candidate: &str| {
+        blocked_path(candidate)
+            || (has_glob(candidate) && glob_matches_blocked(&base, candidate, &blocked_path))
     };
     let Some(argument) = first_blocked_argument(&params.command, &is_blocked) else {
         return ValidateCommandResult {
@@ -161,6 +167,13 @@ pub fn validate_command(
         policy
             .check_access(&state.resolver, &state.fs, Some(&base), r)
             .blocked
+            .or_else(|| {
+                first_glob_match(&base, r, &blocked_path).and_then(|path| {
+                    policy
+                        .check_access(&state.resolver, &state.fs, Some(&base), &path)
+                        .blocked
+                })
+            })
     });
     ValidateCommandResult {
         tool_error: reason.as_ref().map(|r| tool_error(policy, r, &argument)),
@@ -237,4 +250,82 @@ pub fn protect_instructions(policy: &Policy) -> ProtectInstructionsResult {
         patterns: policy.protect.patterns.clone(),
         message: policy.protect.message().to_owned(),
     }
+}
+
+/// Most directory entries a glob expansion may visit; past it the glob is judged blocked.
+const GLOB_VISIT_LIMIT: usize = 50_000;
+
+fn has_glob(word: &str) -> bool {
+    word.contains(['*', '?', '[', '{'])
+}
+
+/// Whether any path that `pattern` (relative to `base`, or absolute) expands to is blocked.
+fn glob_matches_blocked(base: &Path, pattern: &str, blocked: &dyn Fn(&str) -> bool) -> bool {
+    match expand_glob(base, pattern, blocked) {
+        GlobOutcome::Blocked(_) | GlobOutcome::TooLarge => true,
+        GlobOutcome::Clear => false,
+    }
+}
+
+/// The first blocked path `pattern` expands to.
+fn first_glob_match(base: &Path, pattern: &str, blocked: &dyn Fn(&str) -> bool) -> Option<String> {
+    if !has_glob(pattern) {
+        return None;
+    }
+    match expand_glob(base, pattern, blocked) {
+        GlobOutcome::Blocked(path) => Some(path),
+        _ => None,
+    }
+}
+
+enum GlobOutcome {
+    Blocked(String),
+    TooLarge,
+    Clear,
+}
+
+fn expand_glob(base: &Path, pattern: &str, blocked: &dyn Fn(&str) -> bool) -> GlobOutcome {
+    let absolute = roo_context_core::path::normalize_lexically(base, pattern);
+    let text = absolute.to_string_lossy();
+    let Ok(glob) = globset::GlobBuilder::new(&text)
+        .literal_separator(true)
+        .build()
+        .map(|g| g.compile_matcher())
+    else {
+        return GlobOutcome::Clear; // not a valid glob: the shell passes it literally
+    };
+    // Walk from the longest folder prefix without glob characters.
+    let mut start = PathBuf::from("/");
+    let mut depth = 0usize;
+    let mut recursive = false;
+    let mut in_prefix = true;
+    for component in absolute.components().skip(1) {
+        let name = component.as_os_str().to_string_lossy();
+        if in_prefix && !has_glob(&name) {
+            start.push(component);
+        } else {
+            in_prefix = false;
+            depth += 1;
+            recursive |= name.contains("**");
+        }
+    }
+    let mut walker = ignore::WalkBuilder::new(&start);
+    walker.standard_filters(false).follow_links(false);
+    if !recursive {
+        walker.max_depth(Some(depth));
+    }
+    for (visited, entry) in walker.build().enumerate() {
+        if visited >= GLOB_VISIT_LIMIT {
+            return GlobOutcome::TooLarge;
+        }
+        let Ok(entry) = entry else { continue };
+        let path = entry.path();
+        if glob.is_match(path) {
+            let path = path.to_string_lossy().into_owned();
+            if blocked(&path) {
+                return GlobOutcome::Blocked(path);
+            }
+        }
+    }
+    GlobOutcome::Clear
 }
