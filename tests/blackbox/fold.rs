@@ -183,3 +183,24 @@ fn initialize_advertises_folding_and_symbols() {
     assert_eq!(result["capabilities"]["foldingRangeProvider"], true);
     assert_eq!(result["capabilities"]["documentSymbolProvider"], true);
 }
+
+#[test]
+fn markdown_files_fold_by_headers() {
+    let fixture = Fixture::new(&[(
+        "docs/guide.md",
+        "# Guide\nintro\nmore\nmore\n## Install\nrun it\nthen\nthis\n",
+    )]);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let result = server.call("roo/fold/context", json!({"paths": ["docs/guide.md"]}));
+    assert_eq!(
+        result["content"],
+        "<system-reminder>\n## File Context: docs/guide.md\n# guide.md\n1--4 | # Guide\n5--9 | ## Install\n\n</system-reminder>"
+    );
+    let uri = file_uri(&fixture.path("docs/guide.md"));
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": uri}}),
+    );
+    assert_eq!(symbols[1]["name"], "Install");
+    assert_eq!(symbols[1]["kind"], 15);
+}

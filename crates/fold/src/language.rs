@@ -19,11 +19,24 @@ pub enum Language {
     Python,
     /// `.go`.
     Go,
+    /// `.md`, `.markdown`: headers and their sections, by a line parser (no grammar).
+    Markdown,
 }
 
 impl Language {
     /// Every supported language, in a fixed order.
-    pub const ALL: [Language; 6] = [
+    pub const ALL: [Language; 7] = [
+        Language::TypeScript,
+        Language::Tsx,
+        Language::JavaScript,
+        Language::Rust,
+        Language::Python,
+        Language::Go,
+        Language::Markdown,
+    ];
+
+    /// The languages parsed with a tree-sitter grammar (every one but Markdown).
+    pub const TREE_SITTER: [Language; 6] = [
         Language::TypeScript,
         Language::Tsx,
         Language::JavaScript,
@@ -41,6 +54,7 @@ impl Language {
             "rs" => Language::Rust,
             "py" | "pyi" => Language::Python,
             "go" => Language::Go,
+            "md" | "markdown" => Language::Markdown,
             _ => return None,
         };
         Some(language)
@@ -66,6 +80,7 @@ impl Language {
             Language::Rust => "rust",
             Language::Python => "python",
             Language::Go => "go",
+            Language::Markdown => "markdown",
         }
     }
 
@@ -82,6 +97,7 @@ impl Language {
             Language::Rust => tree_sitter_rust::LANGUAGE.into(),
             Language::Python => tree_sitter_python::LANGUAGE.into(),
             Language::Go => tree_sitter_go::LANGUAGE.into(),
+            Language::Markdown => unreachable!("Markdown is parsed by the header parser"),
         }
     }
 
@@ -95,6 +111,7 @@ impl Language {
             Language::Rust => include_str!("../queries/rust.scm").to_owned(),
             Language::Python => include_str!("../queries/python.scm").to_owned(),
             Language::Go => include_str!("../queries/go.scm").to_owned(),
+            Language::Markdown => unreachable!("Markdown has no query"),
         }
     }
 
@@ -165,7 +182,7 @@ mod tests {
 
     #[test]
     fn every_grammar_loads_into_a_parser_and_every_query_compiles() {
-        for language in Language::ALL {
+        for language in Language::TREE_SITTER {
             let mut parser = tree_sitter::Parser::new();
             parser
                 .set_language(&language.grammar())
@@ -196,7 +213,12 @@ mod tests {
         assert_eq!(Language::from_path("lib.rs"), Some(Language::Rust));
         assert_eq!(Language::from_path("m.py"), Some(Language::Python));
         assert_eq!(Language::from_path("main.go"), Some(Language::Go));
-        assert_eq!(Language::from_path("README.md"), None);
+        assert_eq!(Language::from_path("README.md"), Some(Language::Markdown));
+        assert_eq!(
+            Language::from_path("notes.MARKDOWN"),
+            Some(Language::Markdown)
+        );
+        assert_eq!(Language::from_path("notes.txt"), None);
         assert_eq!(Language::from_path("Makefile"), None);
         assert_eq!(Language::from_path("dir.ts/file"), None);
         assert_eq!(Language::from_path(".ts"), None);

@@ -16,6 +16,7 @@ mod cache;
 mod context;
 mod engine;
 mod language;
+mod markdown;
 mod outline;
 mod symbols;
 mod text;

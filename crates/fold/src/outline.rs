@@ -45,6 +45,8 @@ pub enum DefinitionKind {
     Test,
     /// A capture kind this version does not know.
     Other,
+    /// A Markdown header and its section.
+    Heading,
 }
 
 impl DefinitionKind {
@@ -90,6 +92,7 @@ impl DefinitionKind {
             DefinitionKind::Macro => "macro",
             DefinitionKind::Test => "test",
             DefinitionKind::Other => "other",
+            DefinitionKind::Heading => "heading",
         }
     }
 
@@ -108,6 +111,7 @@ impl DefinitionKind {
             DefinitionKind::Constant => 14,
             DefinitionKind::Impl => 19,
             DefinitionKind::Struct => 23,
+            DefinitionKind::Heading => 15,
             DefinitionKind::Type => 26,
         }
     }
@@ -338,6 +342,9 @@ pub(crate) fn analyze(
             limit: options.max_source_bytes,
         });
         return (Vec::new(), diagnostics);
+    }
+    if language == Language::Markdown {
+        return (crate::markdown::header_candidates(source), diagnostics);
     }
     let deadline = engine::deadline_after(options.parse_timeout);
     let Some(tree) = engine::parse(language, source, deadline) else {

@@ -145,6 +145,22 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             diagnostics,
         };
     }
+    if language == Language::Markdown {
+        // A section folds from its header to the line before the next header.
+        let ranges = crate::markdown::header_candidates(source)
+            .into_iter()
+            .filter(|section| section.range.end.line > section.range.start.line)
+            .map(|section| FoldingRange {
+                start_line: section.range.start.line,
+                end_line: section.range.end.line,
+                kind: FoldingKind::Region,
+            })
+            .collect();
+        return FoldingRanges {
+            ranges,
+            diagnostics,
+        };
+    }
     let deadline = engine::deadline_after(options.parse_timeout);
     let Some(tree) = engine::parse(language, source, deadline) else {
         diagnostics.push(OutlineDiagnostic::Timeout {
@@ -248,6 +264,7 @@ fn is_import(language: Language, kind: &str) -> bool {
         Language::Rust => kind == "use_declaration" || kind == "extern_crate_declaration",
         Language::Python => kind == "import_statement" || kind == "import_from_statement",
         Language::Go => kind == "import_declaration",
+        Language::Markdown => false,
     }
 }
 

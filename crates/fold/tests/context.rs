@@ -89,7 +89,7 @@ fn skipped_unsupported_binary_and_definitionless_files_never_appear() {
                     reason: "blocked by .rooignore".to_owned(),
                 },
             },
-            text("notes.md", "# Title\n\nbody\n\nmore\n"),
+            text("notes.txt", "# Title\n\nbody\n\nmore\n"),
             FoldInput {
                 display_path: "image.ts".to_owned(),
                 content: FoldContent::Bytes(b"\x89PNG\r\n\x1a\n\0\0\0".to_vec()),
@@ -104,7 +104,7 @@ fn skipped_unsupported_binary_and_definitionless_files_never_appear() {
         expect![[r#"
             processed=1 skipped=4 chars=91
             ! secret/keys.ts SkippedByHost included=false blocked by .rooignore
-            ! notes.md UnsupportedLanguage included=false unsupported file type: notes.md
+            ! notes.txt UnsupportedLanguage included=false unsupported file type: notes.txt
             ! image.ts Binary included=false binary file (NUL byte in the first 8000 bytes)
             ! tiny.ts NoDefinitions included=false no definitions spanning enough lines
             ===

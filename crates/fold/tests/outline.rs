@@ -389,3 +389,61 @@ fn crlf_line_endings_do_not_leak_into_outline_lines() {
         "#]],
     );
 }
+
+#[test]
+fn markdown_headers_own_their_sections_as_in_the_specs_example() {
+    // Headers on lines 1, 6, 11 and 16; the trailing newline makes a 20th, empty line.
+    let source = "# Main Header\nintro\nmore\nmore\n\n## Section 1\na\nb\nc\n\n### Subsection 1.1\nd\ne\nf\n\n## Section 2\ng\nh\ni\n";
+    check(
+        Language::Markdown,
+        source,
+        expect![[r#"
+            1--5 | # Main Header
+            6--10 | ## Section 1
+            11--15 | ### Subsection 1.1
+            16--20 | ## Section 2
+            ---
+            heading Main Header
+            heading Section 1
+            heading Subsection 1.1
+            heading Section 2
+        "#]],
+    );
+}
+
+#[test]
+fn markdown_setext_headers_crlf_and_short_sections() {
+    // Setext headers start on their text line; CRLF line ends do not hide ATX headers (the
+    // original's regex missed them); a section shorter than four lines is dropped; `#tag` without
+    // a space and an underline after a blank line are not headers.
+    let source = "Title\r\n=====\r\nbody\r\nbody\r\n#tag\r\n\r\n---\r\n## Short\r\nx\r\nSub\r\n---\r\n1\r\n2\r\n3\r\n";
+    check(
+        Language::Markdown,
+        source,
+        expect![[r#"
+            1--7 | Title
+            10--15 | Sub
+            ---
+            heading Title
+            heading Sub
+        "#]],
+    );
+}
+
+#[test]
+fn markdown_without_headers_has_no_outline() {
+    check(
+        Language::Markdown,
+        "just text\n\nand more text\nand more\nand more\n",
+        expect![[r#"
+            ---
+        "#]],
+    );
+    check(
+        Language::Markdown,
+        "   \n\n",
+        expect![[r#"
+        ---
+    "#]],
+    );
+}
