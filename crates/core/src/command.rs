@@ -515,16 +515,29 @@ fn is_assignment(word: &str) -> bool {
     }
 }
 
-/// Returns the first argument of `command`, as the user typed it, that names a path for which
-/// `is_blocked` says yes; `None` when the command may run. Never panics; a command that cannot be
-/// parsed (unbalanced quotes) is checked word by word instead of being allowed.
-pub fn first_blocked_argument(command: &str, is_blocked: &dyn Fn(&str) -> bool) -> Option<String> {
+/// An argument that names a blocked path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedArgument {
+    /// The argument as the user typed it (quotes included).
+    pub typed: String,
+    /// The reading of it that `is_blocked` refused: the unquoted word, the value of
+    /// `--opt=value`, or the path of `REV:path`.
+    pub path: String,
+}
+
+/// Returns the first argument of `command` that names a path for which `is_blocked` says yes;
+/// `None` when the command may run. Never panics; a command that cannot be parsed (unbalanced
+/// quotes) is checked word by word instead of being allowed.
+pub fn first_blocked_argument(
+    command: &str,
+    is_blocked: &dyn Fn(&str) -> bool,
+) -> Option<BlockedArgument> {
     vet(command, is_blocked, 0)
 }
 
 const MAX_NESTING: usize = 16;
 
-fn vet(command: &str, is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> Option<String> {
+fn vet(command: &str, is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> Option<BlockedArgument> {
     if depth > MAX_NESTING {
         return None;
     }
@@ -546,8 +559,8 @@ fn vet(command: &str, is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> Option
             Token::Redirect { heredoc } => expect_target = Some(heredoc),
             Token::Word(word) => match expect_target.take() {
                 Some(false) => {
-                    if checks(&word, is_blocked) {
-                        return Some(word.raw);
+                    if let Some(hit) = checks(&word, is_blocked) {
+                        return Some(hit);
                     }
                 }
                 Some(true) => {} // a heredoc delimiter names no file
@@ -564,15 +577,19 @@ fn vet(command: &str, is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> Option
         .find_map(|body| vet(body, is_blocked, depth + 1))
 }
 
-fn vet_word_by_word(command: &str, is_blocked: &dyn Fn(&str) -> bool) -> Option<String> {
+fn vet_word_by_word(command: &str, is_blocked: &dyn Fn(&str) -> bool) -> Option<BlockedArgument> {
     command
         .split(|c: char| c.is_whitespace() || "|;&<>()`".contains(c))
         .filter(|w| !w.is_empty())
-        .find(|w| {
+        .find_map(|w| {
             let unquoted: String = w.chars().filter(|c| !matches!(c, '\'' | '"')).collect();
-            candidates(&unquoted).any(|c| is_blocked(&c))
+            candidates(&unquoted)
+                .find(|c| is_blocked(c))
+                .map(|path| BlockedArgument {
+                    typed: w.to_owned(),
+                    path,
+                })
         })
-        .map(str::to_owned)
 }
 
 /// The path-like readings of a word: itself, the value of `--opt=value`, the path of `REV:path`.
@@ -596,11 +613,21 @@ fn candidates(value: &str) -> impl Iterator<Item = String> {
     out.into_iter()
 }
 
-fn checks(word: &Word, is_blocked: &dyn Fn(&str) -> bool) -> bool {
-    candidates(&word.value).any(|c| is_blocked(&c))
+/// The first blocked reading of `word`, if any.
+fn checks(word: &Word, is_blocked: &dyn Fn(&str) -> bool) -> Option<BlockedArgument> {
+    candidates(&word.value)
+        .find(|c| is_blocked(c))
+        .map(|path| BlockedArgument {
+            typed: word.raw.clone(),
+            path,
+        })
 }
 
-fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> Option<String> {
+fn vet_simple(
+    words: &[Word],
+    is_blocked: &dyn Fn(&str) -> bool,
+    depth: usize,
+) -> Option<BlockedArgument> {
     let mut index = 0;
     // Leading assignments (`VAR=value cmd`): values that look like paths are checked too.
     while index < words.len() && is_assignment(&words[index].value) {
@@ -610,7 +637,10 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
             .map(|(_, v)| v)
             .unwrap_or("");
         if value.contains('/') && is_blocked(value) {
-            return Some(words[index].raw.clone());
+            return Some(BlockedArgument {
+                typed: words[index].raw.clone(),
+                path: value.to_owned(),
+            });
         }
         index += 1;
     }
@@ -637,9 +667,9 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
                 if program == "xargs"
                     && matches!(value.as_str(), "-a" | "--arg-file")
                     && let Some(file) = words.get(index + 1)
-                    && checks(file, is_blocked)
+                    && let Some(hit) = checks(file, is_blocked)
                 {
-                    return Some(file.raw.clone());
+                    return Some(hit);
                 }
                 index += if wrapper_option_takes_value(&program, value) {
                     2
@@ -666,8 +696,8 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
     let mut after_double_dash = false;
     for (position, word) in operands.iter().enumerate() {
         if let Some(is_file) = skip_next.take() {
-            if is_file && checks(word, is_blocked) {
-                return Some(word.raw.clone());
+            if is_file && let Some(hit) = checks(word, is_blocked) {
+                return Some(hit);
             }
             continue;
         }
@@ -683,8 +713,8 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
                 continue;
             }
             // `--file=secret`, `-Path:secret`
-            if checks(word, is_blocked) {
-                return Some(word.raw.clone());
+            if let Some(hit) = checks(word, is_blocked) {
+                return Some(hit);
             }
             continue;
         }
@@ -695,14 +725,20 @@ fn vet_simple(words: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -
         // Interpreters' scripts and readers' operands are paths; for any other program, only
         // words that look like paths are.
         let path_like = value.contains('/') || value.contains('\\');
-        if (reader || path_like || position == 0 && program == "git") && checks(word, is_blocked) {
-            return Some(word.raw.clone());
+        if (reader || path_like || position == 0 && program == "git")
+            && let Some(hit) = checks(word, is_blocked)
+        {
+            return Some(hit);
         }
     }
     None
 }
 
-fn vet_shell(args: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> Option<String> {
+fn vet_shell(
+    args: &[Word],
+    is_blocked: &dyn Fn(&str) -> bool,
+    depth: usize,
+) -> Option<BlockedArgument> {
     let mut index = 0;
     while index < args.len() {
         let value = args[index].value.to_lowercase();
@@ -716,10 +752,7 @@ fn vet_shell(args: &[Word], is_blocked: &dyn Fn(&str) -> bool, depth: usize) -> 
             continue;
         }
         // `bash script.sh`: the script is read.
-        if checks(&args[index], is_blocked) {
-            return Some(args[index].raw.clone());
-        }
-        return None;
+        return checks(&args[index], is_blocked);
     }
     None
 }
@@ -739,7 +772,9 @@ mod tests {
 
     fn check(command: &str, expected: Option<&str>) {
         assert_eq!(
-            first_blocked_argument(command, &blocked).as_deref(),
+            first_blocked_argument(command, &blocked)
+                .map(|hit| hit.typed)
+                .as_deref(),
             expected,
             "command {command:?}"
         );
@@ -763,7 +798,7 @@ mod tests {
         check("echo x | grep foo secrets/a", Some("secrets/a"));
         check("(cd src && cat ../.env)", None); // `../.env` is outside from src's view
         check("(cat .env)", Some(".env"));
-        check("echo $(cat .env)", Some("$(cat .env)").map(|_| ".env"));
+        check("echo $(cat .env)", Some(".env"));
         check("echo `cat .env`", Some(".env"));
         check("echo \"$(cat secrets/x)\"", Some("secrets/x"));
         check("diff <(cat .env) a", Some(".env"));
@@ -818,12 +853,40 @@ mod tests {
     }
 
     #[test]
+    fn the_blocked_reading_of_an_argument_is_reported_with_it() {
+        let hit = |command: &str| {
+            let found = first_blocked_argument(command, &blocked).expect("blocked");
+            (found.typed, found.path)
+        };
+        assert_eq!(
+            hit("git show HEAD:secrets/k"),
+            ("HEAD:secrets/k".into(), "secrets/k".into())
+        );
+        assert_eq!(
+            hit("grep --file=secrets/p x"),
+            ("--file=secrets/p".into(), "secrets/p".into())
+        );
+        assert_eq!(
+            hit("cat \"secrets/a b\""),
+            ("\"secrets/a b\"".into(), "secrets/a b".into())
+        );
+        assert_eq!(
+            hit("FOO=secrets/x run"),
+            ("FOO=secrets/x".into(), "secrets/x".into())
+        );
+        assert_eq!(
+            hit("cat \"secrets/x"),
+            ("\"secrets/x".into(), "secrets/x".into())
+        );
+    }
+
+    #[test]
     fn patterns_are_not_mistaken_for_paths() {
         check("grep secrets src/a.ts", None);
         check("grep -e secrets/x src/a.ts", None);
         check("sed 's/.env/x/' src/a", None);
         check("head -n 10 src/a", None);
-        check("echo .env", Some(".env").filter(|_| false)); // echo reads nothing
+        check("echo .env", None); // echo reads nothing
     }
 
     #[test]

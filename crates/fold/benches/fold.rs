@@ -88,8 +88,9 @@ fn unlimited() -> FoldOptions {
     }
 }
 
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn cold_outlines_one_thread(bencher: divan::Bencher) {
+/// Cold outlines on one thread (1) and on every core (0).
+#[divan::bench(sample_count = 10, sample_size = 1, args = [1, 0])]
+fn cold_outlines(bencher: divan::Bencher, threads: usize) {
     let files = corpus();
     let count = files.len();
     let jobs: Vec<OutlineJob<'_>> = files
@@ -101,23 +102,7 @@ fn cold_outlines_one_thread(bencher: divan::Bencher) {
         .collect();
     bencher
         .counter(divan::counter::ItemsCount::new(count))
-        .bench(|| outline_many(&jobs, &OutlineOptions::default(), 1));
-}
-
-#[divan::bench(sample_count = 10, sample_size = 1)]
-fn cold_outlines_all_cores(bencher: divan::Bencher) {
-    let files = corpus();
-    let count = files.len();
-    let jobs: Vec<OutlineJob<'_>> = files
-        .iter()
-        .map(|(_, language, source)| OutlineJob {
-            language: *language,
-            source,
-        })
-        .collect();
-    bencher
-        .counter(divan::counter::ItemsCount::new(count))
-        .bench(|| outline_many(&jobs, &OutlineOptions::default(), 0));
+        .bench(|| outline_many(&jobs, &OutlineOptions::default(), threads));
 }
 
 #[divan::bench(sample_count = 10, sample_size = 1)]

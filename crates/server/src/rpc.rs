@@ -62,6 +62,13 @@ where
     }
 }
 
+/// Runs CPU- or I/O-heavy work on the blocking pool; a panic there becomes an InternalError.
+pub async fn blocking<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'static) -> Result<R> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| internal(format!("background work failed: {e}")))
+}
+
 /// Whether test-only methods are enabled (`ROO_CONTEXT_DEBUG_METHODS=1`).
 pub fn debug_methods_enabled() -> bool {
     std::env::var("ROO_CONTEXT_DEBUG_METHODS").is_ok_and(|v| v == "1")

@@ -230,11 +230,9 @@ impl Backend {
                 return encode(access::validate_access(&self.state, &policy, &params));
             }
             let state = self.state.clone();
-            let result = tokio::task::spawn_blocking(move || {
-                access::validate_access(&state, &policy, &params)
-            })
-            .await
-            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+            let result =
+                crate::rpc::blocking(move || access::validate_access(&state, &policy, &params))
+                    .await?;
             encode(result)
         })
         .await
@@ -343,11 +341,10 @@ impl Backend {
                 self.documents.clone(),
                 self.outlines.clone(),
             );
-            let result = tokio::task::spawn_blocking(move || {
+            let result = crate::rpc::blocking(move || {
                 fold::fold_context(&state, &policy, &documents, &outlines, &params)
             })
-            .await
-            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+            .await?;
             encode(result)
         })
         .await
@@ -362,11 +359,10 @@ impl Backend {
                 self.documents.clone(),
                 self.outlines.clone(),
             );
-            let result = tokio::task::spawn_blocking(move || {
+            let result = crate::rpc::blocking(move || {
                 fold::fold_outline(&state, &policy, &documents, &outlines, &params)
             })
-            .await
-            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+            .await?;
             match result {
                 Ok(outline) => encode(outline),
                 Err(error) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
@@ -388,9 +384,7 @@ impl Backend {
         R: serde::Serialize + Send + 'static,
     {
         let params: P = decode(params)?;
-        let result = tokio::task::spawn_blocking(move || work(params).map(encode))
-            .await
-            .map_err(|e| crate::rpc::internal(e.to_string()))?;
+        let result = crate::rpc::blocking(move || work(params).map(encode)).await?;
         match result {
             Ok(encoded) => encoded,
             Err(history::InvalidField(message)) => {
@@ -467,21 +461,6 @@ impl Backend {
         .await
     }
 
-    /// The open document's (or file's) language and text, when the access rule allows it.
-    fn document_source(&self, uri: &Uri) -> Option<(roo_context_fold::Language, String)> {
-        let path = uri_to_path(uri)?;
-        let policy = self.state.policy();
-        fold::readable_source(
-            &self.state,
-            &policy,
-            &self.documents,
-            policy.base(),
-            &path.to_string_lossy(),
-        )
-        .ok()
-        .map(|(language, _, text)| (language, text))
-    }
-
     async fn settings_update(&self, params: Value) {
         match decode::<Settings>(params) {
             Ok(update) => self.apply_settings(update),
@@ -531,7 +510,7 @@ impl LanguageServer for Backend {
         self.restart_watcher();
         // Load the tokenizer tables in the background: `initialize` stays fast and memory stays
         // low until they are needed; the first count waits for them if they are not ready.
-        if self.state.status().settings.warm_tokenizer != Some(false) {
+        if self.state.settings().warm_tokenizer != Some(false) {
             roo_context_tokens::warm();
         }
         tracing::info!(folders = folders.len(), "initialized");
@@ -643,14 +622,20 @@ impl LanguageServer for Backend {
     }
 
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
-        let Some((language, text)) = self.document_source(&params.text_document.uri) else {
+        // Reading the file is I/O: it happens on the blocking pool with the parse.
+        let (state, documents) = (self.state.clone(), self.documents.clone());
+        let ranges = crate::rpc::blocking(move || {
+            let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
+            Some(roo_context_fold::folding_ranges(
+                language,
+                &text,
+                &Default::default(),
+            ))
+        })
+        .await?;
+        let Some(ranges) = ranges else {
             return Ok(None);
         };
-        let ranges = tokio::task::spawn_blocking(move || {
-            roo_context_fold::folding_ranges(language, &text, &Default::default())
-        })
-        .await
-        .map_err(|e| crate::rpc::internal(e.to_string()))?;
         Ok(Some(
             ranges
                 .ranges
@@ -673,22 +658,41 @@ impl LanguageServer for Backend {
         &self,
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
-        let Some((language, text)) = self.document_source(&params.text_document.uri) else {
-            return Ok(None);
-        };
-        let symbols = tokio::task::spawn_blocking(move || {
+        let (state, documents) = (self.state.clone(), self.documents.clone());
+        let symbols = crate::rpc::blocking(move || {
+            let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
             let found = roo_context_fold::document_symbols(language, &text, &Default::default());
             let index = LineIndex::new(&text);
-            found
-                .symbols
-                .iter()
-                .map(|s| to_lsp_symbol(&index, s))
-                .collect::<Vec<_>>()
+            Some(
+                found
+                    .symbols
+                    .iter()
+                    .map(|s| to_lsp_symbol(&index, s))
+                    .collect::<Vec<_>>(),
+            )
         })
-        .await
-        .map_err(|e| crate::rpc::internal(e.to_string()))?;
-        Ok(Some(DocumentSymbolResponse::Nested(symbols)))
+        .await?;
+        Ok(symbols.map(DocumentSymbolResponse::Nested))
     }
+}
+
+/// The open document's (or file's) language and text, when the access rule allows it.
+fn document_source(
+    state: &SharedState,
+    documents: &Documents,
+    uri: &Uri,
+) -> Option<(roo_context_fold::Language, String)> {
+    let path = uri_to_path(uri)?;
+    let policy = state.policy();
+    fold::readable_source(
+        state,
+        &policy,
+        documents,
+        policy.base(),
+        &path.to_string_lossy(),
+    )
+    .ok()
+    .map(|(language, _, text)| (language, text))
 }
 
 #[allow(deprecated)] // `deprecated` is a required field of the LSP type

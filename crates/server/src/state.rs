@@ -210,6 +210,11 @@ impl SharedState {
         Some(outcome)
     }
 
+    /// The settings in force.
+    pub fn settings(&self) -> Settings {
+        self.read().settings.clone()
+    }
+
     /// Folders, ignore files and settings, for `roo/workspace/status`.
     pub fn status(&self) -> WorkspaceStatusResult {
         let workspace = self.read();

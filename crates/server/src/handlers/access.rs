@@ -129,56 +129,33 @@ pub fn validate_command(
     params: &ValidateCommandParams,
 ) -> ValidateCommandResult {
     let base = base_folder(policy, params.cwd.as_deref());
-    let blocked_path = |candidate: &str| {
-        !policy
-            .check_access(&state.resolver, &state.fs, Some(&base), candidate)
-            .allowed()
+    let decide = |path: &str| {
+        policy
+            .check_access(&state.resolver, &state.fs, Some(&base), path)
+            .blocked
     };
+    let blocked_path = |candidate: &str| decide(candidate).is_some();
     // The shell expands globs before the program sees them, so `cat secr*/key.json` reads what
     // the expansion names: judge every match too.
     let is_blocked = |candidate: &str| {
         blocked_path(candidate)
             || (has_glob(candidate) && glob_matches_blocked(&base, candidate, &blocked_path))
     };
-    let Some(argument) = first_blocked_argument(&params.command, &is_blocked) else {
+    let Some(hit) = first_blocked_argument(&params.command, &is_blocked) else {
         return ValidateCommandResult {
             blocked_path: None,
             blocked_by: None,
             tool_error: None,
         };
     };
-    // Explain the first reading of the argument that is blocked (`--file=x`, `REV:x`, `'x'`).
-    let unquoted: String = argument
-        .chars()
-        .filter(|c| !matches!(c, '\'' | '"' | '\\'))
-        .collect();
-    let readings = [
-        unquoted.clone(),
-        unquoted
-            .split_once('=')
-            .map(|(_, v)| v.to_owned())
-            .unwrap_or_default(),
-        unquoted
-            .split_once(':')
-            .map(|(_, v)| v.to_owned())
-            .unwrap_or_default(),
-    ];
-    let reason = readings.iter().filter(|r| !r.is_empty()).find_map(|r| {
-        policy
-            .check_access(&state.resolver, &state.fs, Some(&base), r)
-            .blocked
-            .or_else(|| {
-                first_glob_match(&base, r, &blocked_path).and_then(|path| {
-                    policy
-                        .check_access(&state.resolver, &state.fs, Some(&base), &path)
-                        .blocked
-                })
-            })
+    // Explain the reading that was refused; a glob is explained by its first blocked match.
+    let reason = decide(&hit.path).or_else(|| {
+        first_glob_match(&base, &hit.path, &blocked_path).and_then(|path| decide(&path))
     });
     ValidateCommandResult {
-        tool_error: reason.as_ref().map(|r| tool_error(policy, r, &argument)),
+        tool_error: reason.as_ref().map(|r| tool_error(policy, r, &hit.typed)),
         blocked_by: reason.as_ref().map(blocked_by),
-        blocked_path: Some(argument),
+        blocked_path: Some(hit.typed),
     }
 }
 

@@ -24,13 +24,14 @@ use roo_context_tokens::TokenCache;
 use serde_json::Value;
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::Error;
+
+use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 
 use crate::counting::{Mode, with_counter};
 use crate::documents::Documents;
 use crate::handlers::fold;
-use crate::rpc::internal;
 use crate::state::SharedState;
 
 /// `roo/host/summarize`, the server-to-client request.
@@ -241,14 +242,6 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
     };
     notice.reason = None;
     reply
-}
-
-async fn blocking<R: Send + 'static>(
-    work: impl FnOnce() -> R + Send + 'static,
-) -> Result<R, Error> {
-    tokio::task::spawn_blocking(work)
-        .await
-        .map_err(|e| internal(format!("context work failed: {e}")))
 }
 
 /// `roo/context/manage`: one path for all three triggers. On cancellation (`$/cancelRequest`)

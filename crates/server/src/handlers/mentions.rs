@@ -124,7 +124,7 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
         resolver: &ctx.state.resolver,
         cwd: &ctx.cwd,
         show_ignored_files: ctx.options.show_roo_ignored_files.unwrap_or(false),
-        zoo_wording: ctx.state.status().settings.flavor.as_deref() == Some("zoo"),
+        zoo_wording: ctx.state.settings().flavor.as_deref() == Some("zoo"),
     };
     let files = plan
         .fetches
@@ -253,9 +253,9 @@ async fn ask_host(
 async fn blocking<R: Send + 'static>(
     work: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, String> {
-    tokio::task::spawn_blocking(work)
+    crate::rpc::blocking(work)
         .await
-        .map_err(|e| format!("mention work failed: {e}"))
+        .map_err(|e| e.message.into_owned())
 }
 
 async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::MentionDiagnostic>) {
