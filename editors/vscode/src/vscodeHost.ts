@@ -1,9 +1,11 @@
 // Host services the sidecar asks the editor for, implemented with the VS Code API: summaries
 // through the Language Model API (vscode.lm), problems from vscode.languages.getDiagnostics, URLs
-// by fetching them; terminal output is not exposed by the stable API, so it answers "not available".
+// through the bounded fetch and Markdown conversion of src/client/webFetch.ts; terminal output is
+// not exposed by the stable API, so it answers "not available".
 
 import * as vscode from "vscode";
 import { HostNotAvailableError } from "./client/host";
+import { resolveUrlMention } from "./client/webFetch";
 
 /** A message as the sidecar sends it in a summarize request (`{role, content}`, content a string or blocks). */
 interface WireMessage {
@@ -97,22 +99,11 @@ export function problemsText(maxMessages = 0): string {
   return lines.join("\n").trim() || "No errors or warnings detected.";
 }
 
-async function fetchUrl(url: string): Promise<string> {
-  const response = await fetch(url, { redirect: "follow" });
-  if (!response.ok) throw new Error(`GET ${url}: HTTP ${response.status}`);
-  const body = await response.text();
-  const type = response.headers.get("content-type") ?? "";
-  if (!type.includes("html")) return body;
-  return body
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, "")
-    .replace(/<[^>]+>/g, " ")
-    .replace(/[ \t]+/g, " ")
-    .replace(/\n\s*\n+/g, "\n\n")
-    .trim();
-}
-
-/** Answers a host mention request: `{kind: "problems" | "terminal" | "url", value?}` → `{content}`. */
-export async function resolveHostMention(params: any): Promise<unknown> {
+/**
+ * Answers a host mention request: `{kind: "problems" | "terminal" | "url", value?}` → `{content}`.
+ * `signal` aborts a URL fetch when the sidecar cancels the request.
+ */
+export async function resolveHostMention(params: any, signal?: AbortSignal): Promise<unknown> {
   const kind = String(params?.kind ?? params?.type ?? "");
   switch (kind) {
     case "problems":
@@ -121,8 +112,7 @@ export async function resolveHostMention(params: any): Promise<unknown> {
       return { content: problemsText(Number(params?.maxDiagnosticMessages ?? 0)) };
     case "url": {
       const url = String(params?.value ?? params?.url ?? "");
-      if (!/^https?:\/\//.test(url)) throw new Error(`not an http(s) URL: ${url}`);
-      return { content: await fetchUrl(url) };
+      return { content: await resolveUrlMention(url, { signal }) };
     }
     case "terminal":
       throw new HostNotAvailableError(
@@ -141,8 +131,8 @@ export async function resolveHostMention(params: any): Promise<unknown> {
 export function vscodeHostHandlers(
   serverRequestMethods: readonly string[],
   modelFamily: () => string,
-): Record<string, (params: any) => Promise<unknown>> {
-  const handlers: Record<string, (params: any) => Promise<unknown>> = {};
+): Record<string, (params: any, signal: AbortSignal) => Promise<unknown>> {
+  const handlers: Record<string, (params: any, signal: AbortSignal) => Promise<unknown>> = {};
   for (const method of serverRequestMethods) {
     if (/summar/i.test(method)) handlers[method] = (params) => summarizeWithLanguageModel(params, modelFamily());
     else if (/mention|problems|terminal|url/i.test(method)) handlers[method] = resolveHostMention;

@@ -3,7 +3,7 @@
 // host cannot do answers with a clear "not available" error instead of hanging the server.
 
 import { ROO_SERVER_NOTIFICATION_METHODS, RooServerNotifications, RooServerRequests } from "../protocol.generated";
-import { Disposable, RooTransport } from "./transport";
+import { CancellationLike, Disposable, RooTransport } from "./transport";
 
 /** JSON-RPC error code used when the host cannot provide a service. */
 export const HOST_NOT_AVAILABLE = -32001;
@@ -16,12 +16,32 @@ export class HostNotAvailableError extends Error {
   }
 }
 
-/** Answers for server-to-client requests; a missing entry answers "not available". */
+/**
+ * Answers for server-to-client requests; a missing entry answers "not available". `signal` aborts
+ * when the server cancels the request (`$/cancelRequest`), so long work (a URL fetch) stops.
+ */
 export type HostHandlers = {
   [M in keyof RooServerRequests]?: (
     params: RooServerRequests[M]["params"],
+    signal: AbortSignal,
   ) => Promise<RooServerRequests[M]["result"]> | RooServerRequests[M]["result"];
 };
+
+/**
+ * An AbortSignal that aborts when `token` is cancelled (at once if it already is); `dispose`
+ * drops the listener once the request is answered.
+ */
+export function abortSignalOf(token: CancellationLike | undefined): { signal: AbortSignal; dispose(): void } {
+  const controller = new AbortController();
+  const cancelled = () => controller.abort(new Error("the server cancelled the request"));
+  if (!token) return { signal: controller.signal, dispose: () => {} };
+  if (token.isCancellationRequested) {
+    cancelled();
+    return { signal: controller.signal, dispose: () => {} };
+  }
+  const registration = token.onCancellationRequested(cancelled);
+  return { signal: controller.signal, dispose: () => registration.dispose() };
+}
 
 /** A JSON-RPC error as vscode-jsonrpc serialises it when a handler throws a ResponseError-like value. */
 export interface HostErrorShape {
@@ -32,14 +52,15 @@ export interface HostErrorShape {
 /** Runs one handler and converts failures into a JSON-RPC error object with a readable message. */
 export async function answerHostRequest(
   method: string,
-  handler: ((params: any) => unknown) | undefined,
+  handler: ((params: any, signal: AbortSignal) => unknown) | undefined,
   params: unknown,
+  signal: AbortSignal = new AbortController().signal,
 ): Promise<{ result: unknown } | { error: HostErrorShape }> {
   if (!handler) {
     return { error: { code: HOST_NOT_AVAILABLE, message: `${method} is not available in this host` } };
   }
   try {
-    return { result: await handler(params) };
+    return { result: await handler(params, signal) };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const code = error instanceof HostNotAvailableError ? error.code : -32603;
@@ -49,7 +70,8 @@ export async function answerHostRequest(
 
 /**
  * Registers `handlers` for every server-to-client request in the method table (and any extra
- * method names given), converting thrown errors with `toError` (the transport's error type).
+ * method names given), converting thrown errors with `toError` (the transport's error type). The
+ * transport's cancellation token reaches each handler as an AbortSignal.
  */
 export function registerHostHandlers(
   transport: RooTransport,
@@ -57,12 +79,17 @@ export function registerHostHandlers(
   serverRequestMethods: readonly string[],
   toError: (error: HostErrorShape) => unknown,
 ): Disposable {
-  const table = handlers as Record<string, ((params: any) => unknown) | undefined>;
+  const table = handlers as Record<string, ((params: any, signal: AbortSignal) => unknown) | undefined>;
   const registrations = serverRequestMethods.map((method) =>
-    transport.onRequest(method, async (params: unknown) => {
-      const outcome = await answerHostRequest(method, table[method], params);
-      if ("error" in outcome) return toError(outcome.error);
-      return outcome.result;
+    transport.onRequest(method, async (params: unknown, token?: CancellationLike) => {
+      const cancellation = abortSignalOf(token);
+      try {
+        const outcome = await answerHostRequest(method, table[method], params, cancellation.signal);
+        if ("error" in outcome) return toError(outcome.error);
+        return outcome.result;
+      } finally {
+        cancellation.dispose();
+      }
     }),
   );
   return { dispose: () => registrations.forEach((r) => r.dispose()) };
