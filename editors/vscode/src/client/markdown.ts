@@ -75,8 +75,13 @@ export function htmlToMarkdown(html: string, pageUrl: string): string {
   }
   absolutize(document, "a[href]", "href", base);
   absolutize(document, "img[src]", "src", base);
-  const markdown = converter().turndown(document.body ?? document.documentElement);
-  return markdown.trim();
+  try {
+    return converter().turndown(document.body ?? document.documentElement).trim();
+  } catch (error) {
+    // turndown recurses per element: thousands of nested elements overflow the stack.
+    const why = error instanceof RangeError ? "the page nests its elements too deeply" : String(error);
+    throw new Error(`the page could not be converted to Markdown: ${why}`);
+  }
 }
 
 /** `line` cut to the mention line length, never splitting a surrogate pair. */

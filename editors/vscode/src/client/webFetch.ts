@@ -1,18 +1,24 @@
 // The host's answer to a URL mention: a bounded fetch (byte cap, deadline, cancellation, bounded
-// redirects, text-like content types only) followed by HTML-to-Markdown and the mention limits.
-// Uses the runtime's `fetch`, so inside VS Code the editor's proxy settings apply.
+// redirects, text-like content types only) followed by HTML-to-Markdown in a worker thread and the
+// mention limits. One deadline and the cancellation cover download and conversion alike. Uses the
+// runtime's `fetch`, so inside VS Code the editor's proxy settings apply.
 
-import { capToMentionLimits, htmlToMarkdown } from "./markdown";
+import * as path from "node:path";
+import { Worker } from "node:worker_threads";
+import { capToMentionLimits } from "./markdown";
+import type { MarkdownJob, MarkdownOutcome } from "./markdownWorker";
 
 /** Default byte cap of a page: the download stops there and the rest is left out (5 MiB). */
 export const DEFAULT_MAX_PAGE_BYTES = 5 * 1024 * 1024;
 /**
- * Default deadline for the whole fetch, redirects included: below the sidecar's default
- * `hostTimeoutMs` (10000), so the host's own error names the cause before the sidecar gives up.
+ * Default deadline for the whole mention (redirects, download and conversion): below the sidecar's
+ * default `hostTimeoutMs` (10000), so the host's own error names the cause before it gives up.
  */
 export const DEFAULT_FETCH_TIMEOUT_MS = 9000;
 /** Default number of redirects followed before giving up. */
 export const DEFAULT_MAX_REDIRECTS = 5;
+/** Heap limit of the conversion thread: a page whose DOM needs more fails instead of the host. */
+const CONVERSION_HEAP_MB = 1024;
 
 /** Limits of {@link fetchPage} and {@link resolveUrlMention}; every field has a default. */
 export interface PageFetchOptions {
@@ -141,57 +147,26 @@ async function readCapped(
  * (others are refused without reading the body), and aborted when `signal` fires. Errors say
  * which limit or answer stopped it.
  */
-export async function fetchPage(url: string, options: PageFetchOptions = {}): Promise<FetchedPage> {
-  const maxBytes = options.maxBytes ?? DEFAULT_MAX_PAGE_BYTES;
-  const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
-  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
-  let current = httpUrl(url, "the mention");
+export function fetchPage(url: string, options: PageFetchOptions = {}): Promise<FetchedPage> {
+  return withLimits(options, (signal) => fetchWithin(url, signal, options));
+}
 
+/**
+ * Runs `work` with a signal that aborts at the deadline (`timeoutMs`) or when `options.signal`
+ * aborts; a failure caused by the abort is reported as its reason (`timed out after N ms`, or
+ * the caller's), not as a generic AbortError.
+ */
+async function withLimits<T>(options: PageFetchOptions, work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_FETCH_TIMEOUT_MS;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
   const cancelled = () => controller.abort(options.signal?.reason ?? new Error("cancelled"));
   if (options.signal?.aborted) cancelled();
   options.signal?.addEventListener("abort", cancelled);
   try {
-    for (let redirects = 0; ; redirects++) {
-      const response = await fetch(current, {
-        method: "GET",
-        redirect: "manual",
-        signal: controller.signal,
-        headers: {
-          accept: "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1",
-          "user-agent": "roo-context (VS Code extension; URL mention)",
-        },
-      });
-      if (REDIRECT_STATUSES.has(response.status)) {
-        await response.body?.cancel().catch(() => {});
-        const location = response.headers.get("location");
-        if (!location) throw new Error(`HTTP ${response.status} redirect without a Location header`);
-        if (redirects >= maxRedirects) throw new Error(`too many redirects (more than ${maxRedirects})`);
-        current = httpUrl(new URL(location, current).href, "a redirect");
-        continue;
-      }
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => {});
-        throw new Error(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
-      }
-      const contentType = response.headers.get("content-type") ?? "";
-      const mediaType = contentType.split(";")[0].trim().toLowerCase();
-      if (!isTextMediaType(mediaType)) {
-        await response.body?.cancel().catch(() => {});
-        throw new Error(`content type ${mediaType} is not text; only text pages (HTML, Markdown, plain text, JSON, XML, ...) are read`);
-      }
-      const { bytes, truncated } = response.body
-        ? await readCapped(response.body, maxBytes)
-        : { bytes: new Uint8Array(), truncated: false };
-      const charset = charsetOf(contentType, mediaType, bytes);
-      if (looksBinary(bytes, charset)) {
-        throw new Error(`the body is binary (content type ${mediaType || "not given"}); only text pages are read`);
-      }
-      return { url: current.href, mediaType, text: decode(bytes, charset), truncated, maxBytes };
-    }
+    if (controller.signal.aborted) throw controller.signal.reason;
+    return await work(controller.signal);
   } catch (error) {
-    // An abort surfaces as a generic AbortError: report why it was aborted instead.
     if (controller.signal.aborted) throw controller.signal.reason;
     throw error;
   } finally {
@@ -200,16 +175,101 @@ export async function fetchPage(url: string, options: PageFetchOptions = {}): Pr
   }
 }
 
+async function fetchWithin(url: string, signal: AbortSignal, options: PageFetchOptions): Promise<FetchedPage> {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_PAGE_BYTES;
+  const maxRedirects = options.maxRedirects ?? DEFAULT_MAX_REDIRECTS;
+  let current = httpUrl(url, "the mention");
+  for (let redirects = 0; ; redirects++) {
+    const response = await fetch(current, {
+      method: "GET",
+      redirect: "manual",
+      signal,
+      headers: {
+        accept: "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1",
+        "user-agent": "roo-context (VS Code extension; URL mention)",
+      },
+    });
+    if (REDIRECT_STATUSES.has(response.status)) {
+      await response.body?.cancel().catch(() => {});
+      const location = response.headers.get("location");
+      if (!location) throw new Error(`HTTP ${response.status} redirect without a Location header`);
+      if (redirects >= maxRedirects) throw new Error(`too many redirects (more than ${maxRedirects})`);
+      current = httpUrl(new URL(location, current).href, "a redirect");
+      continue;
+    }
+    if (!response.ok) {
+      await response.body?.cancel().catch(() => {});
+      throw new Error(`HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ""}`);
+    }
+    const contentType = response.headers.get("content-type") ?? "";
+    const mediaType = contentType.split(";")[0].trim().toLowerCase();
+    if (!isTextMediaType(mediaType)) {
+      await response.body?.cancel().catch(() => {});
+      throw new Error(`content type ${mediaType} is not text; only text pages (HTML, Markdown, plain text, JSON, XML, ...) are read`);
+    }
+    const { bytes, truncated } = response.body
+      ? await readCapped(response.body, maxBytes)
+      : { bytes: new Uint8Array(), truncated: false };
+    const charset = charsetOf(contentType, mediaType, bytes);
+    if (looksBinary(bytes, charset)) {
+      throw new Error(`the body is binary (content type ${mediaType || "not given"}); only text pages are read`);
+    }
+    return { url: current.href, mediaType, text: decode(bytes, charset), truncated, maxBytes };
+  }
+}
+
+/**
+ * {@link htmlToMarkdown} in a worker thread, terminated when `signal` aborts (deadline or
+ * cancellation), so neither a huge page nor a pathological one (deep nesting is quadratic in
+ * the parser) can block the extension host.
+ */
+export function convertHtmlOffThread(html: string, pageUrl: string, signal: AbortSignal): Promise<string> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const worker = new Worker(path.join(__dirname, "markdownWorker.js"), {
+      resourceLimits: { maxOldGenerationSizeMb: CONVERSION_HEAP_MB },
+    });
+    let settled = false;
+    const settle = (finish: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener("abort", aborted);
+      void worker.terminate();
+      finish();
+    };
+    const aborted = () => settle(() => reject(signal.reason));
+    signal.addEventListener("abort", aborted);
+    worker.once("message", (outcome: MarkdownOutcome) =>
+      settle(() => ("markdown" in outcome ? resolve(outcome.markdown) : reject(new Error(outcome.error)))),
+    );
+    worker.once("error", (error: Error & { code?: string }) =>
+      settle(() =>
+        reject(
+          new Error(
+            error.code === "ERR_WORKER_OUT_OF_MEMORY"
+              ? `the page could not be converted to Markdown: it needs more than ${CONVERSION_HEAP_MB} MB`
+              : `the page could not be converted to Markdown: ${error.message}`,
+          ),
+        ),
+      ),
+    );
+    worker.once("exit", (code) => settle(() => reject(new Error(`the Markdown conversion stopped (exit code ${code})`))));
+    worker.postMessage({ html, pageUrl } satisfies MarkdownJob);
+  });
+}
+
 /**
  * The content of a URL mention: the page fetched within the limits, HTML as Markdown, cut to the
  * sidecar's mention limits, with a note when the byte cap or the line limit left something out.
  * Throws with a readable message (the sidecar shows it as `Error fetching content: ...`).
  */
-export async function resolveUrlMention(url: string, options: PageFetchOptions = {}): Promise<string> {
-  const page = await fetchPage(url, options);
-  const text = isHtml(page.mediaType) ? htmlToMarkdown(page.text, page.url) : page.text;
-  const notes = page.truncated
-    ? [`[Content truncated: the page is larger than ${page.maxBytes} bytes; only the first ${page.maxBytes} were read.]`]
-    : [];
-  return capToMentionLimits(text, notes);
+export function resolveUrlMention(url: string, options: PageFetchOptions = {}): Promise<string> {
+  return withLimits(options, async (signal) => {
+    const page = await fetchWithin(url, signal, options);
+    const text = isHtml(page.mediaType) ? await convertHtmlOffThread(page.text, page.url, signal) : page.text;
+    const notes = page.truncated
+      ? [`[Content truncated: the page is larger than ${page.maxBytes} bytes; only the first ${page.maxBytes} were read.]`]
+      : [];
+    return capToMentionLimits(text, notes);
+  });
 }
