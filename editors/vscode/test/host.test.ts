@@ -5,6 +5,7 @@ import * as assert from "node:assert/strict";
 import {
   HOST_NOT_AVAILABLE,
   HostNotAvailableError,
+  abortSignalOf,
   answerHostRequest,
   describeContextEvents,
   describeNotification,
@@ -32,6 +33,33 @@ test("a handler that cannot serve says why", async () => {
 
 test("a handler's result is passed through", async () => {
   assert.deepEqual(await answerHostRequest("m", async (p: { n: number }) => p.n + 1, { n: 1 }), { result: 2 });
+});
+
+test("a cancellation token becomes an AbortSignal, also when it is cancelled already", () => {
+  const listeners: Array<() => void> = [];
+  let disposed = 0;
+  const token = {
+    isCancellationRequested: false,
+    onCancellationRequested(listener: () => void) {
+      listeners.push(listener);
+      return { dispose: () => disposed++ };
+    },
+  };
+  const live = abortSignalOf(token);
+  assert.equal(live.signal.aborted, false);
+  listeners.forEach((listener) => listener());
+  assert.equal(live.signal.aborted, true);
+  assert.equal((live.signal.reason as Error).message, "the server cancelled the request");
+  live.dispose();
+  assert.equal(disposed, 1);
+  assert.equal(abortSignalOf({ ...token, isCancellationRequested: true }).signal.aborted, true);
+  assert.equal(abortSignalOf(undefined).signal.aborted, false);
+});
+
+test("a handler receives the request's signal", async () => {
+  const controller = new AbortController();
+  const outcome = await answerHostRequest("m", (_p: unknown, signal: AbortSignal) => signal === controller.signal, {}, controller.signal);
+  assert.deepEqual(outcome, { result: true });
 });
 
 test("reload errors pop up, clean reloads only log", () => {
