@@ -9,6 +9,7 @@ import * as http from "node:http";
 import { AddressInfo } from "node:net";
 import * as path from "node:path";
 import { PassThrough } from "node:stream";
+import * as zlib from "node:zlib";
 import {
   CancellationTokenSource,
   ResponseError,
@@ -18,8 +19,9 @@ import {
 } from "vscode-jsonrpc/node";
 import { registerHostHandlers } from "../src/client/host";
 import { MENTION_MAX_LINES, capToMentionLimits, htmlToMarkdown } from "../src/client/markdown";
-import { transportOf } from "../src/client/session";
+import { startSession, transportOf } from "../src/client/session";
 import { DEFAULT_MAX_PAGE_BYTES, fetchPage, resolveUrlMention } from "../src/client/webFetch";
+import { serverBinary, workspace } from "./fixture";
 
 const FIXTURES = path.resolve(__dirname, "..", "..", "test", "fixtures");
 
@@ -130,6 +132,20 @@ test("a body above the byte cap is cut there, the download stops, and the text s
       `[Content truncated: the page is larger than ${DEFAULT_MAX_PAGE_BYTES} bytes; only the first ${DEFAULT_MAX_PAGE_BYTES} were read.]\n` +
         `[Content truncated: showing lines 1-1997 of ${Math.ceil(DEFAULT_MAX_PAGE_BYTES / line.length)}.]`,
     );
+  } finally {
+    await server.close();
+  }
+});
+
+test("a compressed body is capped after decompression (a gzip bomb stays at the cap)", async () => {
+  const bomb = zlib.gzipSync(Buffer.alloc(64 * 1024 * 1024, "a"));
+  const server = await serve({
+    "/bomb.txt": (_req, res) => res.writeHead(200, { "content-type": "text/plain", "content-encoding": "gzip" }).end(bomb),
+  });
+  try {
+    const page = await fetchPage(server.url("/bomb.txt"));
+    assert.equal(page.truncated, true);
+    assert.equal(page.text.length, DEFAULT_MAX_PAGE_BYTES);
   } finally {
     await server.close();
   }
@@ -272,6 +288,47 @@ test("an AbortSignal already aborted stops the fetch before it starts", async ()
     await assert.rejects(resolveUrlMention(server.url("/page"), { signal: controller.signal }), /^Error: cancelled by the caller$/);
     assert.equal(server.served.length, 0);
   } finally {
+    await server.close();
+  }
+});
+
+test("a refused connection names the network error", async () => {
+  const server = await serve({});
+  const url = server.url("/gone");
+  await server.close();
+  await assert.rejects(resolveUrlMention(url), /^Error: fetch failed: connect ECONNREFUSED 127\.0\.0\.1:\d+$/);
+});
+
+test("the real sidecar puts the host's Markdown, or its error, in the url_content section", { timeout: 120_000 }, async () => {
+  const server = await serve({
+    "/guide": (_req, res) => res.writeHead(302, { location: "/guide/index.html" }).end(),
+    "/guide/index.html": (_req, res) =>
+      res.writeHead(200, { "content-type": "text/html" }).end("<h1>Guide</h1><p>See <a href='api.html'>the API</a>.</p><script>x()</script>"),
+  });
+  const root = workspace({ "README.md": "# w\n" });
+  let stderr = "";
+  const session = await startSession({
+    binary: serverBinary(),
+    workspaceFolders: [root],
+    initializationOptions: { logLevel: "warn" },
+    // Wired as src/vscodeHost.ts does for kind "url".
+    host: { "roo/host/resolveMention": async (params, signal) => ({ content: await resolveUrlMention(params.value, { signal }) }) },
+    onStderr: (chunk) => (stderr += chunk),
+  });
+  try {
+    const guide = server.url("/guide");
+    const missing = server.url("/missing");
+    const parsed = await session.api.mentionsParse({ text: `Read @${guide} and @${missing} please` });
+    assert.equal(
+      parsed.text,
+      `Read '${guide}' and '${missing}' please\n\n` +
+        `<url_content url="${guide}">\n# Guide\n\nSee [the API](${server.url("/guide/api.html")}).\n</url_content>\n\n` +
+        `<url_content url="${missing}">\nError fetching content: the host could not resolve it: roo/host/resolveMention: HTTP 404 Not Found (code -32603)\n</url_content>`,
+    );
+    assert.deepEqual(parsed.diagnostics.map((d) => d.code), ["hostError"]);
+  } finally {
+    assert.equal(await session.stop(), 0, stderr);
+    fs.rmSync(root, { recursive: true, force: true });
     await server.close();
   }
 });

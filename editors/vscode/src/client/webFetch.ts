@@ -188,6 +188,11 @@ async function fetchWithin(url: string, signal: AbortSignal, options: PageFetchO
         accept: "text/html, application/xhtml+xml, text/markdown;q=0.9, text/plain;q=0.8, */*;q=0.1",
         "user-agent": "roo-context (VS Code extension; URL mention)",
       },
+    }).catch((error: unknown) => {
+      // Node's fetch says only "fetch failed"; the cause names the network error.
+      const cause = (error as { cause?: unknown })?.cause;
+      if (!signal.aborted && cause instanceof Error) throw new Error(`${(error as Error).message}: ${cause.message}`);
+      throw error;
     });
     if (REDIRECT_STATUSES.has(response.status)) {
       await response.body?.cancel().catch(() => {});
