@@ -66,6 +66,36 @@ pub trait FileSystem: Send + Sync {
             "this file system cannot open files",
         ))
     }
+
+    /// Lists a folder once, returning its real path with the entries (only [`list_gated`]
+    /// calls this). The default resolves the name first and lists the resolved path.
+    fn list_dir(&self, path: &Path) -> io::Result<(PathBuf, Vec<DirEntry>)> {
+        let real = self.canonicalize(path)?;
+        let entries = self.read_dir(&real)?;
+        Ok((real, entries))
+    }
+}
+
+/// Lists a folder once and says where it really is: the real path of the listed folder (every
+/// link resolved), judged by `allowed` before any name is returned. Folder mentions list
+/// through here and build their children's paths on the real path, so a folder swapped for a
+/// link after its check shows nothing of where the link points.
+pub fn list_gated(
+    fs: &dyn FileSystem,
+    path: &Path,
+    allowed: &dyn Fn(&Path) -> bool,
+) -> Result<(PathBuf, Vec<DirEntry>), GateRefusal> {
+    if path.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(GateRefusal::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "path contains a NUL byte",
+        )));
+    }
+    let (real, entries) = fs.list_dir(path).map_err(GateRefusal::Io)?;
+    if !allowed(&real) {
+        return Err(GateRefusal::Blocked);
+    }
+    Ok((real, entries))
 }
 
 /// What [`FileSystem::open_file`] opened.
@@ -301,6 +331,26 @@ impl FileSystem for OsFs {
         }
         entries.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(entries)
+    }
+
+    #[cfg(target_os = "linux")]
+    fn list_dir(&self, path: &Path) -> io::Result<(PathBuf, Vec<DirEntry>)> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let folder = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)?;
+        let own = format!("/proc/self/fd/{}", folder.as_raw_fd());
+        let real = std::fs::read_link(&own)?;
+        if !same_object(&std::fs::metadata(&real)?, &folder.metadata()?) {
+            return Err(io::Error::other(
+                "the folder changed while it was opened; not listed",
+            ));
+        }
+        // Listing through the descriptor lists exactly the folder that was judged.
+        let entries = self.read_dir(Path::new(&own))?;
+        Ok((real, entries))
     }
 
     fn open_file(&self, path: &Path) -> io::Result<OpenedFile> {

@@ -146,6 +146,13 @@ impl FileSystem for SwapOnOpen {
         }
         self.inner.open_file(path)
     }
+    fn list_dir(&self, path: &Path) -> std::io::Result<(PathBuf, Vec<DirEntry>)> {
+        if path.ends_with("swapdir") {
+            self.inner.remove(&path.to_string_lossy());
+            self.inner.symlink(&path.to_string_lossy(), "/ws/secrets");
+        }
+        self.inner.list_dir(path)
+    }
 }
 
 fn reader<'a>(
@@ -176,6 +183,19 @@ fn a_file_swapped_for_a_link_after_its_check_is_not_read() {
     let fs = SwapOnOpen { inner: workspace() };
     let folder = reader(&fs, &policy, &resolver).read_path_mention("src/");
     assert!(!folder.block.content.contains(SECRET), "{folder:?}");
+
+    // A folder swapped for a link to a blocked folder after its check lists nothing of it.
+    let fs = SwapOnOpen { inner: workspace() };
+    fs.inner.file("/ws/src/swapdir/harmless.ts", "harmless");
+    let folder = reader(&fs, &policy, &resolver).read_path_mention("src/swapdir/");
+    assert!(!folder.block.content.contains("key.pem"), "{folder:?}");
+    // With a rule naming the folder itself the listing is refused whole.
+    let fs = SwapOnOpen { inner: workspace() };
+    fs.inner.file("/ws/src/swapdir/harmless.ts", "harmless");
+    let whole = self::policy(&fs, "secrets\n", false);
+    let folder = reader(&fs, &whole, &resolver).read_path_mention("src/swapdir/");
+    assert!(!folder.block.content.contains("key.pem"), "{folder:?}");
+    assert!(folder.block.content.contains("ignored"), "{folder:?}");
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::access::{BlockReason, Policy};
-use crate::fs::{EntryKind, FileSystem, GateRefusal, GatedFile, open_gated};
+use crate::fs::{EntryKind, FileSystem, GateRefusal, GatedFile, list_gated, open_gated};
 use crate::path::{Resolver, normalize_lexically};
 
 use super::scan::unescape_spaces;
@@ -532,22 +532,37 @@ impl MentionReader<'_> {
     }
 
     fn read_folder(&self, p: &str, absolute: &Path) -> String {
-        let entries = match self.fs.read_dir(absolute) {
-            Ok(entries) => entries,
-            Err(error) => {
+        let (real_folder, entries) = match list_gated(self.fs, absolute, &|real| {
+            self.policy.allows_real_path(real)
+        }) {
+            Ok(listed) => listed,
+            Err(GateRefusal::Io(error)) => {
                 return format!(
                     "[read_file for folder '{p}']\nError: Failed to access path \"{p}\": {}",
                     node_stat_error(&error, absolute)
                 );
             }
+            Err(_) => {
+                return format!(
+                    "[read_file for folder '{p}']\n{}",
+                    Self::ignored_note(self.zoo_wording)
+                );
+            }
         };
+        // Children are judged by both names, and read on the real folder: a later swap of the
+        // name changes nothing.
+        let lexical = absolute;
+        let absolute = real_folder.as_path();
         // Decide visibility first so the last shown line gets `└── ` (the original keys it to
         // the last entry of the unfiltered list, leaving no closing branch when that is hidden).
         let shown: Vec<(&crate::fs::DirEntry, bool)> = entries
             .iter()
             .filter_map(|entry| {
-                let child: PathBuf = absolute.join(&entry.name);
-                let ignored = !matches!(self.access(&child.to_string_lossy()), Access::Allowed);
+                let allowed = |folder: &Path| {
+                    let child: PathBuf = folder.join(&entry.name);
+                    matches!(self.access(&child.to_string_lossy()), Access::Allowed)
+                };
+                let ignored = !allowed(lexical) || !allowed(absolute);
                 (!ignored || self.show_ignored_files).then_some((entry, ignored))
             })
             .collect();
