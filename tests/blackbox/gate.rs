@@ -348,3 +348,96 @@ fn a_file_swapped_for_a_link_in_a_loop_never_leaks() {
     let swaps = swapper.join().unwrap();
     assert!(swaps > 0);
 }
+
+#[derive(Debug, Clone)]
+enum Entry {
+    Public,
+    Secret,
+    Link(usize),
+    Fifo,
+    Device,
+    Folder,
+}
+
+fn entry() -> impl proptest::strategy::Strategy<Value = Entry> {
+    use proptest::prelude::*;
+    prop_oneof![
+        2 => Just(Entry::Public),
+        2 => Just(Entry::Secret),
+        3 => (0usize..10).prop_map(Entry::Link),
+        1 => Just(Entry::Fifo),
+        1 => Just(Entry::Device),
+        1 => Just(Entry::Folder),
+    ]
+}
+
+/// Entry `index` lives in `src/` or, for every third, in the blocked `secrets/`.
+fn entry_path(index: usize) -> String {
+    if index % 3 == 2 {
+        format!("secrets/e{index}.ts")
+    } else {
+        format!("src/e{index}.ts")
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config::with_cases(12))]
+
+    /// Any workspace (files, links anywhere, FIFOs, devices, folders) leaves the server
+    /// answering every reader and never lets a blocked file's bytes into an answer.
+    #[test]
+    fn no_workspace_content_lets_a_blocked_byte_into_any_answer(
+        entries in proptest::collection::vec(entry(), 1..10),
+    ) {
+        let fixture = Fixture::new(&[(".rooignore", "secrets/\n*.secret.ts\n")]);
+        std::fs::create_dir_all(fixture.path("src")).unwrap();
+        std::fs::create_dir_all(fixture.path("secrets")).unwrap();
+        let body = |name: &str| format!("export function {name}() {{\n  const a = 1;\n  const b = 2;\n  return a + b;\n}}\n");
+        for (index, entry) in entries.iter().enumerate() {
+            let path = entry_path(index);
+            match entry {
+                Entry::Public if !path.starts_with("secrets") => fixture.write(&path, &body("visible")),
+                Entry::Public | Entry::Secret => {
+                    fixture.write(&path, &body(SECRET));
+                    // A secret in `src/` is blocked by its own rule-matching link name.
+                    if !path.starts_with("secrets") {
+                        std::fs::rename(fixture.path(&path), fixture.path(&format!("src/e{index}.secret.ts"))).unwrap();
+                        fixture.symlink(format!("e{index}.secret.ts"), &path);
+                    }
+                }
+                Entry::Link(target) => {
+                    let target = if *target < entries.len() { fixture.path(&entry_path(*target)) } else { "/nowhere".into() };
+                    fixture.symlink(target, &path);
+                }
+                Entry::Fifo => {
+                    let created = Command::new("mkfifo").arg(fixture.path(&path)).status().unwrap();
+                    proptest::prop_assert!(created.success());
+                }
+                Entry::Device => fixture.symlink("/dev/zero", &path),
+                Entry::Folder => std::fs::create_dir_all(fixture.path(&path)).unwrap(),
+            }
+        }
+        let home = tempfile::tempdir().unwrap();
+        let mut server = start(&fixture, home.path(), Value::Null);
+        let paths: Vec<String> = (0..entries.len()).map(entry_path).collect();
+        let mut answers = vec![
+            server.call("roo/fold/context", json!({"paths": paths})),
+            server.call("roo/mentions/parse", json!({"text": format!(
+                "{} @/src/ @/secrets/",
+                paths.iter().map(|p| format!("@/{p}")).collect::<Vec<_>>().join(" ")
+            )})),
+        ];
+        for path in &paths {
+            if let Ok(outline) = server.request("roo/fold/outline", json!({"path": path})) {
+                answers.push(outline);
+            }
+            let uri = file_uri(&fixture.path(path));
+            for method in ["textDocument/foldingRange", "textDocument/documentSymbol"] {
+                answers.push(server.call(method, json!({"textDocument": {"uri": uri}})));
+            }
+        }
+        for answer in &answers {
+            proptest::prop_assert!(!text_of(answer).contains(SECRET), "{}", answer);
+        }
+    }
+}
