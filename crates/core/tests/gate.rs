@@ -307,7 +307,11 @@ fn entry() -> impl Strategy<Value = Entry> {
 
 /// Path `index` of a generated workspace: half in `secrets/` (blocked), half in `src/`.
 fn generated_path(index: usize) -> String {
-    let folder = if index.is_multiple_of(2) { "src" } else { "secrets" };
+    let folder = if index.is_multiple_of(2) {
+        "src"
+    } else {
+        "secrets"
+    };
     let nested = if index.is_multiple_of(3) { "/deep" } else { "" };
     format!("/ws/{folder}{nested}/e{index}.ts")
 }
