@@ -363,3 +363,56 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn macos_private_var_roots_judge_real_paths_inside() {
+    // macOS: /var is a link to /private/var, so temp workspaces resolve under /private.
+    let fs = MemFs::default();
+    fs.file("/private/var/folders/ws/.env", SECRET)
+        .file("/private/var/folders/ws/src/a.ts", "fine")
+        .symlink("/private/var/folders/ws/src/env.ts", "../.env")
+        .symlink("/var", "/private/var");
+    let policy = Policy {
+        folders: vec![FolderPolicy {
+            root: WorkspaceRoot::new(Path::new("/var/folders/ws"), &fs),
+            ignore: Some(Arc::new(IgnoreFile::new(".rooignore", ".env\n"))),
+        }],
+        protect: Arc::new(ProtectRules::new(&[], Flavor::Roo)),
+        deny_outside_workspace: true,
+    };
+    assert_eq!(
+        policy.folders[0].root.canonical,
+        PathBuf::from("/private/var/folders/ws")
+    );
+    assert_eq!(
+        gate(&fs, &policy, "/var/folders/ws/src/a.ts", 1 << 20).as_deref(),
+        Ok("fine")
+    );
+    assert_eq!(
+        gate(&fs, &policy, "/var/folders/ws/src/env.ts", 1 << 20).unwrap_err(),
+        "Blocked"
+    );
+    let resolver = Resolver::default();
+    let reader = MentionReader {
+        fs: &fs,
+        policy: &policy,
+        resolver: &resolver,
+        cwd: Path::new("/var/folders/ws"),
+        show_ignored_files: false,
+        zoo_wording: false,
+    };
+    for path in ["src/env.ts", ".env", "/private/var/folders/ws/.env"] {
+        let mention = reader.read_path_mention(path);
+        assert!(
+            !mention.block.content.contains(SECRET),
+            "{path}: {mention:?}"
+        );
+    }
+    assert!(
+        reader
+            .read_path_mention("src/a.ts")
+            .block
+            .content
+            .contains("fine")
+    );
+}
