@@ -9,6 +9,7 @@ mod context;
 mod demo;
 mod files;
 mod fold;
+mod gate;
 mod history;
 mod lifecycle;
 mod mentions;

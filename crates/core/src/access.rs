@@ -319,12 +319,37 @@ impl Policy {
                 }
             }
         }
-        let blocked = (folder_of_path.is_none() && self.deny_outside_workspace)
-            .then_some(BlockReason::OutsideWorkspace);
+        // Where the bytes really are decides "outside": a link inside the workspace that points
+        // outside it is outside.
+        let blocked = (self.deny_outside_workspace
+            && !self
+                .folders
+                .iter()
+                .any(|f| f.root.contains(&resolved.canonical)))
+        .then_some(BlockReason::OutsideWorkspace);
         AccessDecision {
             blocked,
             folder: folder_of_path,
         }
+    }
+
+    /// Judges a real path (every link already resolved: what the read gate opened). The
+    /// second half of the access rule, applied to the object rather than to a name.
+    pub fn allows_real_path(&self, real: &Path) -> bool {
+        !self.real_path_blocked_by_rules(real)
+            && (!self.deny_outside_workspace || self.folders.iter().any(|f| f.root.contains(real)))
+    }
+
+    /// Whether a folder's ignore rules block a real path (the outside rule left aside).
+    pub fn real_path_blocked_by_rules(&self, real: &Path) -> bool {
+        self.folders.iter().any(|folder| {
+            folder.ignore.as_ref().is_some_and(|ignore| {
+                folder
+                    .root
+                    .relative(real)
+                    .is_some_and(|relative| ignore.rules.matched(&relative).is_some())
+            })
+        })
     }
 
     /// Decides read access for many paths, in order, using every core for large batches.

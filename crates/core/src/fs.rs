@@ -1,8 +1,11 @@
 //! The only file-system surface the core sees: a tiny trait so decisions stay testable and the
-//! server can add caching without the core knowing.
+//! server can add caching without the core knowing. It also holds the read gate
+//! ([`open_gated`]), the one way any byte that can reach the model is read.
 
 use std::io;
 use std::path::{Path, PathBuf};
+
+pub mod memory;
 
 /// What a path is. [`FileSystem::kind`] follows symlinks; [`FileSystem::read_dir`] does not, so
 /// listings can tell links apart.
@@ -33,8 +36,6 @@ pub trait FileSystem: Send + Sync {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
     /// Whether `path` itself (not its target) is a symlink; `None` when it does not exist.
     fn is_symlink(&self, path: &Path) -> Option<bool>;
-    /// Reads a whole file as UTF-8 text.
-    fn read_to_string(&self, path: &Path) -> io::Result<String>;
 
     /// What `path` is, following symlinks (like `stat`).
     fn kind(&self, path: &Path) -> io::Result<EntryKind> {
@@ -54,11 +55,231 @@ pub trait FileSystem: Send + Sync {
         ))
     }
 
-    /// Opens a file for streaming reads, so callers can stop reading at their limits.
-    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
-        let text = self.read_to_string(path)?;
-        Ok(Box::new(io::Cursor::new(text.into_bytes())))
+    /// Opens `path` once, following links, without ever blocking (a FIFO is refused, not
+    /// waited on), and describes what was opened: its kind, its size and the real path of the
+    /// opened object (not of the name, which may have changed since). Only [`open_gated`] calls
+    /// this; everything else reads through the gate.
+    fn open_file(&self, path: &Path) -> io::Result<OpenedFile> {
+        let _ = path;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this file system cannot open files",
+        ))
     }
+
+    /// Lists a folder once, returning its real path with the entries (only [`list_gated`]
+    /// calls this). The default resolves the name first and lists the resolved path.
+    fn list_dir(&self, path: &Path) -> io::Result<(PathBuf, Vec<DirEntry>)> {
+        let real = self.canonicalize(path)?;
+        let entries = self.read_dir(&real)?;
+        Ok((real, entries))
+    }
+}
+
+/// Lists a folder once and says where it really is: the real path of the listed folder (every
+/// link resolved), judged by `allowed` before any name is returned. Folder mentions list
+/// through here and build their children's paths on the real path, so a folder swapped for a
+/// link after its check shows nothing of where the link points.
+pub fn list_gated(
+    fs: &dyn FileSystem,
+    path: &Path,
+    allowed: &dyn Fn(&Path) -> bool,
+) -> Result<(PathBuf, Vec<DirEntry>), GateRefusal> {
+    if path.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(GateRefusal::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "path contains a NUL byte",
+        )));
+    }
+    let (real, entries) = fs.list_dir(path).map_err(GateRefusal::Io)?;
+    if !allowed(&real) {
+        return Err(GateRefusal::Blocked);
+    }
+    Ok((real, entries))
+}
+
+/// What [`FileSystem::open_file`] opened.
+pub struct OpenedFile {
+    /// The real path of the opened object, every link resolved.
+    pub real_path: PathBuf,
+    /// Its kind, links followed (never [`EntryKind::Symlink`]).
+    pub kind: EntryKind,
+    /// Its size when opened.
+    pub len: u64,
+    /// Its bytes; only read for regular files.
+    pub reader: Box<dyn io::Read + Send>,
+}
+
+impl std::fmt::Debug for OpenedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenedFile")
+            .field("real_path", &self.real_path)
+            .field("kind", &self.kind)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why the read gate refused a file.
+#[derive(Debug)]
+pub enum GateRefusal {
+    /// It could not be opened (missing, unreadable, a dangling link...).
+    Io(io::Error),
+    /// It is a folder.
+    Directory,
+    /// It is a FIFO, socket or device: never read, it could block or never end.
+    NotRegular,
+    /// The opened object's real path is blocked (a link, or a swap since it was judged by name).
+    Blocked,
+    /// It is larger than the caller's bound.
+    TooLarge {
+        /// Its size.
+        len: u64,
+        /// The bound.
+        limit: u64,
+    },
+}
+
+impl std::fmt::Display for GateRefusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GateRefusal::Io(error) => write!(f, "cannot read: {error}"),
+            GateRefusal::Directory => f.write_str("is a folder"),
+            GateRefusal::NotRegular => {
+                f.write_str("not a regular file (a FIFO, socket or device is never read)")
+            }
+            GateRefusal::Blocked => f.write_str("access blocked by the ignore file"),
+            GateRefusal::TooLarge { len, limit } => {
+                write!(f, "file too large ({len} bytes, limit {limit})")
+            }
+        }
+    }
+}
+
+/// A regular file the gate opened, judged and bounded. Reading yields at most the smaller of
+/// its size when opened and the caller's bound, so a file that grows while read stays bounded.
+pub struct GatedFile {
+    /// The real path of what was read.
+    pub real_path: PathBuf,
+    /// Its size when opened.
+    pub len: u64,
+    reader: io::Take<Box<dyn io::Read + Send>>,
+}
+
+impl std::fmt::Debug for GatedFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("GatedFile")
+            .field("real_path", &self.real_path)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl io::Read for GatedFile {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reader.read(buf)
+    }
+}
+
+impl GatedFile {
+    /// Reads everything the bound allows.
+    pub fn read_all(mut self) -> io::Result<Vec<u8>> {
+        let mut bytes = Vec::with_capacity(self.reader.limit().min(64 * 1024 * 1024) as usize);
+        io::Read::read_to_end(&mut self, &mut bytes)?;
+        Ok(bytes)
+    }
+}
+
+/// The read gate: the one function through which every byte that can reach the model is read
+/// (mentions, command files, folded context, outlines, symbols, folding ranges, fingerprints).
+/// It opens `path` once, then judges what was opened rather than the name: the object must be
+/// a regular file (links followed; FIFOs and devices are refused without blocking) whose real
+/// path `allowed` accepts, and no larger than `bound` when `refuse_larger` is set. Reads are
+/// bounded by `bound` either way. The caller judges the name first (for the user-visible
+/// reason); this second judgement closes the window between that check and the open.
+pub fn open_gated(
+    fs: &dyn FileSystem,
+    path: &Path,
+    bound: u64,
+    refuse_larger: bool,
+    allowed: &dyn Fn(&Path) -> bool,
+) -> Result<GatedFile, GateRefusal> {
+    if path.as_os_str().as_encoded_bytes().contains(&0) {
+        return Err(GateRefusal::Io(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "path contains a NUL byte",
+        )));
+    }
+    let opened = fs.open_file(path).map_err(GateRefusal::Io)?;
+    match opened.kind {
+        EntryKind::File => {}
+        EntryKind::Directory => return Err(GateRefusal::Directory),
+        EntryKind::Symlink | EntryKind::Other => return Err(GateRefusal::NotRegular),
+    }
+    if !allowed(&opened.real_path) {
+        return Err(GateRefusal::Blocked);
+    }
+    if refuse_larger && opened.len > bound {
+        return Err(GateRefusal::TooLarge {
+            len: opened.len,
+            limit: bound,
+        });
+    }
+    Ok(GatedFile {
+        real_path: opened.real_path,
+        len: opened.len,
+        reader: io::Read::take(opened.reader, bound.min(opened.len)),
+    })
+}
+
+/// `std::fs::canonicalize` with Windows' verbatim prefix removed where that is lossless (what
+/// the `dunce` crate does), so `\\?\C:\ws` compares equal to a `C:\ws` root.
+pub fn canonicalize_simplified(path: &Path) -> io::Result<PathBuf> {
+    let canonical = std::fs::canonicalize(path)?;
+    #[cfg(windows)]
+    if let Some(simple) = canonical.to_str().and_then(simplify_verbatim) {
+        return Ok(PathBuf::from(simple));
+    }
+    Ok(canonical)
+}
+
+/// The plain form of a Windows verbatim path (`\\?\C:\a` → `C:\a`,
+/// `\\?\UNC\server\share\a` → `\\server\share\a`), or `None` when it has no verbatim
+/// prefix or the plain form would mean something else (a reserved device name, a trailing dot
+/// or space, a `/`, or a length past the classic 260-character limit). Pure, so it is tested on
+/// every platform.
+pub fn simplify_verbatim(path: &str) -> Option<String> {
+    let (plain, rest) = if let Some(rest) = path.strip_prefix(r"\\?\UNC\") {
+        (format!(r"\\{rest}"), rest)
+    } else {
+        let rest = path.strip_prefix(r"\\?\")?;
+        let bytes = rest.as_bytes();
+        let drive = bytes.len() >= 3
+            && bytes[0].is_ascii_alphabetic()
+            && bytes[1] == b':'
+            && bytes[2] == b'\\';
+        if !drive {
+            return None;
+        }
+        (rest.to_owned(), &rest[3..])
+    };
+    if plain.len() >= 260 || rest.contains('/') {
+        return None;
+    }
+    const RESERVED: [&str; 22] = [
+        "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8",
+        "COM9", "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+    ];
+    for name in rest.split('\\') {
+        if name == "." || name == ".." || name.ends_with('.') || name.ends_with(' ') {
+            return None;
+        }
+        let stem = name.split('.').next().unwrap_or("").trim_end();
+        if RESERVED.iter().any(|r| r.eq_ignore_ascii_case(stem)) {
+            return None;
+        }
+    }
+    Some(plain)
 }
 
 impl std::fmt::Debug for dyn FileSystem + '_ {
@@ -85,17 +306,13 @@ pub struct OsFs;
 
 impl FileSystem for OsFs {
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        std::fs::canonicalize(path)
+        canonicalize_simplified(path)
     }
 
     fn is_symlink(&self, path: &Path) -> Option<bool> {
         std::fs::symlink_metadata(path)
             .ok()
             .map(|m| m.file_type().is_symlink())
-    }
-
-    fn read_to_string(&self, path: &Path) -> io::Result<String> {
-        std::fs::read_to_string(path)
     }
 
     fn kind(&self, path: &Path) -> io::Result<EntryKind> {
@@ -116,7 +333,107 @@ impl FileSystem for OsFs {
         Ok(entries)
     }
 
-    fn open(&self, path: &Path) -> io::Result<Box<dyn io::Read + Send>> {
-        Ok(Box::new(std::fs::File::open(path)?))
+    #[cfg(target_os = "linux")]
+    fn list_dir(&self, path: &Path) -> io::Result<(PathBuf, Vec<DirEntry>)> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let folder = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NONBLOCK | libc::O_CLOEXEC)
+            .open(path)?;
+        let own = format!("/proc/self/fd/{}", folder.as_raw_fd());
+        let real = std::fs::read_link(&own)?;
+        if !same_object(&std::fs::metadata(&real)?, &folder.metadata()?) {
+            return Err(io::Error::other(
+                "the folder changed while it was opened; not listed",
+            ));
+        }
+        // Listing through the descriptor lists exactly the folder that was judged.
+        let entries = self.read_dir(Path::new(&own))?;
+        Ok((real, entries))
     }
+
+    fn open_file(&self, path: &Path) -> io::Result<OpenedFile> {
+        // A cheap look first so devices and FIFOs are normally never opened at all; the
+        // descriptor is checked again below, because the name may change in between.
+        let before = std::fs::metadata(path)?;
+        if !before.is_file() {
+            return Ok(OpenedFile {
+                real_path: path.to_path_buf(),
+                kind: kind_of(before.file_type()),
+                len: 0,
+                reader: Box::new(io::empty()),
+            });
+        }
+        let file = open_nonblocking(path)?;
+        let metadata = file.metadata()?;
+        let kind = kind_of(metadata.file_type());
+        let real_path = if kind == EntryKind::File {
+            real_path_of(&file, path, &metadata)?
+        } else {
+            path.to_path_buf()
+        };
+        Ok(OpenedFile {
+            real_path,
+            kind,
+            len: metadata.len(),
+            reader: Box::new(file),
+        })
+    }
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO never waits for a writer; O_NOCTTY: a terminal never becomes
+    // ours. Reads of regular files ignore O_NONBLOCK.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+/// The real path of an opened file: on Linux the descriptor's own link in `/proc/self/fd`,
+/// elsewhere the canonical form of the name. Either way the answer is accepted only when that
+/// path names the very object that was opened (same device and inode), so a swap or a deleted
+/// file fails closed.
+fn real_path_of(
+    file: &std::fs::File,
+    path: &Path,
+    opened: &std::fs::Metadata,
+) -> io::Result<PathBuf> {
+    #[cfg(target_os = "linux")]
+    let candidate = {
+        use std::os::fd::AsRawFd;
+        std::fs::read_link(format!("/proc/self/fd/{}", file.as_raw_fd()))
+            .or_else(|_| std::fs::canonicalize(path))?
+    };
+    #[cfg(not(target_os = "linux"))]
+    let candidate = {
+        let _ = file;
+        canonicalize_simplified(path)?
+    };
+    if same_object(&std::fs::metadata(&candidate)?, opened) {
+        Ok(candidate)
+    } else {
+        Err(io::Error::other(
+            "the file changed while it was opened; not read",
+        ))
+    }
+}
+
+#[cfg(unix)]
+fn same_object(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(not(unix))]
+fn same_object(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    a.len() == b.len() && a.modified().ok() == b.modified().ok() && a.file_type() == b.file_type()
 }

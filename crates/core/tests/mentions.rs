@@ -115,7 +115,8 @@ mod mentions {
         let fs = OsFs;
         let policy = policy(ws);
         let resolver = Resolver::default();
-        let catalog = FolderCommandCatalog::new(&fs, Some(&ws.root), Some(&ws.home));
+        let catalog =
+            FolderCommandCatalog::new(&fs, &policy, &resolver, Some(&ws.root), Some(&ws.home));
         let plan = plan_mentions(text, &catalog);
         let reader = MentionReader {
             fs: &fs,

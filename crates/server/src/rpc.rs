@@ -17,6 +17,11 @@ pub fn decode<P: DeserializeOwned>(params: Value) -> Result<P> {
     } else {
         params
     };
+    if let Some(field) = path_with_nul(&params) {
+        return Err(Error::invalid_params(format!(
+            "invalid params: field `{field}`: a path must not contain a NUL character"
+        )));
+    }
     serde_path_to_error::deserialize(params).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
@@ -27,6 +32,41 @@ pub fn decode<P: DeserializeOwned>(params: Value) -> Result<P> {
         };
         Error::invalid_params(message)
     })
+}
+
+/// Fields that carry file-system paths, at the top of any method's params or in its `options`.
+const PATH_FIELDS: [&str; 5] = ["path", "paths", "cwd", "newPath", "storageDir"];
+
+/// The first path field (`paths[2]`, `options.cwd`) holding a NUL character. No OS path can
+/// contain one, and a NUL would make the name judged differ from the file opened. Only path
+/// fields are looked at: message texts and tool inputs inside histories are data, not paths.
+fn path_with_nul(params: &Value) -> Option<String> {
+    let Value::Object(map) = params else {
+        return None;
+    };
+    let has_nul = |value: &Value| matches!(value, Value::String(text) if text.contains('\0'));
+    for (key, value) in map {
+        if key == "options" {
+            if let Some(found) = path_with_nul(value) {
+                return Some(format!("options.{found}"));
+            }
+            continue;
+        }
+        if !PATH_FIELDS.contains(&key.as_str()) {
+            continue;
+        }
+        if has_nul(value) {
+            return Some(key.clone());
+        }
+        if let Value::Array(items) = value {
+            for (index, item) in items.iter().enumerate() {
+                if has_nul(item) || item.get("path").is_some_and(has_nul) {
+                    return Some(format!("{key}[{index}]"));
+                }
+            }
+        }
+    }
+    None
 }
 
 /// Encodes a result.

@@ -12,6 +12,8 @@ use std::time::Duration;
 
 use notify::EventKind;
 use notify::event::{ModifyKind, RenameMode};
+use roo_context_core::access::Policy;
+use roo_context_core::fs::{GateRefusal, GatedFile, OsFs, open_gated};
 use roo_context_core::path::normalize_lexically;
 use roo_context_core::tracker::{
     ChangeHint, ChangeKind, Fingerprint, MetadataError, RecordSource, TASK_METADATA_FILE,
@@ -71,8 +73,8 @@ impl std::fmt::Display for TrackerError {
 pub enum Seen {
     /// Its content is known (given by the host).
     Known(Fingerprint),
-    /// Read the file now.
-    ReadFrom(PathBuf),
+    /// Read the file now, through the read gate judged by this policy.
+    ReadFrom(PathBuf, Arc<Policy>),
     /// Not watched (outside every workspace, or blocked).
     NotWatched,
 }
@@ -302,15 +304,27 @@ pub fn now_ms() -> i64 {
         .map_or(0, |d| d.as_millis() as i64)
 }
 
-fn fingerprint_of_file(path: &Path) -> Option<Fingerprint> {
-    match std::fs::read(path) {
-        Ok(bytes) => Some(Fingerprint::of(&bytes)),
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Some(Fingerprint::Missing),
-        // A folder or a file that became unreadable: its content cannot be judged now.
-        Err(error) if error.kind() == std::io::ErrorKind::IsADirectory => {
+/// Files larger than this are not fingerprinted (their content cannot be judged now).
+const MAX_FINGERPRINT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The fingerprint of a file, read through the read gate: `None` when its content cannot be
+/// judged now (a FIFO or device, too large, blocked by what it links to, unreadable).
+fn fingerprint_of_file(policy: &Policy, path: &Path) -> Option<Fingerprint> {
+    let opened = open_gated(&OsFs, path, MAX_FINGERPRINT_BYTES, true, &|real| {
+        policy.allows_real_path(real)
+    });
+    match opened.map(GatedFile::read_all) {
+        Ok(Ok(bytes)) => Some(Fingerprint::of(&bytes)),
+        Err(GateRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
             Some(Fingerprint::Missing)
         }
-        Err(error) => {
+        // A folder is no file the agent read.
+        Err(GateRefusal::Directory) => Some(Fingerprint::Missing),
+        Err(refusal) => {
+            tracing::warn!(%refusal, path = %path.display(), "cannot fingerprint a tracked file");
+            None
+        }
+        Ok(Err(error)) => {
             tracing::warn!(%error, path = %path.display(), "cannot read a tracked file");
             None
         }
@@ -466,7 +480,7 @@ impl FileTracker {
         let seen = match (&watched, content) {
             (Err(_), _) => Seen::NotWatched,
             (Ok(_), Some(content)) => Seen::Known(Fingerprint::of(content.as_bytes())),
-            (Ok(absolute), None) => Seen::ReadFrom(absolute.clone()),
+            (Ok(absolute), None) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
         let (reply, answer) = oneshot::channel();
         send(
@@ -497,7 +511,7 @@ impl FileTracker {
             (Err(_), _, _) => Seen::NotWatched,
             (Ok(_), _, true) => Seen::Known(Fingerprint::Missing),
             (Ok(_), Some(content), false) => Seen::Known(Fingerprint::of(content.as_bytes())),
-            (Ok(absolute), None, false) => Seen::ReadFrom(absolute.clone()),
+            (Ok(absolute), None, false) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
         let (reply, answer) = oneshot::channel();
         send(
@@ -587,7 +601,7 @@ impl FileTracker {
             }
             let observed = match pending.paths.get(&path) {
                 Some(PendingKind::Buffer(fingerprint)) => Some(*fingerprint),
-                _ => fingerprint_of_file(&path),
+                _ => fingerprint_of_file(&policy, &path),
             };
             let Some(observed) = observed else { continue };
             let renamed_to = match pending.paths.get(&path) {
@@ -975,10 +989,12 @@ async fn resolve_seen(seen: Seen) -> Option<Fingerprint> {
     match seen {
         Seen::Known(fingerprint) => Some(fingerprint),
         Seen::NotWatched => None,
-        Seen::ReadFrom(path) => tokio::task::spawn_blocking(move || fingerprint_of_file(&path))
-            .await
-            .ok()
-            .flatten(),
+        Seen::ReadFrom(path, policy) => {
+            tokio::task::spawn_blocking(move || fingerprint_of_file(&policy, &path))
+                .await
+                .ok()
+                .flatten()
+        }
     }
 }
 

@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::fs::{EntryKind, FileSystem};
+use crate::access::{BlockReason, Policy};
+use crate::fs::{EntryKind, FileSystem, open_gated};
+use crate::path::Resolver;
 
 /// Where a command comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -145,15 +147,30 @@ pub struct FolderCommandCatalog<'a> {
     pub project: Option<PathBuf>,
     /// The global command folder.
     pub global: Option<PathBuf>,
+    /// The access rule: command files pass the read gate like mentions.
+    pub policy: &'a Policy,
+    /// The shared path resolver.
+    pub resolver: &'a Resolver,
 }
 
+/// Command files larger than this are not commands (they would flood the prompt).
+pub const COMMAND_FILE_BOUND: u64 = 1024 * 1024;
+
 impl<'a> FolderCommandCatalog<'a> {
-    /// The catalog for workspace folder `cwd` and home folder `home`.
-    pub fn new(fs: &'a dyn FileSystem, cwd: Option<&Path>, home: Option<&Path>) -> Self {
+    /// The catalog for workspace folder `cwd` and home folder `home`, judged by `policy`.
+    pub fn new(
+        fs: &'a dyn FileSystem,
+        policy: &'a Policy,
+        resolver: &'a Resolver,
+        cwd: Option<&Path>,
+        home: Option<&Path>,
+    ) -> Self {
         FolderCommandCatalog {
             fs,
             project: cwd.map(|c| command_folder(c, fs)),
             global: home.map(|h| command_folder(h, fs)),
+            policy,
+            resolver,
         }
     }
 
@@ -165,7 +182,7 @@ impl<'a> FolderCommandCatalog<'a> {
         ];
         for (folder, source) in folders {
             let Some(folder) = folder else { continue };
-            if let Some(command) = load_command(self.fs, folder, name, source) {
+            if let Some(command) = self.load_command(folder, name, source) {
                 return Some(command);
             }
         }
@@ -179,31 +196,54 @@ impl CommandCatalog for FolderCommandCatalog<'_> {
     }
 }
 
-fn load_command(
-    fs: &dyn FileSystem,
-    folder: &Path,
-    name: &str,
-    source: CommandSource,
-) -> Option<Command> {
-    if !matches!(fs.kind(folder), Ok(EntryKind::Directory)) {
-        return None;
+impl FolderCommandCatalog<'_> {
+    /// Reads `<folder>/<name>.md` through the read gate. A file the ignore rules block, by its
+    /// name or by what it links to, is no command; the global folder lies outside the
+    /// workspace by design, so `denyOutsideWorkspace` does not apply to files really inside it.
+    fn load_command(&self, folder: &Path, name: &str, source: CommandSource) -> Option<Command> {
+        let fs = self.fs;
+        if !matches!(fs.kind(folder), Ok(EntryKind::Directory)) {
+            return None;
+        }
+        let path = folder.join(format!("{name}.md"));
+        let by_name = self
+            .policy
+            .check_access(self.resolver, fs, None, &path.to_string_lossy());
+        match by_name.blocked {
+            None => {}
+            Some(BlockReason::OutsideWorkspace) if source == CommandSource::Global => {}
+            Some(_) => return None,
+        }
+        let global_folder = (source == CommandSource::Global)
+            .then(|| fs.canonicalize(folder).ok())
+            .flatten();
+        let allowed = |real: &Path| {
+            self.policy.allows_real_path(real)
+                || (!self.policy.real_path_blocked_by_rules(real)
+                    && global_folder
+                        .as_deref()
+                        .is_some_and(|g| real.starts_with(g)))
+        };
+        // The gate follows links, which covers the original's "read the link target" fallback.
+        let bytes = open_gated(fs, &path, COMMAND_FILE_BOUND, true, &allowed)
+            .ok()?
+            .read_all()
+            .ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        if text.is_empty() {
+            return None;
+        }
+        let parsed = parse_front_matter(&text);
+        Some(Command {
+            name: name.to_owned(),
+            content: parsed.body.trim().to_owned(),
+            source,
+            file_path: path.to_string_lossy().into_owned(),
+            description: parsed.field("description"),
+            argument_hint: parsed.field("argument-hint"),
+            mode: parsed.field("mode"),
+        })
     }
-    let path = folder.join(format!("{name}.md"));
-    // Reading follows symlinks, which covers the original's "read the link target" fallback.
-    let text = fs.read_to_string(&path).ok()?;
-    if text.is_empty() {
-        return None;
-    }
-    let parsed = parse_front_matter(&text);
-    Some(Command {
-        name: name.to_owned(),
-        content: parsed.body.trim().to_owned(),
-        source,
-        file_path: path.to_string_lossy().into_owned(),
-        description: parsed.field("description"),
-        argument_hint: parsed.field("argument-hint"),
-        mode: parsed.field("mode"),
-    })
 }
 
 /// A Markdown file split into YAML front matter (string scalars only) and body.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::access::{BlockReason, Policy};
-use crate::fs::{EntryKind, FileSystem};
+use crate::fs::{EntryKind, FileSystem, GateRefusal, GatedFile, list_gated, open_gated};
 use crate::path::{Resolver, normalize_lexically};
 
 use super::scan::unescape_spaces;
@@ -23,6 +23,9 @@ pub const BINARY_SNIFF_BYTES: usize = 512;
 const UTF8_BOUNDARY_RESERVE: usize = 3;
 /// Bytes kept of one line: more than any 2000-unit line can need, so the rest can be skipped.
 const LINE_BYTE_CAP: usize = MAX_LINE_LENGTH * 4 + 4;
+/// Bytes a mention reads of one file at most (lines past the limits are only counted, so this
+/// bounds time, not memory).
+pub const MENTION_READ_BOUND: u64 = 256 * 1024 * 1024;
 
 /// `file` or `folder` (the only block types the original produces).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -274,20 +277,13 @@ pub fn is_binary(prefix: &[u8]) -> bool {
     suspicious * 100 / scan_end > 10
 }
 
-/// Reads the first bytes of a file for [`is_binary`].
-pub fn sniff_binary(fs: &dyn FileSystem, path: &Path) -> bool {
-    let Ok(file) = fs.open(path) else {
-        return false;
-    };
+/// Reads the first bytes of an opened file for [`is_binary`]; the bytes are handed back so the
+/// same open serves the sniff and the read.
+fn sniff_prefix(file: &mut GatedFile) -> io::Result<Vec<u8>> {
     let mut prefix = Vec::with_capacity(BINARY_SNIFF_BYTES + UTF8_BOUNDARY_RESERVE);
-    match file
-        .take((BINARY_SNIFF_BYTES + UTF8_BOUNDARY_RESERVE) as u64)
-        .read_to_end(&mut prefix)
-    {
-        Ok(_) => is_binary(&prefix),
-        // Sniff errors count as "not binary", as in the original.
-        Err(_) => false,
-    }
+    file.take((BINARY_SNIFF_BYTES + UTF8_BOUNDARY_RESERVE) as u64)
+        .read_to_end(&mut prefix)?;
+    Ok(prefix)
 }
 
 /// The original's read_file-style text of a read file (`p` as in the mention).
@@ -306,36 +302,52 @@ pub fn format_file_content(p: &str, numbered: &NumberedText) -> String {
     }
 }
 
-/// Extracts a regular file's text by extension (`extractTextFromFileWithMetadata`).
-pub fn extract_file_text(
+/// What reading a mentioned file gave.
+enum FileText {
+    Text(NumberedText),
+    Binary,
+    Error(String),
+}
+
+/// Opens an allowed file through the read gate once, sniffs it and extracts its text by
+/// extension (`extractTextFromFileWithMetadata`). `Err` carries the gate's refusal.
+fn read_file_text(
     fs: &dyn FileSystem,
+    policy: &Policy,
     absolute: &Path,
     limit: usize,
-) -> Result<NumberedText, String> {
+) -> Result<FileText, GateRefusal> {
+    let mut file = open_gated(fs, absolute, MENTION_READ_BOUND, false, &|real| {
+        policy.allows_real_path(real)
+    })?;
     let extension = absolute
         .extension()
         .map(|e| format!(".{}", e.to_string_lossy().to_lowercase()))
         .unwrap_or_default();
-    match extension.as_str() {
+    // Sniff errors count as "not binary", as in the original.
+    let prefix = sniff_prefix(&mut file).unwrap_or_default();
+    if is_binary(&prefix) {
+        return Ok(FileText::Binary);
+    }
+    Ok(match extension.as_str() {
         ".ipynb" => {
-            let json = fs
-                .read_to_string(absolute)
-                .map_err(|e| format!("File not found: {}: {e}", absolute.display()))?;
-            notebook_text(&json)
+            let mut bytes = prefix;
+            match file.read_to_end(&mut bytes) {
+                Ok(_) => match String::from_utf8(bytes) {
+                    Ok(json) => notebook_text(&json).map_or_else(FileText::Error, FileText::Text),
+                    Err(e) => FileText::Error(format!("Invalid notebook: {e}")),
+                },
+                Err(e) => FileText::Error(e.to_string()),
+            }
         }
-        ".pdf" | ".docx" | ".xlsx" => Err(format!(
+        ".pdf" | ".docx" | ".xlsx" => FileText::Error(format!(
             "Unable to extract text from {extension} file: it is not a valid document"
         )),
-        _ => {
-            if sniff_binary(fs, absolute) {
-                return Err(format!("Cannot read text for file type: {extension}"));
-            }
-            let file = fs
-                .open(absolute)
-                .map_err(|_| format!("File not found: {}", absolute.display()))?;
-            read_numbered_lines(file, limit).map_err(|e| e.to_string())
-        }
-    }
+        _ => match read_numbered_lines(io::Cursor::new(prefix).chain(file), limit) {
+            Ok(numbered) => FileText::Text(numbered),
+            Err(e) => FileText::Error(e.to_string()),
+        },
+    })
 }
 
 /// Node's wording of a failed `stat` (`ENOENT: no such file or directory, stat '<abs>'`).
@@ -481,14 +493,25 @@ impl MentionReader<'_> {
             },
             tracked_file: None,
         };
-        if sniff_binary(self.fs, absolute) {
-            return error_block(format!(
+        match read_file_text(self.fs, self.policy, absolute, DEFAULT_LINE_LIMIT) {
+            Err(GateRefusal::Blocked) => error_block(format!(
+                "[read_file for '{p}']\n{}",
+                Self::ignored_note(self.zoo_wording)
+            )),
+            Err(GateRefusal::NotRegular | GateRefusal::Directory) => error_block(format!(
+                "[read_file for '{p}']\nError: Unable to read (not a file or directory)"
+            )),
+            Err(GateRefusal::Io(_) | GateRefusal::TooLarge { .. }) => error_block(format!(
+                "[read_file for '{p}']\nError: File not found: {}",
+                absolute.display()
+            )),
+            Ok(FileText::Binary) => error_block(format!(
                 "[read_file for '{p}']\nNote: Binary file omitted from context."
-            ));
-        }
-        match extract_file_text(self.fs, absolute, DEFAULT_LINE_LIMIT) {
-            Err(message) => error_block(format!("[read_file for '{p}']\nError: {message}")),
-            Ok(numbered) => {
+            )),
+            Ok(FileText::Error(message)) => {
+                error_block(format!("[read_file for '{p}']\nError: {message}"))
+            }
+            Ok(FileText::Text(numbered)) => {
                 let tracked = self
                     .policy
                     .folders
@@ -509,22 +532,37 @@ impl MentionReader<'_> {
     }
 
     fn read_folder(&self, p: &str, absolute: &Path) -> String {
-        let entries = match self.fs.read_dir(absolute) {
-            Ok(entries) => entries,
-            Err(error) => {
+        let (real_folder, entries) = match list_gated(self.fs, absolute, &|real| {
+            self.policy.allows_real_path(real)
+        }) {
+            Ok(listed) => listed,
+            Err(GateRefusal::Io(error)) => {
                 return format!(
                     "[read_file for folder '{p}']\nError: Failed to access path \"{p}\": {}",
                     node_stat_error(&error, absolute)
                 );
             }
+            Err(_) => {
+                return format!(
+                    "[read_file for folder '{p}']\n{}",
+                    Self::ignored_note(self.zoo_wording)
+                );
+            }
         };
+        // Children are judged by both names, and read on the real folder: a later swap of the
+        // name changes nothing.
+        let lexical = absolute;
+        let absolute = real_folder.as_path();
         // Decide visibility first so the last shown line gets `└── ` (the original keys it to
         // the last entry of the unfiltered list, leaving no closing branch when that is hidden).
         let shown: Vec<(&crate::fs::DirEntry, bool)> = entries
             .iter()
             .filter_map(|entry| {
-                let child: PathBuf = absolute.join(&entry.name);
-                let ignored = !matches!(self.access(&child.to_string_lossy()), Access::Allowed);
+                let allowed = |folder: &Path| {
+                    let child: PathBuf = folder.join(&entry.name);
+                    matches!(self.access(&child.to_string_lossy()), Access::Allowed)
+                };
+                let ignored = !allowed(lexical) || !allowed(absolute);
                 (!ignored || self.show_ignored_files).then_some((entry, ignored))
             })
             .collect();
@@ -546,12 +584,12 @@ impl MentionReader<'_> {
                 EntryKind::File => {
                     listing.push_str(&format!("{prefix}{name}\n"));
                     let child = absolute.join(&entry.name);
-                    if !*ignored && !sniff_binary(self.fs, &child) {
+                    if !*ignored
+                        && let Ok(FileText::Text(numbered)) =
+                            read_file_text(self.fs, self.policy, &child, DEFAULT_LINE_LIMIT)
+                    {
                         let child_p = join_mention_path(p, &entry.name);
-                        if let Ok(numbered) = extract_file_text(self.fs, &child, DEFAULT_LINE_LIMIT)
-                        {
-                            contents.push(format_file_content(&child_p, &numbered));
-                        }
+                        contents.push(format_file_content(&child_p, &numbered));
                     }
                 }
                 EntryKind::Symlink | EntryKind::Other => {

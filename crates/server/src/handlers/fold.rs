@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use roo_context_core::access::Policy;
+use roo_context_core::fs::{GateRefusal, open_gated};
 use roo_context_core::path::normalize_lexically;
 use roo_context_fold::{
     FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
@@ -24,22 +25,27 @@ fn base_folder(policy: &Policy, cwd: Option<&str>) -> PathBuf {
     }
 }
 
-/// Reads a file for folding: the open document's text, else the file's bytes.
-pub fn read_source(documents: &Documents, absolute: &Path) -> Result<FoldContent, String> {
+/// Reads a file for folding: the open document's text, else the file's bytes through the read
+/// gate (regular files only, judged by what was opened, at most [`MAX_READ_BYTES`]).
+pub fn read_source(
+    state: &SharedState,
+    policy: &Policy,
+    documents: &Documents,
+    absolute: &Path,
+) -> Result<FoldContent, String> {
     if let Some(text) = documents.get(absolute) {
         return Ok(FoldContent::Text(text));
     }
-    let metadata = std::fs::metadata(absolute).map_err(|e| format!("cannot read: {e}"))?;
-    if metadata.is_dir() {
-        return Err("is a folder".into());
-    }
-    if metadata.len() > MAX_READ_BYTES {
-        return Err(format!(
-            "file too large for a folded view ({} bytes, limit {MAX_READ_BYTES})",
-            metadata.len()
-        ));
-    }
-    std::fs::read(absolute)
+    let file = open_gated(&state.fs, absolute, MAX_READ_BYTES, true, &|real| {
+        policy.allows_real_path(real)
+    })
+    .map_err(|refusal| match refusal {
+        GateRefusal::TooLarge { len, limit } => {
+            format!("file too large for a folded view ({len} bytes, limit {limit})")
+        }
+        other => other.to_string(),
+    })?;
+    file.read_all()
         .map(FoldContent::Bytes)
         .map_err(|e| format!("cannot read: {e}"))
 }
@@ -82,7 +88,7 @@ pub fn fold_context(
                     reason: "blocked by the ignore file".into(),
                 }
             } else {
-                match read_source(documents, &normalize_lexically(&base, path)) {
+                match read_source(state, policy, documents, &normalize_lexically(&base, path)) {
                     Ok(content) => {
                         host_kinds.push(None);
                         content
@@ -173,11 +179,12 @@ pub fn readable_source(
     }
     let language = Language::from_path(path).ok_or(OutlineError::Unsupported)?;
     let absolute = normalize_lexically(base, path);
-    let text = match read_source(documents, &absolute).map_err(OutlineError::Unreadable)? {
-        FoldContent::Text(text) => text,
-        FoldContent::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
-        FoldContent::Skipped { reason } => return Err(OutlineError::Unreadable(reason)),
-    };
+    let text =
+        match read_source(state, policy, documents, &absolute).map_err(OutlineError::Unreadable)? {
+            FoldContent::Text(text) => text,
+            FoldContent::Bytes(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+            FoldContent::Skipped { reason } => return Err(OutlineError::Unreadable(reason)),
+        };
     Ok((language, absolute, text))
 }
 

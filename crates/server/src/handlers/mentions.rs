@@ -12,8 +12,8 @@ use std::time::Duration;
 use futures_util::future::join_all;
 use roo_context_core::fs::OsFs;
 use roo_context_core::mentions::git::{
-    COMMIT_INFO_FORMAT, GIT_NOT_INSTALLED, NOT_A_GIT_REPOSITORY, format_commit_info,
-    format_working_state,
+    COMMIT_INFO_FORMAT, GIT_FILTERABLE_DIFF_ARGS, GIT_NOT_INSTALLED, NOT_A_GIT_REPOSITORY,
+    filter_diff, filter_stat, filter_status, format_commit_info, format_working_state,
 };
 use roo_context_core::mentions::{
     self as core, Fetch, Fetched, FolderCommandCatalog, MentionReader, ParsedMentions,
@@ -116,7 +116,13 @@ fn to_wire(parsed: ParsedMentions) -> ParseMentionsResult {
 fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fetched>>) {
     let fs = OsFs;
     let policy = ctx.state.policy();
-    let catalog = FolderCommandCatalog::new(&fs, Some(&ctx.cwd), ctx.home.as_deref());
+    let catalog = FolderCommandCatalog::new(
+        &fs,
+        &policy,
+        &ctx.state.resolver,
+        Some(&ctx.cwd),
+        ctx.home.as_deref(),
+    );
     let plan = plan_mentions(text, &catalog);
     let reader = MentionReader {
         fs: &fs,
@@ -169,29 +175,71 @@ fn git_unavailable(cwd: &Path) -> Option<&'static str> {
     None
 }
 
-/// The original's `getWorkingState`.
-pub fn working_state(cwd: &Path) -> String {
+/// The judge of repository-relative git paths: the access rule, relative to `base`.
+fn git_path_judge(state: &SharedState, base: PathBuf) -> impl Fn(&str) -> bool + '_ {
+    let policy = state.policy();
+    move |path: &str| {
+        !path.contains('\0')
+            && policy
+                .check_access(&state.resolver, &state.fs, Some(&base), path)
+                .allowed()
+    }
+}
+
+/// The repository's top folder, which diff paths are relative to.
+fn git_top(cwd: &Path) -> Result<PathBuf, String> {
+    git(cwd, &["rev-parse", "--show-toplevel"]).map(|top| PathBuf::from(top.trim_end()))
+}
+
+/// The original's `getWorkingState`, without blocked paths.
+pub fn working_state(state: &SharedState, cwd: &Path) -> String {
     if let Some(message) = git_unavailable(cwd) {
         return message.to_owned();
     }
-    let result = git(cwd, &["status", "--short"]).and_then(|status| {
+    let result = git(
+        cwd,
+        &[
+            "-c",
+            "status.relativePaths=true",
+            "status",
+            "--short",
+            "--no-renames",
+        ],
+    )
+    .and_then(|status| {
+        let status = filter_status(&status, &git_path_judge(state, cwd.to_path_buf()));
         if status.trim().is_empty() {
             return Ok(format_working_state(&status, ""));
         }
-        git(cwd, &["diff", "HEAD"]).map(|diff| format_working_state(&status, &diff))
+        let top = git_top(cwd)?;
+        let mut args = vec!["diff"];
+        args.extend(GIT_FILTERABLE_DIFF_ARGS);
+        args.push("HEAD");
+        git(cwd, &args).map(|diff| {
+            let diff = filter_diff(&diff, &git_path_judge(state, top));
+            format_working_state(&status, &diff)
+        })
     });
     result.unwrap_or_else(|message| format!("Failed to get working state: {message}"))
 }
 
-/// The original's `getCommitInfo`.
-pub fn commit_info(cwd: &Path, hash: &str) -> String {
+/// The original's `getCommitInfo`, without blocked paths.
+pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
     if let Some(message) = git_unavailable(cwd) {
         return message.to_owned();
     }
     let format = format!("--format={COMMIT_INFO_FORMAT}");
     let result = git(cwd, &["show", &format, "--no-patch", hash]).and_then(|info| {
-        let stats = git(cwd, &["show", "--stat", "--format=", hash])?;
-        let diff = git(cwd, &["show", "--format=", hash])?;
+        let top = git_top(cwd)?;
+        let judge = git_path_judge(state, top);
+        let mut stat_args = vec!["show", "--stat=100000,100000", "--format="];
+        stat_args.extend(GIT_FILTERABLE_DIFF_ARGS);
+        stat_args.push(hash);
+        let stats = filter_stat(&git(cwd, &stat_args)?, &judge);
+        let mut diff_args = vec!["show", "--format="];
+        diff_args.extend(GIT_FILTERABLE_DIFF_ARGS);
+        diff_args.push(hash);
+        let diff = filter_diff(&git(cwd, &diff_args)?, &judge);
         Ok(format_commit_info(&info, &stats, &diff))
     });
     result.unwrap_or_else(|message| format!("Failed to get commit info: {message}"))
@@ -262,12 +310,15 @@ async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::Men
     let (value, diagnostic) = match fetch {
         Fetch::Path(_) => unreachable!("paths are read with the plan"),
         Fetch::GitChanges => {
-            let cwd = ctx.cwd.clone();
-            (blocking(move || working_state(&cwd)).await, None)
+            let (state, cwd) = (ctx.state.clone(), ctx.cwd.clone());
+            (blocking(move || working_state(&state, &cwd)).await, None)
         }
         Fetch::Commit(hash) => {
-            let (cwd, hash) = (ctx.cwd.clone(), hash.clone());
-            (blocking(move || commit_info(&cwd, &hash)).await, None)
+            let (state, cwd, hash) = (ctx.state.clone(), ctx.cwd.clone(), hash.clone());
+            (
+                blocking(move || commit_info(&state, &cwd, &hash)).await,
+                None,
+            )
         }
         Fetch::Problems => ask_host(ctx, "problems", "problems").await,
         Fetch::Terminal => ask_host(ctx, "terminal", "terminal").await,
