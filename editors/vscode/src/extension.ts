@@ -52,6 +52,12 @@ function transportOf(client: LanguageClient): RooTransport {
   };
 }
 
+/** Where the blocking rule is written: `file:line`, or `implicit` for a rule with no file. */
+function ruleLocation(blockedBy: { file?: string | null; line?: number | null } | null | undefined): string {
+  if (!blockedBy?.file) return "implicit";
+  return blockedBy.line ? `${blockedBy.file}:${blockedBy.line}` : blockedBy.file;
+}
+
 let client: LanguageClient | undefined;
 
 /** Starts the sidecar and returns the API for other extensions. */
@@ -135,7 +141,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
       const [decision] = (await api.ignoreValidateAccess({ paths: [file] })).results;
       const text = decision.allowed
         ? `roo-context: the agent may read ${vscode.workspace.asRelativePath(file)}`
-        : `roo-context: blocked by ${decision.blockedBy?.pattern ?? decision.blockedBy?.kind} (${decision.blockedBy?.file ?? "implicit"})`;
+        : `roo-context: blocked by ${decision.blockedBy?.pattern ?? decision.blockedBy?.kind} (${ruleLocation(decision.blockedBy)})`;
       void vscode.window.showInformationMessage(text);
     }),
     vscode.commands.registerCommand("roo-context.restart", async () => {
