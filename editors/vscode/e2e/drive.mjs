@@ -59,6 +59,7 @@ function assert(cond, message) {
   if (!cond) throw new Error(`assertion failed: ${message}`);
 }
 async function shot(name) {
+  await page.mouse.move(1000, 750); // away from tabs and toasts: no hover tooltip in the picture
   await page.screenshot({ path: path.join(shots, name) });
 }
 /** Polls `fn` every 200 ms until it returns a truthy value; fails after `timeout` ms naming `what`. */
@@ -238,7 +239,7 @@ async function quickInput(key, text, rowLabel) {
   await page.keyboard.press(key);
   const input = page.locator(".quick-input-widget .quick-input-box input");
   await input.waitFor({ state: "visible", timeout: 10000 });
-  await input.pressSequentially(text, { delay: 5 });
+  await input.fill(key === "F1" ? `>${text}` : text);
   const row = page
     .locator(".quick-input-widget .monaco-list-row")
     .filter({ has: page.locator(".label-name", { hasText: new RegExp(`^\\s*${escapeRe(rowLabel)}\\s*$`) }) })
@@ -261,11 +262,24 @@ async function toast(re, timeout = 20000) {
     const shown = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
     throw new Error(`no notification matching ${re} within ${timeout / 1000}s; shown: ${JSON.stringify(shown)}`);
   });
+  // Toasts fade in: wait until the toast is opaque so the screenshot shows it.
+  const container = page.locator(".notifications-toasts .notification-toast", { hasText: re }).first();
+  await waitFor(`the notification ${re} to finish fading in`, () => container.evaluate((el) => getComputedStyle(el).opacity === "1"), 5000);
   return (await loc.innerText()).trim();
 }
 async function clearToasts() {
   await runCommand("Notifications: Clear All Notifications");
   await waitFor("the notification toasts to close", async () => (await page.locator(".notifications-toasts .notification-toast").count()) === 0, 10000);
+}
+/** Waits until a status bar item's text is exactly `text` (its icon has no text). */
+async function statusBarShows(text) {
+  let shown = [];
+  await waitFor(`a status bar item '${text}'`, async () => {
+    shown = (await page.locator(".statusbar-item").allInnerTexts()).map((t) => t.trim());
+    return shown.includes(text);
+  }, 20000).catch((e) => {
+    throw new Error(`${e.message}; status bar: ${JSON.stringify(shown.filter(Boolean))}`);
+  });
 }
 /** Outline rows as "name detail" strings with whitespace squeezed out. */
 async function outlineRows() {
@@ -304,6 +318,7 @@ try {
     await openWorkbench(main);
     sidecar = await waitForSidecar(main, bundledBinary);
     await waitForChannel(main, [], bundledBinary, "bundled");
+    await statusBarShows("roo-context");
     await shot("01-workbench.png");
   });
 
@@ -438,14 +453,36 @@ try {
     }, 20000);
   });
 
-  await check("binary from the setting roo-context.serverPath (after an extension host restart)", async () => {
+  await check("binary from the setting roo-context.serverPath (after a window reload)", async () => {
     const settingsFile = path.join(main.ws, ".vscode", "settings.json");
     fs.writeFileSync(settingsFile, JSON.stringify({ "roo-context.flavor": "zoo", "roo-context.serverPath": settingBinary }, null, 2));
     const known = main.channelFiles();
-    await runCommand("Developer: Restart Extension Host");
+    // The binary is looked up at activation; code-server's web workbench has no "Restart
+    // Extension Host", and reloading the window starts a new extension host.
+    await runCommand("Developer: Reload Window");
     await waitForChannel(main, known, settingBinary, "setting");
     await waitForSidecar(main, settingBinary, sidecar.pid);
     await waitFor(`the bundled sidecar ${sidecar.pid} to exit`, async () => !sidecars(main.proc.pid).some((p) => p.pid === sidecar.pid), 20000);
+    await statusBarShows("roo-context");
+  });
+
+  await check("a sidecar that exits at once: error notification with Show Log and Restart, status bar says stopped", async () => {
+    const crashing = path.join(out, "bin", "crashing-sidecar");
+    fs.writeFileSync(crashing, "#!/bin/sh\necho 'e2e: this sidecar exits at once' >&2\nexit 3\n", { mode: 0o755 });
+    fs.writeFileSync(path.join(main.ws, ".vscode", "settings.json"), JSON.stringify({ "roo-context.serverPath": crashing }, null, 2));
+    const known = main.channelFiles();
+    await runCommand("Developer: Reload Window");
+    main.channelFile = await waitFor("a new roo-context channel file", async () => main.channelFiles().find((f) => !known.includes(f)), 60000);
+    const msg = await toast(/roo-context: the sidecar is not running/, 60000);
+    const item = page.locator(".notifications-toasts .notification-toast", { hasText: /roo-context: the sidecar is not running/ }).first();
+    const buttons = (await item.locator(".monaco-button").allInnerTexts()).map((b) => b.trim());
+    assert(buttons.includes("Show Log") && buttons.includes("Restart"), `the notification offers Show Log and Restart: ${JSON.stringify(buttons)} (${msg})`);
+    await statusBarShows("roo-context: stopped");
+    assert(main.channel().split("\n")[0] === `roo-context binary: ${crashing} (from setting)`, "the channel names the crashing binary");
+    await shot("10-sidecar-crashed.png");
+    await item.locator(".monaco-button", { hasText: "Show Log" }).click();
+    await page.locator(".part.panel", { hasText: /e2e: this sidecar exits at once|crashed|will not be restarted/ }).first().waitFor({ timeout: 10000 });
+    await shot("11-crash-log.png");
   });
   await main.stop();
 
@@ -455,7 +492,7 @@ try {
     await openWorkbench(envRun);
     await waitForSidecar(envRun, settingBinary);
     await waitForChannel(envRun, [], settingBinary, "env");
-    await shot("10-env-binary.png");
+    await shot("12-env-binary.png");
   });
 } catch (e) {
   failed = true;
