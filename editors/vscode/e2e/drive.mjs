@@ -123,6 +123,8 @@ const baseSettings = {
   "update.mode": "none",
   "editor.showFoldingControls": "always",
   "editor.minimap.enabled": false,
+  // Outline groups (one per symbol provider) otherwise come up collapsed depending on timing.
+  "outline.collapseItems": "alwaysExpand",
   // vscode-languageclient traces every LSP message into the "roo-context" output channel.
   "roo-context.trace.server": "verbose",
   "roo-context.logLevel": "debug",

@@ -66,6 +66,17 @@ function ruleLocation(blockedBy: { file?: string | null; line?: number | null } 
   return blockedBy.line ? `${blockedBy.file}:${blockedBy.line}` : blockedBy.file;
 }
 
+/**
+ * vscode-languageclient shows its connection and start-up failures as bare toasts of its own
+ * ('force'); the extension reports the sidecar's state itself, once, with actions, so those go to
+ * the log only (otherwise they push the actionable notification out of view).
+ */
+class RooLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    super.error(message, data, showNotification === "force" ? false : showNotification);
+  }
+}
+
 let client: LanguageClient | undefined;
 
 /** Starts the sidecar and returns the API for other extensions. */
@@ -129,8 +140,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
     initializationOptions: settingsFromConfiguration(config()),
     outputChannel: output,
     errorHandler,
+    // A sidecar that fails `initialize` is not retried: `ready` rejects and reportStopped says so.
+    initializationFailedHandler: () => false,
   };
-  client = new LanguageClient(SECTION, "roo-context", serverOptions, clientOptions);
+  client = new RooLanguageClient(SECTION, "roo-context", serverOptions, clientOptions);
   context.subscriptions.push(client.onDidChangeState((event) => showState(event.newState)));
   const transport = transportOf(client);
   const show = (shown: Presentation) => {
@@ -202,7 +215,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
 
   await ready.catch((error) => {
     output.appendLine(`roo-context failed to start: ${error}`);
-    reportStopped(`It failed to start: ${error instanceof Error ? error.message : String(error)}`);
+    reportStopped(`It failed to start (${binary.path}): ${error instanceof Error ? error.message : String(error)}`);
   });
   return { api, ready, methods, onNotification: notifications.event };
 }
