@@ -42,6 +42,11 @@ if (!installed) throw new Error(`the roo-context extension is not installed in $
 const bundledBinary = path.join(extensionsDir, installed, "bin", "roo-context");
 fs.mkdirSync(shots, { recursive: true });
 
+// Bound of every start-up wait (code-server, workbench, extension host, sidecar). Generous: on a
+// 2-core machine shared with compilers a start takes 30-70 s; a hang still fails.
+const STARTUP_MS = 120000;
+// Bound of a wait for the workbench or the sidecar to react inside a running session.
+const STEP_MS = 45000;
 const t0 = Date.now();
 const secs = () => `${((Date.now() - t0) / 1000).toFixed(1)}s`;
 const passed = [];
@@ -125,6 +130,8 @@ const baseSettings = {
   "editor.minimap.enabled": false,
   // Outline groups (one per symbol provider) otherwise come up collapsed depending on timing.
   "outline.collapseItems": "alwaysExpand",
+  // The workspace copy lies inside this repository's target/: no "open the parent repository?" toast.
+  "git.openRepositoryInParentFolders": "never",
   // vscode-languageclient traces every LSP message into the "roo-context" output channel.
   "roo-context.trace.server": "verbose",
   "roo-context.logLevel": "debug",
@@ -198,14 +205,14 @@ async function startCodeServer(name, env) {
     } catch {
       return false;
     }
-  }, 60000);
+  }, STARTUP_MS);
   return server;
 }
 
 async function openWorkbench(server) {
   await page.goto(`http://127.0.0.1:${server.port}/?folder=${encodeURIComponent(server.ws)}`);
-  await page.locator(".monaco-workbench").waitFor({ timeout: 60000 });
-  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "src" }).first().waitFor({ timeout: 60000 });
+  await page.locator(".monaco-workbench").waitFor({ timeout: STARTUP_MS });
+  await page.locator(".explorer-folders-view .monaco-list-row", { hasText: "src" }).first().waitFor({ timeout: STARTUP_MS });
 }
 
 /** Waits for a sidecar under `server`, started from `binary`, whose parent chain has the extension host. */
@@ -213,7 +220,7 @@ async function waitForSidecar(server, binary, notPid) {
   const found = await waitFor(`a roo-context process running ${binary} under code-server ${server.proc.pid}`, async () => {
     const s = sidecars(server.proc.pid).filter((p) => p.pid !== notPid);
     return s.length === 1 && s[0].cmdline[0] === binary ? s[0] : null;
-  }, 60000).catch((e) => {
+  }, STARTUP_MS).catch((e) => {
     throw new Error(`${e.message}; sidecars now: ${JSON.stringify(sidecars(server.proc.pid).map((p) => p.cmdline))}`);
   });
   const host = found.chain.find((a) => a.cmdline.join(" ").includes("--type=extensionHost"));
@@ -223,11 +230,11 @@ async function waitForSidecar(server, binary, notPid) {
 
 /** Waits for a channel file not in `known`, and for it to show the binary line and `initialize` answered. */
 async function waitForChannel(server, known, binary, source) {
-  server.channelFile = await waitFor("the roo-context output channel file", async () => server.channelFiles().find((f) => !known.includes(f)), 60000);
+  server.channelFile = await waitFor("the roo-context output channel file", async () => server.channelFiles().find((f) => !known.includes(f)), STARTUP_MS);
   const text = await waitFor("'initialize' answered in the roo-context channel", async () => {
     const t = server.channel();
     return /Received response 'initialize/.test(t) ? t : null;
-  }, 60000);
+  }, STARTUP_MS);
   const first = text.split("\n")[0];
   assert(first === `roo-context binary: ${binary} (from ${source})`, `the channel's first line says the binary came from ${source}: ${first}`);
   assert(/initialized folders=1/.test(text), "the sidecar logged 'initialized folders=1'");
@@ -258,7 +265,7 @@ async function openFile(name, marker) {
   await page.locator(".editor-instance .view-lines", { hasText: marker }).first().waitFor({ timeout: 15000 });
 }
 /** Waits for a notification toast matching `re` and returns its text. */
-async function toast(re, timeout = 20000) {
+async function toast(re, timeout = STEP_MS) {
   const loc = page.locator(".notifications-toasts .notification-list-item-message", { hasText: re }).first();
   await loc.waitFor({ state: "visible", timeout }).catch(async () => {
     const shown = await page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
@@ -279,7 +286,7 @@ async function statusBarShows(text) {
   await waitFor(`a status bar item '${text}'`, async () => {
     shown = (await page.locator(".statusbar-item").allInnerTexts()).map((t) => t.trim());
     return shown.includes(text);
-  }, 20000).catch((e) => {
+  }, STEP_MS).catch((e) => {
     throw new Error(`${e.message}; status bar: ${JSON.stringify(shown.filter(Boolean))}`);
   });
 }
@@ -301,7 +308,7 @@ async function commandTraced(server, label, method) {
   return waitFor(`'${method}' answered in the channel after "${label}"`, async () => {
     const t = server.channel().slice(before);
     return t.includes(`Received response '${method}`) ? t : null;
-  }, 20000);
+  }, STEP_MS);
 }
 
 // --- the checks --------------------------------------------------------------------------------
@@ -337,7 +344,7 @@ try {
       const end = rows.indexOf("TypeScript", start);
       const ours = rows.slice(start + 1, end < 0 ? undefined : end);
       return ["AppConfiginterface", "Appclass", "startmethod", "createAppfunction"].every((s) => ours.includes(s));
-    }, 30000).catch((e) => {
+    }, STEP_MS).catch((e) => {
       throw new Error(`${e.message}; outline rows: ${JSON.stringify(rows)}`);
     });
     assert(main.channel().includes("Received response 'textDocument/documentSymbol"), "the channel traced a documentSymbol response");
@@ -345,7 +352,7 @@ try {
   });
 
   await check("TypeScript: folding `class App` with the sidecar's ranges hides its body", async () => {
-    await waitFor("a foldingRange response in the channel", async () => main.channel().includes("Received response 'textDocument/foldingRange"), 20000);
+    await waitFor("a foldingRange response in the channel", async () => main.channel().includes("Received response 'textDocument/foldingRange"), STEP_MS);
     await runCommand("Go to Line/Column...");
     await page.keyboard.type("9"); // `export class App {`
     await page.keyboard.press("Enter");
@@ -366,10 +373,10 @@ try {
     await waitFor("Outline rows Counter struct, new method, increment method", async () => {
       rows = await outlineRows();
       return ["Counterstruct", "newmethod", "incrementmethod"].every((s) => rows.includes(s));
-    }, 20000).catch((e) => {
+    }, STEP_MS).catch((e) => {
       throw new Error(`${e.message}; outline rows: ${JSON.stringify(rows)}`);
     });
-    await waitFor("a foldingRange response with ranges for lib.rs", async () => /Received response 'textDocument\/foldingRange[^\n]*\nResult: \[\s*\{/.test(main.channel().slice(mark)), 20000);
+    await waitFor("a foldingRange response with ranges for lib.rs", async () => /Received response 'textDocument\/foldingRange[^\n]*\nResult: \[\s*\{/.test(main.channel().slice(mark)), STEP_MS);
     const controls = page.locator(".editor-instance .margin-view-overlays .codicon-folding-expanded");
     await waitFor("folding controls in the gutter of lib.rs", async () => (await controls.count()) >= 3, 10000);
     await runCommand("Fold All");
@@ -422,7 +429,7 @@ try {
     await waitFor("roo/ignore/didReload for .rooignore in the channel", async () => {
       const t = main.channel().slice(mark);
       return t.includes("Received notification 'roo/ignore/didReload'") && /roo-context: \S+: \S*\.rooignore, \d+ rules/.test(t);
-    }, 20000);
+    }, STEP_MS);
     await openFile("lib.rs", "pub struct Counter");
     await commandTraced(main, "roo-context: Check Access to Current File", "roo/ignore/validateAccess");
     const msg = await toast(/roo-context: blocked by/);
@@ -437,7 +444,7 @@ try {
     await waitFor("workspace/didChangeConfiguration with flavor zoo", async () => {
       const t = main.channel().slice(mark);
       return t.includes("Sending notification 'workspace/didChangeConfiguration'") && t.includes('"flavor": "zoo"');
-    }, 20000);
+    }, STEP_MS);
     const status = await commandTraced(main, "roo-context: Show Workspace Status", "roo/workspace/status");
     assert(/"flavor": "zoo"/.test(status), "Show Workspace Status reports flavor zoo");
     await page.locator(".part.panel", { hasText: '"flavor": "zoo"' }).waitFor({ state: "visible", timeout: 10000 });
@@ -447,12 +454,12 @@ try {
   await check("Restart Server: the old sidecar exits and a new one initializes", async () => {
     const mark = main.channel().length;
     await runCommand("roo-context: Restart Server");
-    await waitFor(`sidecar ${sidecar.pid} to exit`, async () => !sidecars(main.proc.pid).some((p) => p.pid === sidecar.pid), 20000);
+    await waitFor(`sidecar ${sidecar.pid} to exit`, async () => !sidecars(main.proc.pid).some((p) => p.pid === sidecar.pid), STEP_MS);
     sidecar = await waitForSidecar(main, bundledBinary, sidecar.pid);
     await waitFor("shutdown and a new initialize in the channel", async () => {
       const t = main.channel().slice(mark);
       return t.includes("Sending request 'shutdown") && t.includes("Received response 'initialize");
-    }, 20000);
+    }, STEP_MS);
   });
 
   await check("binary from the setting roo-context.serverPath (after a window reload)", async () => {
@@ -464,7 +471,7 @@ try {
     await runCommand("Developer: Reload Window");
     await waitForChannel(main, known, settingBinary, "setting");
     await waitForSidecar(main, settingBinary, sidecar.pid);
-    await waitFor(`the bundled sidecar ${sidecar.pid} to exit`, async () => !sidecars(main.proc.pid).some((p) => p.pid === sidecar.pid), 20000);
+    await waitFor(`the bundled sidecar ${sidecar.pid} to exit`, async () => !sidecars(main.proc.pid).some((p) => p.pid === sidecar.pid), STEP_MS);
     await statusBarShows("roo-context");
   });
 
@@ -474,8 +481,8 @@ try {
     fs.writeFileSync(path.join(main.ws, ".vscode", "settings.json"), JSON.stringify({ "roo-context.serverPath": crashing }, null, 2));
     const known = main.channelFiles();
     await runCommand("Developer: Reload Window");
-    main.channelFile = await waitFor("a new roo-context channel file", async () => main.channelFiles().find((f) => !known.includes(f)), 60000);
-    const msg = await toast(/roo-context: the sidecar is not running/, 60000);
+    main.channelFile = await waitFor("a new roo-context channel file", async () => main.channelFiles().find((f) => !known.includes(f)), STARTUP_MS);
+    const msg = await toast(/roo-context: the sidecar is not running/, STARTUP_MS);
     const item = page.locator(".notifications-toasts .notification-toast", { hasText: /roo-context: the sidecar is not running/ }).first();
     const buttons = (await item.locator(".monaco-button").allInnerTexts()).map((b) => b.trim());
     assert(buttons.includes("Show Log") && buttons.includes("Restart"), `the notification offers Show Log and Restart: ${JSON.stringify(buttons)} (${msg})`);
