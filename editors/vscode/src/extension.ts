@@ -4,7 +4,15 @@
 
 import * as fs from "node:fs";
 import * as vscode from "vscode";
-import { LanguageClient, LanguageClientOptions, ResponseError, ServerOptions } from "vscode-languageclient/node";
+import {
+  CloseAction,
+  ErrorHandler,
+  LanguageClient,
+  LanguageClientOptions,
+  ResponseError,
+  ServerOptions,
+  State,
+} from "vscode-languageclient/node";
 import { RooApi, createRooApi } from "./client/api";
 import { resolveServerBinary } from "./client/binary";
 import {
@@ -52,6 +60,23 @@ function transportOf(client: LanguageClient): RooTransport {
   };
 }
 
+/** Where the blocking rule is written: `file:line`, or `implicit` for a rule with no file. */
+function ruleLocation(blockedBy: { file?: string | null; line?: number | null } | null | undefined): string {
+  if (!blockedBy?.file) return "implicit";
+  return blockedBy.line ? `${blockedBy.file}:${blockedBy.line}` : blockedBy.file;
+}
+
+/**
+ * vscode-languageclient shows its connection and start-up failures as bare toasts of its own
+ * ('force'); the extension reports the sidecar's state itself, once, with actions, so those go to
+ * the log only (otherwise they push the actionable notification out of view).
+ */
+class RooLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    super.error(message, data, showNotification === "force" ? false : showNotification);
+  }
+}
+
 let client: LanguageClient | undefined;
 
 /** Starts the sidecar and returns the API for other extensions. */
@@ -70,13 +95,56 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
   });
   output.appendLine(`roo-context binary: ${binary.path} (from ${binary.source})`);
 
+  // The sidecar's state stays visible: a status bar item, and an error notification with actions
+  // when it cannot start or has crashed too often to be restarted (else only the log would say so).
+  const stateItem = vscode.window.createStatusBarItem("roo-context.state", vscode.StatusBarAlignment.Left, 0);
+  stateItem.name = "roo-context";
+  stateItem.command = "roo-context.showLog";
+  stateItem.show();
+  context.subscriptions.push(stateItem);
+  let stopReported = false;
+  const showState = (state: State) => {
+    const running = state === State.Running;
+    if (running) stopReported = false;
+    stateItem.text =
+      state === State.Running ? "$(pass) roo-context" : state === State.Starting ? "$(sync~spin) roo-context: starting" : "$(error) roo-context: stopped";
+    stateItem.tooltip = `roo-context sidecar: ${running ? "running" : state === State.Starting ? "starting" : "stopped"} (${binary.path}). Click for the log.`;
+    stateItem.backgroundColor = state === State.Stopped ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+  };
+  showState(State.Starting);
+  const reportStopped = (why: string) => {
+    if (stopReported) return;
+    stopReported = true;
+    showState(State.Stopped);
+    void vscode.window
+      .showErrorMessage(`roo-context: the sidecar is not running. ${why}`, "Show Log", "Restart")
+      .then((choice) => {
+        if (choice === "Restart") void vscode.commands.executeCommand("roo-context.restart");
+        if (choice === "Show Log") output.show(true);
+      });
+  };
+  let defaultErrorHandler: ErrorHandler | undefined;
+  const errorHandler: ErrorHandler = {
+    error: (error, message, count) => (defaultErrorHandler ??= client!.createDefaultErrorHandler(4)).error(error, message, count),
+    closed: async () => {
+      const result = await (defaultErrorHandler ??= client!.createDefaultErrorHandler(4)).closed();
+      if (result.action !== CloseAction.DoNotRestart) return result;
+      reportStopped(result.message ?? "Its connection closed.");
+      return { ...result, handled: true };
+    },
+  };
+
   const serverOptions: ServerOptions = { command: binary.path, args: [] };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [{ scheme: "file" }],
     initializationOptions: settingsFromConfiguration(config()),
     outputChannel: output,
+    errorHandler,
+    // A sidecar that fails `initialize` is not retried: `ready` rejects and reportStopped says so.
+    initializationFailedHandler: () => false,
   };
-  client = new LanguageClient(SECTION, "roo-context", serverOptions, clientOptions);
+  client = new RooLanguageClient(SECTION, "roo-context", serverOptions, clientOptions);
+  context.subscriptions.push(client.onDidChangeState((event) => showState(event.newState)));
   const transport = transportOf(client);
   const show = (shown: Presentation) => {
     output.appendLine(shown.text);
@@ -135,15 +203,20 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
       const [decision] = (await api.ignoreValidateAccess({ paths: [file] })).results;
       const text = decision.allowed
         ? `roo-context: the agent may read ${vscode.workspace.asRelativePath(file)}`
-        : `roo-context: blocked by ${decision.blockedBy?.pattern ?? decision.blockedBy?.kind} (${decision.blockedBy?.file ?? "implicit"})`;
+        : `roo-context: blocked by ${decision.blockedBy?.pattern ?? decision.blockedBy?.kind} (${ruleLocation(decision.blockedBy)})`;
       void vscode.window.showInformationMessage(text);
     }),
     vscode.commands.registerCommand("roo-context.restart", async () => {
-      await client?.restart();
+      stopReported = false;
+      await client?.restart().catch((error) => reportStopped(`It failed to restart: ${error instanceof Error ? error.message : String(error)}`));
     }),
+    vscode.commands.registerCommand("roo-context.showLog", () => output.show(true)),
   );
 
-  await ready.catch((error) => output.appendLine(`roo-context failed to start: ${error}`));
+  await ready.catch((error) => {
+    output.appendLine(`roo-context failed to start: ${error}`);
+    reportStopped(`It failed to start (${binary.path}): ${error instanceof Error ? error.message : String(error)}`);
+  });
   return { api, ready, methods, onNotification: notifications.event };
 }
 
