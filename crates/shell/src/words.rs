@@ -132,6 +132,9 @@ pub fn brace_expand(word: &Chars) -> Result<Vec<Chars>, Construct> {
                     next.extend_from_slice(&w[close + 1..]);
                     pending.push(next);
                 }
+                if done.len() + pending.len() > MAX_BRACE_WORDS {
+                    return Err(Construct::Limit);
+                }
             }
         }
     }
