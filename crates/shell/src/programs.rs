@@ -529,6 +529,10 @@ pub fn inline_code_option(program: &str, option: &str) -> bool {
         "lua" | "luajit" => option == "-e",
         "rscript" | "r" => option == "-e",
         "osascript" => option == "-e",
+        "vi" | "vim" | "nvim" | "view" | "ex" | "gvim" => {
+            matches!(option, "-c" | "--cmd" | "-S" | "-s" | "-u") || option.starts_with('+')
+        }
+        "emacs" => option.starts_with("--eval") || option == "-l" || option == "--load",
         "tclsh" | "wish" => false,
         "pwsh" | "powershell" => matches!(
             option_lower.as_str(),

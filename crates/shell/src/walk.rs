@@ -40,13 +40,19 @@ fn parse(text: &str) -> Option<tree_sitter::Tree> {
 pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
     let mut walker = Walker {
         oracle,
+        // With CDPATH set, `cd name` may go anywhere on it.
+        cdpath: command.contains("CDPATH"),
         home: oracle.home(),
         blocked: None,
         undecidable: None,
     };
     if command.len() > crate::MAX_COMMAND_BYTES {
         walker.words_only(command, &Folders::start());
-        walker.undecide(Construct::Limit, &prefix(command, 64));
+        walker.undecide(Construct::Limit, prefix(command, 64));
+    } else if command.contains('\0') {
+        // No shell takes a NUL inside a command; the grammar might stop reading at it.
+        walker.words_only(&command.replace('\0', " "), &Folders::start());
+        walker.undecide(Construct::Unparsed, prefix(command, 64));
     } else {
         walker.script(command, &mut Folders::start(), &Stdin::Terminal, 0);
     }
@@ -156,6 +162,7 @@ enum Mode {
 
 struct Walker<'a> {
     oracle: &'a dyn Oracle,
+    cdpath: bool,
     home: Option<String>,
     blocked: Option<BlockedArgument>,
     undecidable: Option<Undecidable>,
@@ -664,6 +671,8 @@ impl Walker<'_> {
     fn judge(&mut self, words: &[Val], folders: &mut Folders, stdin: &Stdin, depth: usize) {
         let mut i = 0;
         let mut xargs = false;
+        // Where a wrapper (`env -C`, `sudo -D`) runs its command; `cd` changes `folders` itself.
+        let mut moved: Option<Folders> = None;
         loop {
             let Some(first) = words.get(i) else { return };
             if first.dynamic.is_some() {
@@ -707,7 +716,13 @@ impl Walker<'_> {
                     .iter()
                     .find(|v| !v.text.starts_with('-') || v.text == "-");
                 let target = match target {
-                    Some(v) if v.dynamic.is_none() && v.text != "-" && name != "popd" => {
+                    Some(v)
+                        if v.dynamic.is_none()
+                            && !v.glob
+                            && !self.cdpath
+                            && v.text != "-"
+                            && name != "popd" =>
+                    {
                         Some(v.text.as_str())
                     }
                     _ => None,
@@ -728,20 +743,7 @@ impl Walker<'_> {
                 if wrapper_script_option(&wrapper, value) {
                     let rest = &words[(i + 1).min(words.len())..];
                     let script = if matches!(wrapper.as_str(), "cmd" | "cmd.exe" | "command.com") {
-                        Val {
-                            typed: rest
-                                .iter()
-                                .map(|v| v.typed.as_str())
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            text: rest
-                                .iter()
-                                .map(|v| v.text.as_str())
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            glob: false,
-                            dynamic: rest.iter().find_map(|v| v.dynamic),
-                        }
+                        windows_script(rest)
                     } else {
                         match rest.first() {
                             Some(v) => v.clone(),
@@ -769,6 +771,27 @@ impl Walker<'_> {
                     return;
                 }
                 if value.starts_with('-') && value.len() > 1 {
+                    let chdir = match (wrapper.as_str(), value) {
+                        ("env", "-C" | "--chdir") | ("sudo", "-D" | "--chdir") => {
+                            Some(words.get(i + 1).cloned())
+                        }
+                        ("env" | "sudo", _) if value.starts_with("--chdir=") => Some(Some(Val {
+                            text: value["--chdir=".len()..].to_owned(),
+                            ..val.clone()
+                        })),
+                        _ => None,
+                    };
+                    if let Some(dir) = chdir {
+                        let target = dir.as_ref().filter(|d| d.dynamic.is_none() && !d.glob);
+                        let place = moved.get_or_insert_with(|| folders.clone());
+                        match target {
+                            Some(d) => {
+                                place.change(Some(&d.text));
+                                place.dirs.truncate(1);
+                            }
+                            None => place.unknown = true,
+                        }
+                    }
                     if xargs
                         && matches!(value, "-a" | "--arg-file")
                         && let Some(file) = words.get(i + 1)
@@ -824,7 +847,8 @@ impl Walker<'_> {
             }
         }
         let program = program_name(&words[i].text);
-        self.program(&program, &words[i + 1..], folders, stdin, xargs);
+        let place = moved.unwrap_or_else(|| folders.clone());
+        self.program(&program, &words[i + 1..], &place, stdin, xargs);
     }
 
     fn shell(
@@ -847,21 +871,7 @@ impl Walker<'_> {
                 if let Some(script) = args.get(i + 1) {
                     let mut inner = folders.clone();
                     let script = if powershell {
-                        let rest = &args[i + 1..];
-                        Val {
-                            typed: rest
-                                .iter()
-                                .map(|v| v.typed.as_str())
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            text: rest
-                                .iter()
-                                .map(|v| v.text.as_str())
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            glob: false,
-                            dynamic: rest.iter().find_map(|v| v.dynamic),
-                        }
+                        windows_script(&args[i + 1..])
                     } else {
                         script.clone()
                     };
@@ -1038,8 +1048,19 @@ impl Walker<'_> {
                 continue;
             }
             if !after_double_dash && value.starts_with('-') && value.len() > 1 {
+                if name == "git"
+                    && value == "-c"
+                    && let Some(setting) = args.get(k)
+                {
+                    k += 1;
+                    if git_setting_runs_commands(&setting.text) || setting.dynamic.is_some() {
+                        self.words_only(&setting.text, &folder);
+                        self.undecide(Construct::InlineCode, &setting.typed);
+                    }
+                    continue;
+                }
                 // `-C DIR` moves where the operands are (tar, git, make).
-                if value == "-C"
+                if matches!(value, "-C" | "--directory")
                     && matches!(name, "tar" | "bsdtar" | "git" | "make" | "gmake")
                     && let Some(dir) = args.get(k)
                 {
@@ -1261,6 +1282,28 @@ impl Walker<'_> {
     }
 }
 
+/// `git -c key=value` settings whose value git runs as a command.
+fn git_setting_runs_commands(setting: &str) -> bool {
+    let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
+    key.starts_with("alias.")
+        || key.starts_with("filter.")
+        || key.ends_with(".textconv")
+        || key.ends_with("command")
+        || key.ends_with(".pager")
+        || matches!(
+            key.as_str(),
+            "core.pager"
+                | "core.editor"
+                | "core.fsmonitor"
+                | "core.hookspath"
+                | "diff.external"
+                | "sequence.editor"
+                | "credential.helper"
+                | "gpg.program"
+                | "include.path"
+        )
+}
+
 /// Whether an awk or sed program can open files by itself (`getline < f`, `system()`, sed's
 /// `r`/`R`/`w`/`W`/`e` commands and the `e`/`w` flags of `s`).
 fn script_reads_files(program: &str, script: &str) -> bool {
@@ -1294,6 +1337,28 @@ fn script_reads_files(program: &str, script: &str) -> bool {
             _ => false,
         }
     })
+}
+
+/// The script after `cmd /c` or `pwsh -Command`: words joined, each as typed when it carries
+/// Windows backslashes the POSIX reading would have eaten.
+fn windows_script(rest: &[Val]) -> Val {
+    let piece = |v: &Val| {
+        if v.typed.contains('\\') && !v.typed.contains(['\'', '"', '$']) {
+            v.typed.clone()
+        } else {
+            v.text.clone()
+        }
+    };
+    Val {
+        typed: rest
+            .iter()
+            .map(|v| v.typed.as_str())
+            .collect::<Vec<_>>()
+            .join(" "),
+        text: rest.iter().map(piece).collect::<Vec<_>>().join(" "),
+        glob: false,
+        dynamic: rest.iter().find_map(|v| v.dynamic),
+    }
 }
 
 fn joined(vals: &[Val]) -> Option<String> {

@@ -1,6 +1,6 @@
 //! The table of command lines and their verdicts, against a real workspace and `.rooignore`:
 //! every bypass class of issue 12 with variants, the original's cases, and everyday commands
-//! that must stay allowed. `⏎` stands for a newline. Lines: `A|B|U  command`.
+//! that must stay allowed. `⏎` stands for a newline, `␀` for a NUL byte. Lines: `A|B|U  command`.
 
 mod common;
 
@@ -397,6 +397,28 @@ A  cd src && ls
 A  cd docs && cat guide.md
 A  cd config && cat public.json
 A  cd /tmp && ls
+B  env -C secrets cat key.json
+B  env --chdir=secrets cat key.json
+B  sudo -D secrets cat key.json
+B  git -C secrets show HEAD:key.json
+B  tar --directory secrets -cf - .
+U  cd secr* && cat key.json
+U  export CDPATH=secrets; cd sub && cat deep.txt
+U  CDPATH=secrets cd sub && cat x
+A  env -C src cat app.ts
+# --- red team: commands hidden in settings, editors, NUL bytes, Windows shells
+U  git -c core.pager='cat .env-never' log
+U  git -c alias.x='!cat src/app.ts' x
+B  git -c alias.x='!cat .env' x
+U  vim -c ':r .env-never' src/app.ts
+U  vim +'r .env-never' src/app.ts
+U  emacs --eval '(find-file ".env-never")'
+B  echo hi␀; cat .env
+U  echo hi␀ there
+B  cmd /c type secrets\key.json
+B  cmd /c type .\.env
+B  pwsh -Command Get-Content secrets\key.json
+A  git -c color.ui=always log
 # --- PowerShell named parameters
 B  Select-String -Path secrets/api-keys.json -Pattern x
 B  sls -Path secrets/api-keys.json -Pattern x
@@ -587,7 +609,10 @@ fn every_command_in_the_table_gets_its_verdict() {
         }
         let (expected, command) = line.split_at(1);
         let command = command.get(2..).unwrap_or("");
-        let command = command.replace('⏎', "\n").replace("/TMPROOT", &root);
+        let command = command
+            .replace('⏎', "\n")
+            .replace('␀', "\0")
+            .replace("/TMPROOT", &root);
         count += 1;
         let verdict = ws.vet(&command);
         let got = match &verdict {

@@ -7,6 +7,7 @@ import * as vscode from "vscode";
 import { LanguageClient, LanguageClientOptions, ResponseError, ServerOptions } from "vscode-languageclient/node";
 import { RooApi, createRooApi } from "./client/api";
 import { resolveServerBinary } from "./client/binary";
+import { commandApproval } from "./client/commands";
 import {
   NotificationEvent,
   Presentation,
@@ -31,6 +32,9 @@ export interface RooContextExtensionApi {
   methods(): string[];
   /** Every server notification (user edits, reloads, condense events). */
   onNotification: vscode.Event<NotificationEvent>;
+  /** What to do with a `validateCommand` result: run (`allowed`), refuse (`blocked`) or ask the
+   * user (`undecidable`). Never auto-approve anything but `allowed`. */
+  commandApproval: typeof commandApproval;
 }
 
 /** The sidecar's settings from the `roo-context.*` configuration. */
@@ -144,7 +148,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
   );
 
   await ready.catch((error) => output.appendLine(`roo-context failed to start: ${error}`));
-  return { api, ready, methods, onNotification: notifications.event };
+  return { api, ready, methods, onNotification: notifications.event, commandApproval };
 }
 
 /** Stops the sidecar. */

@@ -2,6 +2,7 @@
 
 export * from "./api";
 export * from "./binary";
+export * from "./commands";
 export * from "./host";
 export * from "./session";
 export * from "./transport";
