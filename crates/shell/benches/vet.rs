@@ -101,7 +101,7 @@ jq '.version' config/public.json > /tmp/version.txt
     out
 }
 
-fn parse_only(text: &str) -> usize {
+fn parse_only(text: &str) -> u32 {
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&tree_sitter_bash::LANGUAGE.into())

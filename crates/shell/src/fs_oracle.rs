@@ -120,8 +120,7 @@ impl<'a> FsOracle<'a> {
     fn first_blocked_inside(&self, folder: &Path) -> Result<Option<String>, Construct> {
         let mut walker = ignore::WalkBuilder::new(folder);
         walker.standard_filters(false).follow_links(false);
-        let mut walk = walker.build();
-        while let Some(entry) = walk.next() {
+        for entry in walker.build() {
             if !self.spend() {
                 return Err(Construct::Limit);
             }

@@ -1188,7 +1188,7 @@ impl Walker<'_> {
                     .iter()
                     .position(|w| matches!(w.text.as_str(), ";" | "+"))
                     .map_or(args.len(), |p| k + p);
-                let inner: Vec<Val> = args[k..end].iter().cloned().collect();
+                let inner: Vec<Val> = args[k..end].to_vec();
                 let mut inner_folders = folders.clone();
                 self.judge(&inner, &mut inner_folders, stdin, 0);
                 k = end + 1;

@@ -124,7 +124,8 @@ fn calls(command: &str) -> usize {
 
 #[test]
 fn work_grows_linearly_on_adversarial_families() {
-    let families: Vec<(&str, Box<dyn Fn(usize) -> String>)> = vec![
+    type Family = Box<dyn Fn(usize) -> String>;
+    let families: Vec<(&str, Family)> = vec![
         (
             "many words",
             Box::new(|n| format!("cat {}", "a/b ".repeat(n))),
