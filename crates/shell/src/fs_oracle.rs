@@ -37,6 +37,7 @@ impl std::fmt::Debug for FsOracle<'_> {
 enum Walked {
     Done,
     Limit,
+    Invalid,
 }
 
 impl<'a> FsOracle<'a> {
@@ -81,7 +82,8 @@ impl<'a> FsOracle<'a> {
             .build()
             .map(|g| g.compile_matcher())
         else {
-            return Walked::Done; // not a valid glob: the shell passes it literally
+            // Not a glob the matcher understands: the shell may still expand it.
+            return Walked::Invalid;
         };
         // Walk from the longest folder prefix without glob characters.
         let mut start = PathBuf::from("/");
@@ -153,6 +155,7 @@ impl Oracle for FsOracle<'_> {
         }) {
             _ if hit.is_some() => Judgement::Blocked(hit.unwrap_or_default()),
             Walked::Limit => Judgement::Unknown(Construct::Limit),
+            Walked::Invalid => Judgement::Unknown(Construct::Unparsed),
             Walked::Done => Judgement::Clear,
         }
     }
@@ -160,11 +163,13 @@ impl Oracle for FsOracle<'_> {
     fn tree(&self, path: &str, glob: bool) -> Judgement {
         if glob {
             let mut matches = Vec::new();
-            if let Walked::Limit = self.expand(path, &mut |m| {
+            match self.expand(path, &mut |m| {
                 matches.push(m.to_owned());
                 true
             }) {
-                return Judgement::Unknown(Construct::Limit);
+                Walked::Done => {}
+                Walked::Limit => return Judgement::Unknown(Construct::Limit),
+                Walked::Invalid => return Judgement::Unknown(Construct::Unparsed),
             }
             let mut unknown = None;
             for m in matches {
@@ -198,7 +203,15 @@ impl Oracle for FsOracle<'_> {
     }
 
     fn existing_blocked(&self, path: &str) -> bool {
-        std::fs::symlink_metadata(self.absolute(path)).is_ok() && (self.blocked)(path)
+        let absolute = self.absolute(path);
+        match std::fs::metadata(&absolute) {
+            // A folder whose contents are all blocked counts as blocked (`frobnicate secrets`).
+            Ok(meta) if meta.is_dir() => {
+                (self.blocked)(path) || (self.blocked)(&absolute.join(PROBE).to_string_lossy())
+            }
+            Ok(_) => (self.blocked)(path),
+            Err(_) => std::fs::symlink_metadata(&absolute).is_ok() && (self.blocked)(path),
+        }
     }
 
     fn home(&self) -> Option<String> {

@@ -404,6 +404,13 @@ pub const WRAPPERS: &[&str] = &[
     "cmd",
     "cmd.exe",
     "command.com",
+    // reserved words a wrapper turns into program names (`sudo ! cat x`)
+    "!",
+    "{",
+    "if",
+    "while",
+    "until",
+    "elif",
 ];
 
 /// Options of wrappers that take a value (so the value is not the wrapped command).

@@ -429,8 +429,16 @@ impl Walker<'_> {
         }
         for assignment in assignments {
             self.substitutions(assignment, folders, cx);
+            let name = assignment
+                .child_by_field_name("name")
+                .map_or("", |n| cx.text(n));
             if let Some(value) = assignment.child_by_field_name("value") {
                 for val in self.word(value, folders, cx) {
+                    if has_name && runs_commands(name) {
+                        // `PAGER='cat .env' git log`: the program runs the value.
+                        self.words_only(&val.text, folders);
+                        self.undecide(Construct::InlineCode, cx.text(assignment));
+                    }
                     if val.dynamic.is_none() && val.text.contains('/') {
                         let typed = Val {
                             typed: cx.text(assignment).to_owned(),
@@ -464,6 +472,12 @@ impl Walker<'_> {
             }
         } else if chars.first() == Some(&('~', false)) {
             dynamic = dynamic.or(Some(Construct::Variable));
+        }
+        // Extended globs (`@(.env)`, `!(x)`) match files in ways the expansion here does not.
+        if chars.windows(2).any(
+            |w| matches!(w, [(c, false), ('(', false)] if matches!(c, '@' | '!' | '+' | '*' | '?')),
+        ) {
+            dynamic = dynamic.or(Some(Construct::Unparsed));
         }
         let expanded = match words::brace_expand(&chars) {
             Ok(list) => list,
@@ -688,6 +702,25 @@ impl Walker<'_> {
             let args = &words[i + 1..];
             if SHELLS.contains(&name.as_str()) {
                 self.shell(&name, args, folders, stdin, depth);
+                return;
+            }
+            if name == "trap" || name == "alias" {
+                // `trap 'cat .env' EXIT`, `alias x='cat .env'`: the text runs later.
+                for arg in args.iter().filter(|v| !v.text.starts_with('-')) {
+                    let text = match arg.text.split_once('=') {
+                        Some((_, value)) if name == "alias" => value.to_owned(),
+                        _ => arg.text.clone(),
+                    };
+                    let script = Val {
+                        text,
+                        ..arg.clone()
+                    };
+                    let mut inner = folders.clone();
+                    self.nested(&script, &mut inner, &Stdin::Terminal, depth);
+                    if name == "trap" {
+                        break;
+                    }
+                }
                 return;
             }
             if matches!(name.as_str(), "eval" | "invoke-expression" | "iex") {
@@ -919,9 +952,12 @@ impl Walker<'_> {
                 }
                 continue;
             }
-            // `bash script.sh`: the script is read.
-            self.check(&args[i], folders, Mode::Read);
-            return;
+            if !reads_stdin(&args[i].text) {
+                // `bash script.sh`: the script is read.
+                self.check(&args[i], folders, Mode::Read);
+                return;
+            }
+            break;
         }
         match stdin {
             Stdin::Text(Some(text)) => {
@@ -966,9 +1002,12 @@ impl Walker<'_> {
             self.undecide(Construct::InlineCode, &command_text());
         }
         let interpreter = INTERPRETERS.contains(&name) && !matches!(name, "awk" | "gawk");
-        if interpreter
+        let script_from_stdin = !args
+            .iter()
+            .any(|v| !v.text.starts_with('-') && !reads_stdin(&v.text));
+        if (interpreter || matches!(name, "source" | "."))
             && !matches!(stdin, Stdin::Terminal)
-            && !args.iter().any(|v| !v.text.starts_with('-'))
+            && script_from_stdin
         {
             self.undecide(Construct::InlineCode, &command_text());
         }
@@ -1282,6 +1321,34 @@ impl Walker<'_> {
     }
 }
 
+/// Environment variables whose value a program runs as a command or loads as code.
+fn runs_commands(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("PAGER")
+        || upper.ends_with("EDITOR")
+        || upper.ends_with("_COMMAND")
+        || matches!(
+            upper.as_str(),
+            "BASH_ENV"
+                | "ENV"
+                | "LESSOPEN"
+                | "LESSCLOSE"
+                | "LD_PRELOAD"
+                | "LD_AUDIT"
+                | "PROMPT_COMMAND"
+                | "GIT_EXTERNAL_DIFF"
+                | "GIT_ASKPASS"
+                | "SSH_ASKPASS"
+                | "PYTHONSTARTUP"
+                | "PERL5OPT"
+                | "NODE_OPTIONS"
+                | "RUBYOPT"
+                | "BROWSER"
+                | "VISUAL"
+                | "SHELL"
+        )
+}
+
 /// `git -c key=value` settings whose value git runs as a command.
 fn git_setting_runs_commands(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
@@ -1359,6 +1426,14 @@ fn windows_script(rest: &[Val]) -> Val {
         glob: false,
         dynamic: rest.iter().find_map(|v| v.dynamic),
     }
+}
+
+/// Operands that name the standard input.
+fn reads_stdin(operand: &str) -> bool {
+    matches!(
+        operand,
+        "-" | "/dev/stdin" | "/dev/fd/0" | "/proc/self/fd/0"
+    )
 }
 
 fn joined(vals: &[Val]) -> Option<String> {

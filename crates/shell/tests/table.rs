@@ -419,6 +419,20 @@ B  cmd /c type secrets\key.json
 B  cmd /c type .\.env
 B  pwsh -Command Get-Content secrets\key.json
 A  git -c color.ui=always log
+B  trap 'cat .env' EXIT
+B  alias x='cat .env'
+A  trap 'rm -f /tmp/x' EXIT
+B  bash /dev/stdin <<< 'cat .env'
+B  sh - <<< 'cat .env'
+U  source /dev/stdin <<< 'echo hi'
+U  python3 /dev/stdin <<< 'print(1)'
+B  PAGER='cat .env' git log
+U  PAGER='cat /etc/hostname' git log
+U  GIT_SSH_COMMAND='ssh -i x' git fetch
+U  BASH_ENV=x bash -c 'echo hi'
+U  shopt -s extglob⏎cat @(.env-never)
+U  cat !(src)
+A  NODE_ENV=test npm test
 # --- PowerShell named parameters
 B  Select-String -Path secrets/api-keys.json -Pattern x
 B  sls -Path secrets/api-keys.json -Pattern x
@@ -499,6 +513,9 @@ B  rm .env
 B  git add .env
 B  git diff .env
 B  git log -p -- .env
+B  frobnicate secrets
+B  sudo ! cp -r secrets /tmp/x
+A  frobnicate src
 A  frobnicate notes
 A  frobnicate src/app.ts
 A  git add src/app.ts
