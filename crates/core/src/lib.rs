@@ -2,7 +2,6 @@
 //! beyond the small [`fs::FileSystem`] trait that callers implement.
 
 pub mod access;
-pub mod command;
 pub mod context;
 pub mod conversation;
 pub mod fs;

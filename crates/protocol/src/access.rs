@@ -100,12 +100,39 @@ pub struct ValidateCommandParams {
     pub cwd: Option<String>,
 }
 
+/// The answer for a command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum CommandVerdict {
+    /// Nothing it names is blocked and everything it would read is known: it may run.
+    Allowed,
+    /// An argument names a blocked path (`blockedPath`): it must not run.
+    Blocked,
+    /// What it would read cannot be known from its text (`construct`, `snippet`): ask the user.
+    Undecidable,
+}
+
 /// Result of `roo/ignore/validateCommand`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ValidateCommandResult {
-    /// The first offending argument as typed, or null when the command may run.
+    /// `allowed`, `blocked` or `undecidable`. A host auto-approves only `allowed`.
+    pub verdict: CommandVerdict,
+    /// Why the verdict is not `allowed`, in a sentence for the user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// When undecidable: the construct that hides what is read (`variable`,
+    /// `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
+    /// `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub construct: Option<String>,
+    /// When undecidable: the source text of that construct (at most 200 bytes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    /// The first offending argument as typed, or null unless blocked (an undecidable command
+    /// also has null here: check `verdict`).
     pub blocked_path: Option<String>,
     /// Why that argument is blocked.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -15,6 +15,7 @@ import {
 } from "vscode-languageclient/node";
 import { RooApi, createRooApi } from "./client/api";
 import { resolveServerBinary } from "./client/binary";
+import { commandApproval } from "./client/commands";
 import {
   NotificationEvent,
   Presentation,
@@ -39,6 +40,9 @@ export interface RooContextExtensionApi {
   methods(): string[];
   /** Every server notification (user edits, reloads, condense events). */
   onNotification: vscode.Event<NotificationEvent>;
+  /** What to do with a `validateCommand` result: run (`allowed`), refuse (`blocked`) or ask the
+   * user (`undecidable`). Never auto-approve anything but `allowed`. */
+  commandApproval: typeof commandApproval;
 }
 
 /** The sidecar's settings from the `roo-context.*` configuration. */
@@ -217,7 +221,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
     output.appendLine(`roo-context failed to start: ${error}`);
     reportStopped(`It failed to start (${binary.path}): ${error instanceof Error ? error.message : String(error)}`);
   });
-  return { api, ready, methods, onNotification: notifications.event };
+  return { api, ready, methods, onNotification: notifications.event, commandApproval };
 }
 
 /** Stops the sidecar. */

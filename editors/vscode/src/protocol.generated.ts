@@ -3,6 +3,13 @@
 /* eslint-disable */
 
 /**
+ * The answer for a command line.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CommandVerdict".
+ */
+export type CommandVerdict = "allowed" | "blocked" | "undecidable";
+/**
  * What triggered a `roo/context/manage` call.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -26,6 +33,7 @@ export interface RooProtocolDefinitions {
   BlockedBy: BlockedBy;
   ClassifyErrorParams: ClassifyErrorParams;
   ClassifyErrorResult: ClassifyErrorResult;
+  CommandVerdict: CommandVerdict;
   ContextBudgetInfo: ContextBudgetInfo;
   ContextCondense: ContextCondense;
   ContextEventMessage: ContextEventMessage;
@@ -1758,7 +1766,26 @@ export interface ValidateCommandParams {
  */
 export interface ValidateCommandResult {
   /**
-   * The first offending argument as typed, or null when the command may run.
+   * `allowed`, `blocked` or `undecidable`. A host auto-approves only `allowed`.
+   */
+  verdict: CommandVerdict;
+  /**
+   * Why the verdict is not `allowed`, in a sentence for the user.
+   */
+  reason?: string | null;
+  /**
+   * When undecidable: the construct that hides what is read (`variable`,
+   * `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
+   * `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`).
+   */
+  construct?: string | null;
+  /**
+   * When undecidable: the source text of that construct (at most 200 bytes).
+   */
+  snippet?: string | null;
+  /**
+   * The first offending argument as typed, or null unless blocked (an undecidable command
+   * also has null here: check `verdict`).
    */
   blockedPath?: string | null;
   /**

@@ -9,6 +9,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { RooSession, startSession } from "../src/client/session";
 import { HostHandlers, NotificationEvent, onServerNotifications } from "../src/client/host";
+import { commandApproval } from "../src/client/commands";
 import { ROO_REQUEST_METHODS } from "../src/protocol.generated";
 import { APP_TS, serverBinary, waitFor, workspace } from "./fixture";
 
@@ -69,6 +70,16 @@ test("filterPaths and validateCommand use the same rules", async () => {
   assert.equal(command.blockedPath, "secret/key.txt");
   const harmless = await session.api.ignoreValidateCommand({ command: "ls src" });
   assert.equal(harmless.blockedPath ?? null, null);
+  assert.equal(harmless.verdict, "allowed");
+  assert.deepEqual(commandApproval(harmless), { action: "run" });
+  assert.equal(command.verdict, "blocked");
+  assert.equal(commandApproval(command).action, "refuse");
+  const unknown = await session.api.ignoreValidateCommand({ command: "f=secret/key.txt; cat $f" });
+  assert.equal(unknown.verdict, "undecidable");
+  assert.equal(unknown.construct, "variable");
+  assert.equal(unknown.blockedPath ?? null, null);
+  const approval = commandApproval(unknown);
+  assert.equal(approval.action, "askUser");
 });
 
 test("settings update changes protection and shows in workspace status", async () => {

@@ -1,11 +1,12 @@
 //! `roo-context check`: access and write protection of paths, or vetting of a shell command, as
-//! readable lines (or JSON). Exit code 0 = all readable, 1 = something blocked, 2 = usage error.
+//! readable lines (or JSON). Exit code 0 = all readable (the command is allowed), 1 = something
+//! blocked, 2 = usage error, 3 = the command is undecidable (ask the user).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roo_context_protocol::access::{
-    BlockedBy, ProtectParams, ValidateAccessParams, ValidateCommandParams,
+    BlockedBy, CommandVerdict, ProtectParams, ValidateAccessParams, ValidateCommandParams,
 };
 use roo_context_protocol::workspace::Settings;
 
@@ -81,23 +82,30 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 serde_json::to_string_pretty(&result).unwrap_or_default()
             );
         } else {
-            match (&result.blocked_path, &result.blocked_by) {
-                (Some(argument), Some(by)) => {
+            match (result.verdict, &result.blocked_path, &result.blocked_by) {
+                (CommandVerdict::Blocked, Some(argument), Some(by)) => {
                     println!(
                         "blocked    {command}\n           argument {argument}: {}",
                         describe(by)
                     )
                 }
-                (Some(argument), None) => {
-                    println!("blocked    {command}\n           argument {argument}")
-                }
-                _ => println!("allowed    {command}"),
+                (CommandVerdict::Blocked, argument, _) => println!(
+                    "blocked    {command}\n           argument {}",
+                    argument.as_deref().unwrap_or("?")
+                ),
+                (CommandVerdict::Undecidable, _, _) => println!(
+                    "undecidable {command}\n           {} ({}): {}",
+                    result.snippet.as_deref().unwrap_or(""),
+                    result.construct.as_deref().unwrap_or("?"),
+                    result.reason.as_deref().unwrap_or("")
+                ),
+                (CommandVerdict::Allowed, _, _) => println!("allowed    {command}"),
             }
         }
-        return if result.blocked_path.is_some() {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
+        return match result.verdict {
+            CommandVerdict::Allowed => ExitCode::SUCCESS,
+            CommandVerdict::Blocked => ExitCode::from(1),
+            CommandVerdict::Undecidable => ExitCode::from(3),
         };
     }
 

@@ -1,11 +1,11 @@
 //! `roo/ignore/*` and `roo/protect/*`: read access, command vetting and write protection.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use roo_context_core::access::{AccessDecision, BlockReason, Policy, access_denied_error};
-use roo_context_core::command::first_blocked_argument;
 use roo_context_core::path::normalize_lexically;
 use roo_context_protocol::access::*;
+use roo_context_shell::{FsOracle, Verdict};
 
 use crate::state::SharedState;
 
@@ -122,7 +122,8 @@ pub fn filter_paths(
     }
 }
 
-/// `roo/ignore/validateCommand`.
+/// `roo/ignore/validateCommand`: the shell crate walks the command; the access rule (and the
+/// file system, for globs, folder trees and existing names) answers through its oracle.
 pub fn validate_command(
     state: &SharedState,
     policy: &Policy,
@@ -134,28 +135,40 @@ pub fn validate_command(
             .check_access(&state.resolver, &state.fs, Some(&base), path)
             .blocked
     };
-    let blocked_path = |candidate: &str| decide(candidate).is_some();
-    // The shell expands globs before the program sees them, so `cat secr*/key.json` reads what
-    // the expansion names: judge every match too.
-    let is_blocked = |candidate: &str| {
-        blocked_path(candidate)
-            || (has_glob(candidate) && glob_matches_blocked(&base, candidate, &blocked_path))
-    };
-    let Some(hit) = first_blocked_argument(&params.command, &is_blocked) else {
-        return ValidateCommandResult {
+    let blocked = |path: &str| decide(path).is_some();
+    let oracle = FsOracle::new(&base, &blocked);
+    match roo_context_shell::vet(&params.command, &oracle) {
+        Verdict::Allowed => ValidateCommandResult {
+            verdict: CommandVerdict::Allowed,
+            reason: None,
+            construct: None,
+            snippet: None,
             blocked_path: None,
             blocked_by: None,
             tool_error: None,
-        };
-    };
-    // Explain the reading that was refused; a glob is explained by its first blocked match.
-    let reason = decide(&hit.path).or_else(|| {
-        first_glob_match(&base, &hit.path, &blocked_path).and_then(|path| decide(&path))
-    });
-    ValidateCommandResult {
-        tool_error: reason.as_ref().map(|r| tool_error(policy, r, &hit.typed)),
-        blocked_by: reason.as_ref().map(blocked_by),
-        blocked_path: Some(hit.typed),
+        },
+        Verdict::Blocked(hit) => {
+            // Explain the reading that was refused (a glob or a tree by its first blocked match).
+            let why = decide(&hit.path);
+            ValidateCommandResult {
+                verdict: CommandVerdict::Blocked,
+                reason: Some(format!("{} names a blocked path", hit.typed)),
+                construct: None,
+                snippet: None,
+                tool_error: why.as_ref().map(|r| tool_error(policy, r, &hit.typed)),
+                blocked_by: why.as_ref().map(blocked_by),
+                blocked_path: Some(hit.typed),
+            }
+        }
+        Verdict::Undecidable(why) => ValidateCommandResult {
+            verdict: CommandVerdict::Undecidable,
+            reason: Some(why.construct.reason().to_owned()),
+            construct: Some(why.construct.name().to_owned()),
+            snippet: Some(why.snippet),
+            blocked_path: None,
+            blocked_by: None,
+            tool_error: None,
+        },
     }
 }
 
@@ -227,82 +240,4 @@ pub fn protect_instructions(policy: &Policy) -> ProtectInstructionsResult {
         patterns: policy.protect.patterns.clone(),
         message: policy.protect.message().to_owned(),
     }
-}
-
-/// Most directory entries a glob expansion may visit; past it the glob is judged blocked.
-const GLOB_VISIT_LIMIT: usize = 50_000;
-
-fn has_glob(word: &str) -> bool {
-    word.contains(['*', '?', '[', '{'])
-}
-
-/// Whether any path that `pattern` (relative to `base`, or absolute) expands to is blocked.
-fn glob_matches_blocked(base: &Path, pattern: &str, blocked: &dyn Fn(&str) -> bool) -> bool {
-    match expand_glob(base, pattern, blocked) {
-        GlobOutcome::Blocked(_) | GlobOutcome::TooLarge => true,
-        GlobOutcome::Clear => false,
-    }
-}
-
-/// The first blocked path `pattern` expands to.
-fn first_glob_match(base: &Path, pattern: &str, blocked: &dyn Fn(&str) -> bool) -> Option<String> {
-    if !has_glob(pattern) {
-        return None;
-    }
-    match expand_glob(base, pattern, blocked) {
-        GlobOutcome::Blocked(path) => Some(path),
-        _ => None,
-    }
-}
-
-enum GlobOutcome {
-    Blocked(String),
-    TooLarge,
-    Clear,
-}
-
-fn expand_glob(base: &Path, pattern: &str, blocked: &dyn Fn(&str) -> bool) -> GlobOutcome {
-    let absolute = roo_context_core::path::normalize_lexically(base, pattern);
-    let text = absolute.to_string_lossy();
-    let Ok(glob) = globset::GlobBuilder::new(&text)
-        .literal_separator(true)
-        .build()
-        .map(|g| g.compile_matcher())
-    else {
-        return GlobOutcome::Clear; // not a valid glob: the shell passes it literally
-    };
-    // Walk from the longest folder prefix without glob characters.
-    let mut start = PathBuf::from("/");
-    let mut depth = 0usize;
-    let mut recursive = false;
-    let mut in_prefix = true;
-    for component in absolute.components().skip(1) {
-        let name = component.as_os_str().to_string_lossy();
-        if in_prefix && !has_glob(&name) {
-            start.push(component);
-        } else {
-            in_prefix = false;
-            depth += 1;
-            recursive |= name.contains("**");
-        }
-    }
-    let mut walker = ignore::WalkBuilder::new(&start);
-    walker.standard_filters(false).follow_links(false);
-    if !recursive {
-        walker.max_depth(Some(depth));
-    }
-    for (visited, entry) in walker.build().enumerate() {
-        if visited >= GLOB_VISIT_LIMIT {
-            return GlobOutcome::TooLarge;
-        }
-        let Ok(entry) = entry else { continue };
-        let path = entry.path();
-        if glob.is_match(path) {
-            let path = path.to_string_lossy().into_owned();
-            if blocked(&path) {
-                return GlobOutcome::Blocked(path);
-            }
-        }
-    }
-    GlobOutcome::Clear
 }

@@ -223,6 +223,32 @@ function M.check(paths, bufnr)
   return M.request("roo/ignore/validateAccess", { paths = paths, cwd = cwd_of(bufnr) }, bufnr).results
 end
 
+--- `roo/ignore/validateCommand` for a shell command line run in the buffer's workspace folder.
+--- The result's `verdict` is "allowed", "blocked" (see `blockedPath`) or "undecidable" (see
+--- `construct`, `snippet`, `reason`): only "allowed" may run without asking the user.
+function M.vet_command(command, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local result = M.request("roo/ignore/validateCommand", { command = command, cwd = cwd_of(bufnr) }, bufnr)
+  if result and result.verdict == nil then
+    -- an older server: two answers only
+    result.verdict = (result.blockedPath ~= nil and result.blockedPath ~= vim.NIL) and "blocked" or "allowed"
+  end
+  return result
+end
+
+--- A one-line description of a validateCommand result and the log level to show it with.
+function M.describe_verdict(command, result)
+  if result.verdict == "allowed" then
+    return command .. ": allowed", vim.log.levels.INFO
+  elseif result.verdict == "blocked" then
+    local by = type(result.blockedBy) == "table" and result.blockedBy or {}
+    return string.format("%s: blocked, %s names a blocked path (%s)", command, tostring(result.blockedPath),
+      tostring(by.pattern or by.kind or "?")), vim.log.levels.WARN
+  end
+  return string.format("%s: undecidable (%s at %s): %s; ask before running it", command, tostring(result.construct),
+    tostring(result.snippet), tostring(result.reason)), vim.log.levels.WARN
+end
+
 --- `roo/fold/context` of the current file: its folded (definitions only) view, or nil when unsupported.
 function M.folded_context(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
@@ -251,7 +277,7 @@ local function show_scratch(title, text)
   vim.bo[buf].modifiable = false
 end
 
---- Defines the user commands (:RooStart, :RooCheck, :RooFold, :RooFolds, :RooSymbols, :RooMentions, :RooStatus).
+--- Defines the user commands (:RooStart, :RooCheck, :RooVet, :RooFold, :RooFolds, :RooSymbols, :RooMentions, :RooStatus).
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
   local command = vim.api.nvim_create_user_command
@@ -270,6 +296,10 @@ function M.setup(opts)
       end
     end
   end, { nargs = "?", complete = "file" })
+  command("RooVet", function(args)
+    local result = M.vet_command(args.args, 0)
+    notify(M.describe_verdict(args.args, result))
+  end, { nargs = "+" })
   command("RooFold", function()
     local folded = M.folded_context(0)
     if not folded then

@@ -3,6 +3,7 @@
 
 export * from "./api";
 export * from "./binary";
+export * from "./commands";
 export * from "./host";
 export * from "./markdown";
 export * from "./session";

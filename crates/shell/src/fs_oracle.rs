@@ -1,0 +1,220 @@
+//! The oracle over a real folder: glob expansion and recursive walks against the file system,
+//! bounded per command (not per word), with the access rule supplied by the caller.
+
+use std::cell::Cell;
+use std::path::{Path, PathBuf};
+
+use roo_context_core::path::normalize_lexically;
+
+use crate::{Construct, Judgement, Oracle};
+
+/// Most directory entries all glob expansions and recursive walks of one command may visit.
+pub const VISIT_BUDGET: usize = 50_000;
+/// Most glob words one command may expand.
+pub const GLOB_WORD_BUDGET: usize = 256;
+
+/// A name no one uses: when `folder/<probe>` is blocked, everything in the folder is.
+const PROBE: &str = ".roo-context-probe-\u{2400}";
+
+/// Judges operands against the folder `base` on disk; `blocked` is the access rule (it gets a
+/// path relative to `base`, or an absolute one). One oracle per command: the budgets are its own.
+pub struct FsOracle<'a> {
+    base: PathBuf,
+    blocked: &'a dyn Fn(&str) -> bool,
+    visits: Cell<usize>,
+    globs: Cell<usize>,
+    home: Option<String>,
+}
+
+impl std::fmt::Debug for FsOracle<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FsOracle")
+            .field("base", &self.base)
+            .finish()
+    }
+}
+
+enum Walked {
+    Done,
+    Limit,
+    Invalid,
+}
+
+impl<'a> FsOracle<'a> {
+    /// An oracle for commands starting in `base`.
+    pub fn new(base: &Path, blocked: &'a dyn Fn(&str) -> bool) -> Self {
+        FsOracle {
+            base: base.to_path_buf(),
+            blocked,
+            visits: Cell::new(0),
+            globs: Cell::new(0),
+            home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
+        }
+    }
+
+    /// Sets the home folder `~` stands for (`None`: `~` is undecidable).
+    pub fn with_home(mut self, home: Option<String>) -> Self {
+        self.home = home;
+        self
+    }
+
+    fn absolute(&self, path: &str) -> PathBuf {
+        normalize_lexically(&self.base, path)
+    }
+
+    fn spend(&self) -> bool {
+        let used = self.visits.get() + 1;
+        self.visits.set(used);
+        used <= VISIT_BUDGET
+    }
+
+    /// Calls `each` with every path `pattern` expands to, until it returns `false`.
+    fn expand(&self, pattern: &str, each: &mut dyn FnMut(&str) -> bool) -> Walked {
+        let globs = self.globs.get() + 1;
+        self.globs.set(globs);
+        if globs > GLOB_WORD_BUDGET {
+            return Walked::Limit;
+        }
+        let absolute = self.absolute(pattern);
+        let text = absolute.to_string_lossy();
+        let Ok(glob) = globset::GlobBuilder::new(&text)
+            .literal_separator(true)
+            .build()
+            .map(|g| g.compile_matcher())
+        else {
+            // Not a glob the matcher understands: the shell may still expand it.
+            return Walked::Invalid;
+        };
+        // Walk from the longest folder prefix without glob characters.
+        let mut start = PathBuf::from("/");
+        let mut depth = 0usize;
+        let mut recursive = false;
+        let mut in_prefix = true;
+        for component in absolute.components().skip(1) {
+            let name = component.as_os_str().to_string_lossy();
+            if in_prefix && !name.contains(['*', '?', '[', '{']) {
+                start.push(component);
+            } else {
+                in_prefix = false;
+                depth += 1;
+                recursive |= name.contains("**");
+            }
+        }
+        let mut walker = ignore::WalkBuilder::new(&start);
+        // Through symlinked folders too: the shell's globs follow them (`link*/key.json`).
+        walker.standard_filters(false).follow_links(true);
+        if !recursive {
+            walker.max_depth(Some(depth));
+        }
+        for entry in walker.build() {
+            if !self.spend() {
+                return Walked::Limit;
+            }
+            let Ok(entry) = entry else { continue };
+            if glob.is_match(entry.path()) && !each(&entry.path().to_string_lossy()) {
+                return Walked::Done;
+            }
+        }
+        Walked::Done
+    }
+
+    /// Walks a folder for its first blocked entry.
+    fn first_blocked_inside(&self, folder: &Path) -> Result<Option<String>, Construct> {
+        let mut walker = ignore::WalkBuilder::new(folder);
+        walker.standard_filters(false).follow_links(false);
+        for entry in walker.build() {
+            if !self.spend() {
+                return Err(Construct::Limit);
+            }
+            let Ok(entry) = entry else { continue };
+            let path = entry.path().to_string_lossy();
+            if entry.depth() > 0 && (self.blocked)(&path) {
+                return Ok(Some(path.into_owned()));
+            }
+        }
+        Ok(None)
+    }
+}
+
+impl Oracle for FsOracle<'_> {
+    fn path(&self, path: &str, glob: bool) -> Judgement {
+        if (self.blocked)(path) {
+            return Judgement::Blocked(path.to_owned());
+        }
+        if !glob {
+            return Judgement::Clear;
+        }
+        let mut hit = None;
+        match self.expand(path, &mut |m| {
+            if (self.blocked)(m) {
+                hit = Some(m.to_owned());
+                false
+            } else {
+                true
+            }
+        }) {
+            _ if hit.is_some() => Judgement::Blocked(hit.unwrap_or_default()),
+            Walked::Limit => Judgement::Unknown(Construct::Limit),
+            Walked::Invalid => Judgement::Unknown(Construct::Unparsed),
+            Walked::Done => Judgement::Clear,
+        }
+    }
+
+    fn tree(&self, path: &str, glob: bool) -> Judgement {
+        if glob {
+            let mut matches = Vec::new();
+            match self.expand(path, &mut |m| {
+                matches.push(m.to_owned());
+                true
+            }) {
+                Walked::Done => {}
+                Walked::Limit => return Judgement::Unknown(Construct::Limit),
+                Walked::Invalid => return Judgement::Unknown(Construct::Unparsed),
+            }
+            let mut unknown = None;
+            for m in matches {
+                match self.tree(&m, false) {
+                    Judgement::Clear => {}
+                    Judgement::Blocked(p) => return Judgement::Blocked(p),
+                    Judgement::Unknown(c) => unknown = unknown.or(Some(c)),
+                }
+            }
+            return unknown.map_or(Judgement::Clear, Judgement::Unknown);
+        }
+        if (self.blocked)(path) {
+            return Judgement::Blocked(path.to_owned());
+        }
+        let folder = self.absolute(path);
+        if !folder.is_dir() {
+            return Judgement::Clear;
+        }
+        match self.first_blocked_inside(&folder) {
+            Err(construct) => Judgement::Unknown(construct),
+            Ok(None) => Judgement::Clear,
+            Ok(Some(inside)) => {
+                let probe = folder.join(PROBE);
+                if (self.blocked)(&probe.to_string_lossy()) {
+                    Judgement::Blocked(inside)
+                } else {
+                    Judgement::Unknown(Construct::RecursiveRead)
+                }
+            }
+        }
+    }
+
+    fn existing_blocked(&self, path: &str) -> bool {
+        let absolute = self.absolute(path);
+        match std::fs::metadata(&absolute) {
+            // A folder whose contents are all blocked counts as blocked (`frobnicate secrets`).
+            Ok(meta) if meta.is_dir() => {
+                (self.blocked)(path) || (self.blocked)(&absolute.join(PROBE).to_string_lossy())
+            }
+            Ok(_) => (self.blocked)(path),
+            Err(_) => std::fs::symlink_metadata(&absolute).is_ok() && (self.blocked)(path),
+        }
+    }
+
+    fn home(&self) -> Option<String> {
+        self.home.clone()
+    }
+}

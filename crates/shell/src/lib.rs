@@ -1,0 +1,165 @@
+//! Shell-command vetting: parses a command line with the tree-sitter-bash grammar, walks every
+//! command it would run and judges their file operands through an [`Oracle`] that knows the access
+//! rule. Three answers: allowed, blocked (with the argument as typed) or undecidable (with the
+//! construct that hides what would be read). Grammars compile C, so this lives outside the core.
+
+mod fs_oracle;
+mod programs;
+mod walk;
+mod words;
+
+pub use fs_oracle::{FsOracle, GLOB_WORD_BUDGET, VISIT_BUDGET};
+
+/// The answer for one command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Nothing the command names is blocked, and everything it would read is known.
+    Allowed,
+    /// An argument names a blocked path.
+    Blocked(BlockedArgument),
+    /// What the command would read cannot be known from its text.
+    Undecidable(Undecidable),
+}
+
+impl Verdict {
+    /// `allowed`, `blocked` or `undecidable`, as on the wire.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Verdict::Allowed => "allowed",
+            Verdict::Blocked(_) => "blocked",
+            Verdict::Undecidable(_) => "undecidable",
+        }
+    }
+}
+
+/// An argument that names a blocked path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockedArgument {
+    /// The argument as the user typed it (quotes included).
+    pub typed: String,
+    /// The reading of it that the oracle refused: the unquoted word (joined to the folder a
+    /// literal `cd` moved to), the value of `--opt=value`, the path of `REV:path`, a glob match.
+    pub path: String,
+}
+
+/// Why a command cannot be judged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undecidable {
+    /// The kind of construct.
+    pub construct: Construct,
+    /// The source text of the construct (at most 200 bytes).
+    pub snippet: String,
+}
+
+/// Constructs that hide what a command reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Construct {
+    /// A variable or parameter expansion in an operand (`cat $f`).
+    Variable,
+    /// A command substitution in an operand (`cat $(echo .env)`).
+    Substitution,
+    /// Code given inline to an interpreter (`python3 -c`, `node -e`, a here-document to `python`).
+    InlineCode,
+    /// `eval` (or `Invoke-Expression`) of text that is not literal.
+    Eval,
+    /// `xargs` building operands from its input.
+    XargsInput,
+    /// A shell reading its script from a pipe or another unknown source.
+    ScriptFromInput,
+    /// `cd`/`pushd`/`popd` to a folder that is not literal.
+    DynamicDirectory,
+    /// The program's name is not literal (`$EDITOR x`).
+    DynamicProgram,
+    /// A command that runs on another machine or in a container.
+    Remote,
+    /// A recursive read of a folder tree that contains blocked paths.
+    RecursiveRead,
+    /// A size, depth or file-system walk limit was reached.
+    Limit,
+    /// The command does not parse as shell syntax.
+    Unparsed,
+}
+
+impl Construct {
+    /// The camelCase wire name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Construct::Variable => "variable",
+            Construct::Substitution => "commandSubstitution",
+            Construct::InlineCode => "inlineCode",
+            Construct::Eval => "eval",
+            Construct::XargsInput => "xargsInput",
+            Construct::ScriptFromInput => "scriptFromInput",
+            Construct::DynamicDirectory => "dynamicDirectory",
+            Construct::DynamicProgram => "dynamicProgram",
+            Construct::Remote => "remote",
+            Construct::RecursiveRead => "recursiveRead",
+            Construct::Limit => "limit",
+            Construct::Unparsed => "unparsed",
+        }
+    }
+
+    /// A sentence for the user.
+    pub fn reason(self) -> &'static str {
+        match self {
+            Construct::Variable => "an operand depends on a variable, so what is read is unknown",
+            Construct::Substitution => {
+                "an operand depends on a command substitution, so what is read is unknown"
+            }
+            Construct::InlineCode => "inline interpreter code can read any file",
+            Construct::Eval => "eval of text that is not literal can run anything",
+            Construct::XargsInput => "xargs takes the files to read from its input",
+            Construct::ScriptFromInput => "a shell runs a script from its input",
+            Construct::DynamicDirectory => "the working folder changes to one that is not literal",
+            Construct::DynamicProgram => "the program's name is not literal",
+            Construct::Remote => "the command runs on another machine or in a container",
+            Construct::RecursiveRead => "a recursive read covers a folder with blocked files",
+            Construct::Limit => "a size, depth or walk limit was reached",
+            Construct::Unparsed => "the command does not parse as shell syntax",
+        }
+    }
+}
+
+/// What the oracle says about one reading of an operand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    /// Readable (or nothing readable matches).
+    Clear,
+    /// Blocked; the path that is blocked (for a glob or a tree, the first blocked match).
+    Blocked(String),
+    /// Cannot tell (a walk limit, a tree with some blocked files).
+    Unknown(Construct),
+}
+
+/// The access rule as the vetting sees it. Paths are relative to the folder the command starts in
+/// (joined to any literal `cd`), or absolute.
+pub trait Oracle {
+    /// A file operand. `glob` says the word has unquoted glob characters the shell would expand.
+    fn path(&self, path: &str, glob: bool) -> Judgement;
+    /// A folder operand of a recursive reader or copier: blocked when the folder's contents are
+    /// blocked, unknown when only some are.
+    fn tree(&self, path: &str, glob: bool) -> Judgement;
+    /// Whether `path` names an existing file or folder that is blocked (operands of any program).
+    fn existing_blocked(&self, path: &str) -> bool;
+    /// The home folder for `~`, when known.
+    fn home(&self) -> Option<String> {
+        None
+    }
+}
+
+/// Longest command line judged; past it the answer is undecidable.
+pub const MAX_COMMAND_BYTES: usize = 1 << 20;
+
+/// Judges `command`. Never panics; linear in the size of the command (nested scripts such as
+/// `bash -c '…'` are parsed again, to a bounded depth).
+pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
+    walk::vet(command, oracle)
+}
+
+/// The old two-answer interface: the first blocked argument, if any.
+pub fn first_blocked_argument(command: &str, oracle: &dyn Oracle) -> Option<BlockedArgument> {
+    match vet(command, oracle) {
+        Verdict::Blocked(hit) => Some(hit),
+        _ => None,
+    }
+}

@@ -1,0 +1,738 @@
+//! What programs do with their operands: readers, recursive readers, pattern-first programs,
+//! wrappers, shells, interpreters, remote runners, and PowerShell's named parameters.
+
+/// Programs whose operands name files they read, copy, execute or write (the original's 13
+/// readers plus the common ones it missed).
+pub const READERS: &[&str] = &[
+    "cat",
+    "less",
+    "more",
+    "head",
+    "tail",
+    "grep",
+    "awk",
+    "sed",
+    "get-content",
+    "gc",
+    "type",
+    "select-string",
+    "sls",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "ack",
+    "gawk",
+    "mawk",
+    "nawk",
+    "nl",
+    "tac",
+    "od",
+    "xxd",
+    "hexdump",
+    "hd",
+    "strings",
+    "base64",
+    "base32",
+    "basenc",
+    "bat",
+    "batcat",
+    "jq",
+    "yq",
+    "cut",
+    "sort",
+    "uniq",
+    "diff",
+    "cmp",
+    "comm",
+    "wc",
+    "paste",
+    "join",
+    "fold",
+    "fmt",
+    "pr",
+    "expand",
+    "unexpand",
+    "rev",
+    "tr",
+    "column",
+    "iconv",
+    "file",
+    "stat",
+    "md5sum",
+    "sha1sum",
+    "sha224sum",
+    "sha256sum",
+    "sha384sum",
+    "sha512sum",
+    "b2sum",
+    "cksum",
+    "sum",
+    "zcat",
+    "bzcat",
+    "xzcat",
+    "zstdcat",
+    "lz4cat",
+    "zless",
+    "zmore",
+    "zgrep",
+    "zegrep",
+    "zfgrep",
+    "zdiff",
+    "gzip",
+    "gunzip",
+    "bzip2",
+    "bunzip2",
+    "xz",
+    "unxz",
+    "zstd",
+    "lz4",
+    "zip",
+    "unzip",
+    "tar",
+    "7z",
+    "7za",
+    "cpio",
+    "ar",
+    "cp",
+    "mv",
+    "ln",
+    "rsync",
+    "scp",
+    "sftp",
+    "install",
+    "dd",
+    "tee",
+    "split",
+    "csplit",
+    "vi",
+    "vim",
+    "nvim",
+    "view",
+    "nano",
+    "emacs",
+    "ed",
+    "ex",
+    "code",
+    "open",
+    "xdg-open",
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "rscript",
+    "tclsh",
+    "source",
+    ".",
+    "curl",
+    "wget",
+    "openssl",
+    "gpg",
+    "sqlite3",
+    "readlink",
+    "realpath",
+    "git",
+    "patch",
+    "xmllint",
+    "plutil",
+    "look",
+    "shuf",
+    "truncate",
+    "rm",
+    "shred",
+    "touch",
+    "chmod",
+    "chown",
+    "ls",
+    "find",
+    "du",
+    "tree",
+    "pandoc",
+    "pdftotext",
+    "exiftool",
+    "mail",
+    "mutt",
+    "nc",
+    "ncat",
+    "socat",
+    "xclip",
+    "xsel",
+    "pbcopy",
+    "vimdiff",
+    "colordiff",
+    "sdiff",
+    "diff3",
+    "wdiff",
+    "bsdtar",
+    "pigz",
+    "pv",
+    "dos2unix",
+    "unix2dos",
+    "envsubst",
+    "m4",
+    "cpp",
+    "tidy",
+    "yamllint",
+    "jsonlint",
+    "csvlook",
+    "mlr",
+    "import-csv",
+    "import-clixml",
+    "get-filehash",
+    "format-hex",
+    "copy-item",
+    "copy",
+    "move-item",
+    "gci",
+    "get-childitem",
+    "cpi",
+    "mi",
+    "ipcsv",
+    "more.com",
+    "findstr",
+    "find.exe",
+    "certutil",
+    "compress-archive",
+    "expand-archive",
+    "get-item",
+    "gi",
+    "out-file",
+    "set-content",
+    "add-content",
+    "sc",
+    "ac",
+];
+
+/// Programs whose first operand is a pattern or script rather than a file, unless one is given
+/// through an option (`-e`, `-f`, `--regexp`).
+pub const PATTERN_FIRST: &[&str] = &[
+    "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "zegrep", "zfgrep", "awk", "gawk",
+    "mawk", "nawk", "sed", "jq", "yq", "look", "tr", "findstr",
+];
+
+/// Programs that read every file under their folder operands (with `recursive_flag` for some).
+pub fn is_recursive(program: &str, options: &[String]) -> bool {
+    let has = |short: &[char], long: &[&str]| {
+        options.iter().any(|o| {
+            long.contains(&o.as_str())
+                || (o.starts_with('-')
+                    && !o.starts_with("--")
+                    && o.chars().skip(1).any(|c| short.contains(&c)))
+        })
+    };
+    match program {
+        "rg" | "ag" | "ack" | "rsync" | "mv" | "tar" | "bsdtar" | "7z" | "7za" | "cpio"
+        | "move-item" | "mi" | "compress-archive" => true,
+        "grep" | "egrep" | "fgrep" | "zgrep" => {
+            has(
+                &['r', 'R'],
+                &[
+                    "--recursive",
+                    "--dereference-recursive",
+                    "--directories=recurse",
+                ],
+            ) || options
+                .windows(2)
+                .any(|w| w[0] == "-d" && w[1] == "recurse")
+        }
+        "cp" | "scp" | "zip" | "diff" | "colordiff" | "chmod" | "gzip" | "bzip2" | "xz" => {
+            has(&['r', 'R', 'a'], &["--recursive", "--archive"])
+        }
+        "copy-item" | "cpi" | "copy" | "get-childitem" | "gci" | "select-string" | "sls"
+        | "get-content" | "gc" => options.iter().any(|o| o.eq_ignore_ascii_case("-recurse")),
+        _ => false,
+    }
+}
+
+/// Options that take the next word as their value: `Some(true)` when the value is a file to
+/// check, `Some(false)` when it is not a path.
+pub fn option_value(program: &str, option: &str) -> Option<bool> {
+    match (program, option) {
+        ("grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack", "-e" | "--regexp") => {
+            Some(false)
+        }
+        ("grep" | "egrep" | "fgrep" | "zgrep" | "rg", "-f" | "--file") => Some(true),
+        ("grep" | "egrep" | "fgrep" | "zgrep", "-m" | "-A" | "-B" | "-C" | "-d" | "-D") => {
+            Some(false)
+        }
+        ("rg", "-g" | "--glob" | "-t" | "--type" | "-T" | "-m" | "-A" | "-B" | "-C" | "-j") => {
+            Some(false)
+        }
+        ("rg", "--ignore-file") => Some(true),
+        ("sed", "-e" | "--expression") => Some(false),
+        ("sed", "-f" | "--file") => Some(true),
+        ("awk" | "gawk" | "mawk" | "nawk", "-f" | "--file") => Some(true),
+        ("awk" | "gawk" | "mawk" | "nawk", "-v" | "-F") => Some(false),
+        ("head" | "tail", "-n" | "-c") => Some(false),
+        ("jq", "--arg" | "--argjson") => Some(false),
+        ("jq", "--slurpfile" | "--rawfile" | "--from-file" | "-f") => Some(true),
+        ("cut", "-d" | "-f" | "-c" | "-b") => Some(false),
+        ("sort", "-t" | "-k" | "-S" | "-o" | "-T") => Some(false),
+        ("tar" | "bsdtar", "-f" | "--file" | "-T" | "--files-from" | "-X" | "--exclude-from") => {
+            Some(true)
+        }
+        ("zip", "-x" | "-i") => Some(false),
+        ("openssl", "-in" | "-inkey" | "-key" | "-cert" | "-config" | "-kfile" | "-pass") => {
+            Some(true)
+        }
+        ("gpg", "-r" | "--recipient" | "-u" | "--local-user") => Some(false),
+        ("curl", _) => curl_option(option),
+        ("wget", "-i" | "--input-file" | "--post-file" | "--body-file") => Some(true),
+        ("wget", "-O" | "-o" | "-P" | "--header" | "-U" | "--user-agent") => Some(false),
+        (
+            "git",
+            "-C" | "-c" | "-m" | "--message" | "--author" | "--format" | "--pretty" | "-b" | "-B",
+        ) => Some(false),
+        ("git", "-F" | "--file") => Some(true),
+        (
+            "find",
+            "-name" | "-iname" | "-path" | "-ipath" | "-type" | "-maxdepth" | "-mindepth"
+            | "-regex" | "-iregex" | "-size" | "-mtime" | "-newer" | "-perm" | "-user" | "-group",
+        ) => Some(false),
+        ("ssh" | "scp", "-i" | "-F") => Some(true),
+        ("ssh" | "scp", "-p" | "-P" | "-o" | "-l" | "-J" | "-L" | "-R" | "-D") => Some(false),
+        _ => None,
+    }
+}
+
+fn curl_option(option: &str) -> Option<bool> {
+    match option {
+        "-T" | "--upload-file" | "-K" | "--config" | "--cacert" | "--cert" | "--key"
+        | "--netrc-file" | "-b" | "--cookie" | "-c" | "--cookie-jar" | "-o" | "--output" | "-D"
+        | "--dump-header" => Some(true),
+        "-d" | "--data" | "--data-binary" | "--data-ascii" | "--data-urlencode" | "--json"
+        | "-F" | "--form" | "--form-string" | "-H" | "--header" | "-X" | "--request" | "-u"
+        | "--user" | "-A" | "--user-agent" | "-e" | "--referer" | "-x" | "--proxy" | "-m"
+        | "--max-time" | "-w" | "--write-out" | "--data-raw" | "--url" => Some(false),
+        _ => None,
+    }
+}
+
+/// The file a curl data or form value reads: `@file`, `name=@file`, `name=<file`.
+pub fn curl_file_in(value: &str) -> Option<&str> {
+    let file = if let Some(rest) = value.strip_prefix('@') {
+        rest
+    } else if let Some(i) = value.find("=@").or_else(|| value.find("=<")) {
+        &value[i + 2..]
+    } else {
+        return None;
+    };
+    let file = file.split(";type=").next().unwrap_or(file);
+    let file = file.split(";filename=").next().unwrap_or(file);
+    (!file.is_empty() && file != "-").then_some(file)
+}
+
+/// Programs that run the rest of their operands as a command, after their own options.
+pub const WRAPPERS: &[&str] = &[
+    "sudo",
+    "doas",
+    "env",
+    "xargs",
+    "nice",
+    "nohup",
+    "time",
+    "command",
+    "exec",
+    "builtin",
+    "stdbuf",
+    "timeout",
+    "ionice",
+    "taskset",
+    "busybox",
+    "unbuffer",
+    "chronic",
+    "watch",
+    "caffeinate",
+    "strace",
+    "ltrace",
+    "setsid",
+    "flock",
+    "gdb",
+    "valgrind",
+    "firejail",
+    "chroot",
+    "unshare",
+    "nsenter",
+    "runuser",
+    "sg",
+    "xvfb-run",
+    "proxychains",
+    "proxychains4",
+    "torsocks",
+    "faketime",
+    "catchsegv",
+    "coproc",
+    "then",
+    "do",
+    "else",
+    "fakeroot",
+    "systemd-run",
+    "chrt",
+    "prlimit",
+    "numactl",
+    "cgexec",
+    "pkexec",
+    "script",
+    "su",
+    "tsp",
+    "entr",
+    "parallel",
+    "start-process",
+    "start",
+    "call",
+    "npx",
+    "bunx",
+    "pnpx",
+    "uvx",
+    "dotenv",
+    "with-contenv",
+    "direnv",
+    "rlwrap",
+    "expect",
+    "sem",
+    "pipx",
+    "cmd",
+    "cmd.exe",
+    "command.com",
+    // reserved words a wrapper turns into program names (`sudo ! cat x`)
+    "!",
+    "{",
+    "if",
+    "while",
+    "until",
+    "elif",
+];
+
+/// Options of wrappers that take a value (so the value is not the wrapped command).
+pub fn wrapper_option_value(wrapper: &str, option: &str) -> bool {
+    matches!(
+        (wrapper, option),
+        (
+            "sudo" | "doas",
+            "-u" | "-g" | "-C" | "-p" | "-h" | "-r" | "-t" | "-D" | "-U"
+        ) | ("env", "-u" | "-C" | "--unset" | "--chdir")
+            | (
+                "xargs",
+                "-I" | "-i" | "-n" | "-d" | "-P" | "-s" | "-L" | "-E" | "-a" | "--arg-file"
+            )
+            | ("nice", "-n")
+            | ("stdbuf", "-i" | "-o" | "-e")
+            | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
+            | ("ionice", "-c" | "-n" | "-p")
+            | ("taskset", "-p")
+            | (
+                "strace" | "ltrace",
+                "-o" | "-e"
+                    | "-p"
+                    | "-s"
+                    | "-u"
+                    | "-E"
+                    | "-a"
+                    | "-P"
+                    | "-I"
+                    | "-b"
+                    | "-O"
+                    | "-S"
+                    | "-X"
+            )
+            | ("flock", "-w" | "-E" | "--timeout" | "--conflict-exit-code")
+            | (
+                "runuser" | "su",
+                "-u" | "-g" | "-G" | "-s" | "--shell" | "--group"
+            )
+            | ("unshare" | "nsenter", "-t" | "--target" | "-S" | "-G")
+            | (
+                "chrt" | "prlimit" | "numactl" | "cgexec",
+                "-p" | "-g" | "-m" | "-C" | "-N"
+            )
+            | (
+                "systemd-run",
+                "-p" | "--property" | "-u" | "--unit" | "-E" | "--setenv"
+            )
+            | ("valgrind", "--log-file" | "--tool")
+            | ("parallel" | "sem", "-j" | "--jobs" | "-S" | "--sshlogin")
+            | (
+                "start-process",
+                "-argumentlist" | "-workingdirectory" | "-verb"
+            )
+            | ("firejail", "--profile" | "--private")
+            | ("sg", "-")
+    )
+}
+
+/// Wrappers whose options include one that takes a whole script (`su -c 'cat .env'`).
+pub fn wrapper_script_option(wrapper: &str, option: &str) -> bool {
+    matches!(
+        (wrapper, option),
+        (
+            "su" | "runuser" | "script" | "flock" | "sg" | "xvfb-run" | "expect",
+            "-c" | "--command"
+        ) | ("env", "-S" | "--split-string")
+            | ("sudo", "-s")
+    ) || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
+        && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
+}
+
+/// Wrappers that take fixed positional operands before the command (`timeout 5 cmd`,
+/// `chroot DIR cmd`, `flock FILE cmd`, `sg GROUP cmd`).
+pub fn wrapper_positionals(wrapper: &str) -> usize {
+    match wrapper {
+        "timeout" | "chroot" | "flock" | "sg" | "taskset" | "chrt" | "su" => 1,
+        _ => 0,
+    }
+}
+
+/// Wrappers whose command is a whole script when given as one word (`watch 'cat .env'`).
+pub const SCRIPT_WRAPPERS: &[&str] = &["watch", "script", "su", "entr", "parallel", "sem", "tsp"];
+
+pub const SHELLS: &[&str] = &[
+    "sh",
+    "bash",
+    "zsh",
+    "dash",
+    "ksh",
+    "mksh",
+    "fish",
+    "ash",
+    "csh",
+    "tcsh",
+    "busybox-sh",
+    "pwsh",
+    "powershell",
+    "rbash",
+];
+
+/// Interpreters and the options that take inline code.
+pub fn inline_code_option(program: &str, option: &str) -> bool {
+    let option_lower = option.to_ascii_lowercase();
+    match program {
+        "python" | "python2" | "python3" | "pypy" | "pypy3" => option.starts_with("-c"),
+        "node" | "nodejs" | "bun" => {
+            matches!(option, "-e" | "--eval" | "-p" | "--print") || option.starts_with("--eval=")
+        }
+        "deno" => matches!(option, "eval"),
+        "perl" => {
+            option.starts_with("-e") || option.starts_with("-E") || {
+                // bundled switches such as `-ne`, `-lne`, `-pe`
+                option.starts_with('-')
+                    && !option.starts_with("--")
+                    && option.len() > 2
+                    && option[1..].chars().all(|c| c.is_ascii_alphabetic())
+                    && (option.ends_with('e') || option.ends_with('E'))
+            }
+        }
+        "ruby" => option.starts_with("-e") || (option.starts_with('-') && option.ends_with('e')),
+        "php" => matches!(option, "-r" | "-R" | "-B" | "-E"),
+        "lua" | "luajit" => option == "-e",
+        "rscript" | "r" => option == "-e",
+        "osascript" => option == "-e",
+        "vi" | "vim" | "nvim" | "view" | "ex" | "gvim" => {
+            matches!(option, "-c" | "--cmd" | "-S" | "-s" | "-u") || option.starts_with('+')
+        }
+        "emacs" => option.starts_with("--eval") || option == "-l" || option == "--load",
+        "tclsh" | "wish" => false,
+        "pwsh" | "powershell" => matches!(
+            option_lower.as_str(),
+            "-encodedcommand" | "-enc" | "-e" | "-ec"
+        ),
+        _ => false,
+    }
+}
+
+/// Interpreters that read a script from a file operand or from their input.
+pub const INTERPRETERS: &[&str] = &[
+    "python",
+    "python2",
+    "python3",
+    "pypy",
+    "pypy3",
+    "node",
+    "nodejs",
+    "deno",
+    "bun",
+    "ruby",
+    "perl",
+    "php",
+    "lua",
+    "luajit",
+    "rscript",
+    "r",
+    "osascript",
+    "tclsh",
+    "wish",
+    "irb",
+    "jshell",
+    "ghci",
+    "sqlite3",
+    "psql",
+    "mysql",
+    "gdb",
+    "awk",
+    "gawk",
+];
+
+/// Programs that run a command on another machine or in a container.
+pub fn is_remote(program: &str, first_operand: Option<&str>) -> bool {
+    match program {
+        "ssh" | "mosh" | "rsh" | "telnet" | "autossh" => true,
+        "docker" | "podman" | "nerdctl" => matches!(
+            first_operand,
+            Some("exec" | "run" | "compose" | "container" | "start" | "attach")
+        ),
+        "kubectl" | "oc" => matches!(first_operand, Some("exec" | "run" | "debug" | "attach")),
+        "vagrant" | "adb" => matches!(first_operand, Some("ssh" | "shell")),
+        "gcloud" | "aws" | "az" => true,
+        _ => false,
+    }
+}
+
+/// Programs whose operands never name files they open, so even an existing blocked name among
+/// them is harmless (`echo .env`).
+pub const NEVER_OPEN: &[&str] = &[
+    "echo",
+    "printf",
+    "test",
+    "[",
+    "[[",
+    ":",
+    "true",
+    "false",
+    "exit",
+    "return",
+    "export",
+    "unset",
+    "local",
+    "declare",
+    "readonly",
+    "typeset",
+    "set",
+    "shift",
+    "alias",
+    "unalias",
+    "write-host",
+    "write-output",
+    "echo.",
+    "which",
+    "whereis",
+    "type-name",
+    "hash",
+    "let",
+];
+
+/// PowerShell cmdlets (and aliases) whose parameters are read by name.
+pub fn is_powershell(program: &str) -> bool {
+    const VERBS: &[&str] = &[
+        "get-",
+        "select-",
+        "copy-",
+        "move-",
+        "import-",
+        "format-",
+        "out-",
+        "set-",
+        "add-",
+        "remove-",
+        "new-",
+        "invoke-",
+        "export-",
+        "compare-",
+        "compress-",
+        "expand-",
+        "test-",
+        "rename-",
+        "clear-",
+        "convertfrom-",
+        "convertto-",
+        "start-",
+        "write-",
+    ];
+    VERBS.iter().any(|v| program.starts_with(v))
+        || matches!(
+            program,
+            "sls" | "gc" | "gci" | "cpi" | "mi" | "ipcsv" | "gi" | "sc" | "ac"
+        )
+}
+
+/// Switch parameters (no value) of the PowerShell cmdlets we judge.
+pub fn powershell_switch(param: &str) -> bool {
+    matches!(
+        param,
+        "-recurse"
+            | "-force"
+            | "-raw"
+            | "-casesensitive"
+            | "-simplematch"
+            | "-list"
+            | "-notmatch"
+            | "-quiet"
+            | "-allmatches"
+            | "-wait"
+            | "-asbytestream"
+            | "-noemphasis"
+            | "-nonewline"
+            | "-passthru"
+            | "-whatif"
+            | "-confirm"
+            | "-directory"
+            | "-file"
+            | "-hidden"
+            | "-name"
+            | "-followsymlink"
+            | "-container"
+            | "-update"
+    )
+}
+
+/// Parameters whose value is a path (`-Path a,b` names two).
+pub fn powershell_path_param(param: &str) -> bool {
+    matches!(
+        param,
+        "-path"
+            | "-literalpath"
+            | "-lp"
+            | "-pspath"
+            | "-filepath"
+            | "-destination"
+            | "-destinationpath"
+            | "-inputfile"
+            | "-fullname"
+    )
+}
+
+/// The positional parameters of a cmdlet, in order: `true` for a path.
+pub fn powershell_positionals(program: &str) -> &'static [bool] {
+    match program {
+        "select-string" | "sls" => &[false, true],
+        "copy-item" | "cpi" | "move-item" | "mi" | "compress-archive" => &[true, true],
+        "set-content" | "sc" | "add-content" | "ac" | "out-file" => &[true, false],
+        _ => &[true],
+    }
+}
+
+/// The name a program is known by: no folder, lower case, no `.exe`.
+pub fn program_name(word: &str) -> String {
+    let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
+    let base = base.to_lowercase();
+    base.strip_suffix(".exe").map(str::to_owned).unwrap_or(base)
+}
+
+pub fn is_assignment(word: &str) -> bool {
+    match word.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
+}
