@@ -7,6 +7,7 @@ mod access;
 mod cli;
 mod context;
 mod demo;
+mod failclosed;
 mod files;
 mod fold;
 mod history;

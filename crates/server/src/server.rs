@@ -505,6 +505,8 @@ impl LanguageServer for Backend {
             folders.push(root);
         }
         self.state.set_folders(&folders);
+        // The built-in protection compiled before `initialize` is no "last good" configuration.
+        self.state.forget_last_good_protection();
         self.apply_settings(settings);
         // Watch before answering, so a change made right after `initialize` is never missed.
         self.restart_watcher();
