@@ -61,6 +61,9 @@ impl std::fmt::Debug for RuleSet {
     }
 }
 
+/// Longest relative path matched; a longer one is always matched (blocked or protected).
+pub const MAX_MATCHED_PATH_BYTES: usize = 8 * 1024;
+
 /// The pattern reported for every path of a rule set that could not be compiled.
 pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
 
@@ -219,6 +222,15 @@ impl RuleSet {
     pub fn matched(&self, relative: &str) -> Option<RuleOrigin> {
         if relative.is_empty() {
             return None;
+        }
+        // Every ancestor is matched, so the work grows with length × depth; no path this long can
+        // be opened anyway (PATH_MAX is 4096 bytes), so it is blocked rather than matched.
+        if relative.len() > MAX_MATCHED_PATH_BYTES {
+            return Some(RuleOrigin {
+                file: self.file.clone(),
+                line: None,
+                pattern: format!("(any path over {MAX_MATCHED_PATH_BYTES} bytes)"),
+            });
         }
         let mut end = 0;
         while let Some(offset) = relative[end..].find('/') {
@@ -434,5 +446,14 @@ mod tests {
             &text,
             &[("secret/a", true), ("x.pem", true), ("x.k\u{FFFD}y", true)],
         );
+    }
+
+    #[test]
+    fn a_path_too_long_to_open_is_matched_without_matching_each_ancestor() {
+        let rules = RuleSet::new(Some(".rooignore"), "*.pem\n", &[]);
+        let deep = "x/".repeat(MAX_MATCHED_PATH_BYTES / 2) + "k";
+        assert!(rules.matched(&deep).is_some(), "fails closed");
+        let just_fits = "x/".repeat(MAX_MATCHED_PATH_BYTES / 4) + "k";
+        assert!(rules.matched(&just_fits).is_none());
     }
 }

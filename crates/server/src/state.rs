@@ -268,8 +268,10 @@ impl SharedState {
             })
             .collect();
         workspace.rebuild();
+        let roots = workspace.folders.iter().map(|f| f.root.clone()).collect();
         drop(workspace);
-        self.resolver.clear();
+        // Also clears the cache.
+        self.resolver.set_watched_roots(roots);
     }
 
     /// Adds and removes folders (`workspace/didChangeWorkspaceFolders`).
