@@ -16,4 +16,5 @@ mod mentions;
 mod ordering;
 mod reload;
 mod security;
+mod starvation;
 mod wire;

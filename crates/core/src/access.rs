@@ -375,22 +375,29 @@ impl Policy {
             .map_or(1, |n| n.get())
             .min(requested.len() / PER_THREAD_MINIMUM)
             .max(1);
+        // A cancelled request stops early; its (shorter) answer is never sent.
         if threads == 1 {
             return requested
                 .iter()
+                .take_while(|_| !crate::cancel::cancelled())
                 .map(|p| self.check_access(resolver, fs, base, p))
                 .collect();
         }
         let chunk = requested.len().div_ceil(threads);
+        let flag = crate::cancel::current_flag();
         std::thread::scope(|scope| {
             let workers: Vec<_> = requested
                 .chunks(chunk)
                 .map(|paths| {
+                    let flag = flag.clone();
                     scope.spawn(move || {
-                        paths
-                            .iter()
-                            .map(|p| self.check_access(resolver, fs, base, p))
-                            .collect::<Vec<_>>()
+                        crate::cancel::with_flag(flag, || {
+                            paths
+                                .iter()
+                                .take_while(|_| !crate::cancel::cancelled())
+                                .map(|p| self.check_access(resolver, fs, base, p))
+                                .collect::<Vec<_>>()
+                        })
                     })
                 })
                 .collect();

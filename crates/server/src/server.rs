@@ -143,7 +143,9 @@ impl Backend {
         )
         .custom_method(methods::FILES_DISPOSE_TASK, Backend::files_dispose_task);
         let builder = if debug_methods_enabled() {
-            builder.custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
+            builder
+                .custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
+                .custom_method(methods::DEBUG_HOLD, Backend::debug_hold)
         } else {
             builder
         };
@@ -468,6 +470,21 @@ impl Backend {
                 tracing::warn!(message = %error.message, "ignored invalid roo/settings/update")
             }
         }
+    }
+
+    /// Holds one heavy-work slot until cancelled: lets tests fill the blocking pool without
+    /// depending on how fast a real heavy request is.
+    async fn debug_hold(&self, _params: Value) -> Result<Value> {
+        guarded(methods::DEBUG_HOLD, async move {
+            crate::rpc::blocking(|| {
+                while !roo_context_core::cancel::cancelled() {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            })
+            .await?;
+            Ok(Value::Null)
+        })
+        .await
     }
 
     async fn debug_panic(&self, params: Value) -> Result<Value> {
