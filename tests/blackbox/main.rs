@@ -4,6 +4,7 @@
 mod harness;
 
 mod access;
+mod caches;
 mod cli;
 mod context;
 mod demo;
