@@ -4,9 +4,11 @@
 mod harness;
 
 mod access;
+mod caches;
 mod cli;
 mod context;
 mod demo;
+mod failclosed;
 mod files;
 mod fold;
 mod gate;
@@ -16,5 +18,6 @@ mod mentions;
 mod ordering;
 mod reload;
 mod security;
+mod starvation;
 mod vetting;
 mod wire;

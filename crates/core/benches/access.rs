@@ -135,6 +135,41 @@ fn matcher_cold(bencher: Bencher) {
         });
 }
 
+/// A resolver that caches folders of the policy's roots, as the server's does.
+fn watched_resolver(policy: &Policy) -> Resolver {
+    let resolver = Resolver::default();
+    resolver.set_watched_roots(policy.folders.iter().map(|f| f.root.clone()).collect());
+    resolver
+}
+
+/// One hostile path: 240 KB of `a/../` (quadratic before the left-to-right resolver). Compare
+/// with `check_one_ordinary_path`.
+#[divan::bench]
+fn check_one_hostile_dot_dot_path(bencher: Bencher) {
+    let corpus = &*CORPUS;
+    let policy = policy(corpus);
+    let resolver = watched_resolver(&policy);
+    let hostile = format!("{}src/k.ts", "a/../".repeat(48_000));
+    bencher.bench(|| {
+        policy
+            .check_access(&resolver, &OsFs, None, &hostile)
+            .allowed()
+    });
+}
+
+/// One ordinary path, the baseline of `check_one_hostile_dot_dot_path`.
+#[divan::bench]
+fn check_one_ordinary_path(bencher: Bencher) {
+    let corpus = &*CORPUS;
+    let policy = policy(corpus);
+    let resolver = watched_resolver(&policy);
+    bencher.bench(|| {
+        policy
+            .check_access(&resolver, &OsFs, None, "src/k.ts")
+            .allowed()
+    });
+}
+
 /// The full access rule (lexical + canonical forms, symlinks resolved), folder cache cold.
 #[divan::bench]
 fn check_access_cold_cache(bencher: Bencher) {
@@ -143,7 +178,7 @@ fn check_access_cold_cache(bencher: Bencher) {
     bencher
         .counter(ItemsCount::new(corpus.paths.len()))
         .bench(|| {
-            let resolver = Resolver::default();
+            let resolver = watched_resolver(&policy);
             corpus
                 .paths
                 .iter()
@@ -157,7 +192,7 @@ fn check_access_cold_cache(bencher: Bencher) {
 fn check_access_warm_cache(bencher: Bencher) {
     let corpus = &*CORPUS;
     let policy = policy(corpus);
-    let resolver = Resolver::default();
+    let resolver = watched_resolver(&policy);
     for p in &corpus.paths {
         policy.check_access(&resolver, &OsFs, None, p);
     }
@@ -177,7 +212,7 @@ fn check_access_warm_cache(bencher: Bencher) {
 fn check_access_many_warm_cache(bencher: Bencher) {
     let corpus = &*CORPUS;
     let policy = policy(corpus);
-    let resolver = Resolver::default();
+    let resolver = watched_resolver(&policy);
     policy.check_access_many(&resolver, &OsFs, None, &corpus.paths);
     bencher
         .counter(ItemsCount::new(corpus.paths.len()))

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use crate::fs::FileSystem;
 use crate::path::{Resolver, WorkspaceRoot};
-use crate::rules::{RuleOrigin, RuleSet};
+use crate::rules::{RuleDiagnostic, RuleOrigin, RuleSet, decode_ignore_bytes};
 
 /// The Roo ignore file name.
 pub const ROO_IGNORE_FILE: &str = ".rooignore";
@@ -52,6 +52,36 @@ impl IgnoreFile {
             content: content.to_owned(),
             rules: RuleSet::new(Some(name), content, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
         }
+    }
+
+    /// Compiles an ignore file's bytes, decoded as git does (see
+    /// [`decode_ignore_bytes`]); lines that were not valid UTF-8 are reported as diagnostics.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> IgnoreFile {
+        let (content, bad_lines) = decode_ignore_bytes(bytes);
+        let mut file = IgnoreFile::new(name, &content);
+        file.rules
+            .diagnostics
+            .extend(bad_lines.into_iter().map(|line| RuleDiagnostic {
+                line,
+                message: "not valid UTF-8; invalid bytes read as U+FFFD".to_owned(),
+            }));
+        file.rules.diagnostics.sort_by_key(|d| d.line);
+        file
+    }
+
+    /// An ignore file that exists but cannot be used (unreadable, not a regular file, rules that
+    /// cannot be compiled): it blocks every path of its folder.
+    pub fn unusable(name: &str, reason: String) -> IgnoreFile {
+        IgnoreFile {
+            name: name.to_owned(),
+            content: String::new(),
+            rules: RuleSet::block_everything(Some(name), reason),
+        }
+    }
+
+    /// Why this file's rules cannot be used (it then blocks everything), if so.
+    pub fn unusable_reason(&self) -> Option<&str> {
+        self.rules.compile_error.as_deref()
     }
 
     fn is_zoo(&self) -> bool {
@@ -165,6 +195,11 @@ impl ProtectRules {
             origin.line = None;
             origin
         })
+    }
+
+    /// Why the patterns cannot be compiled, if so; every path is then protected.
+    pub fn compile_error(&self) -> Option<&str> {
+        self.rules.compile_error.as_deref()
     }
 
     /// The original's `getInstructions()` text (no trailing newline).
@@ -365,22 +400,29 @@ impl Policy {
             .map_or(1, |n| n.get())
             .min(requested.len() / PER_THREAD_MINIMUM)
             .max(1);
+        // A cancelled request stops early; its (shorter) answer is never sent.
         if threads == 1 {
             return requested
                 .iter()
+                .take_while(|_| !crate::cancel::cancelled())
                 .map(|p| self.check_access(resolver, fs, base, p))
                 .collect();
         }
         let chunk = requested.len().div_ceil(threads);
+        let flag = crate::cancel::current_flag();
         std::thread::scope(|scope| {
             let workers: Vec<_> = requested
                 .chunks(chunk)
                 .map(|paths| {
+                    let flag = flag.clone();
                     scope.spawn(move || {
-                        paths
-                            .iter()
-                            .map(|p| self.check_access(resolver, fs, base, p))
-                            .collect::<Vec<_>>()
+                        crate::cancel::with_flag(flag, || {
+                            paths
+                                .iter()
+                                .take_while(|_| !crate::cancel::cancelled())
+                                .map(|p| self.check_access(resolver, fs, base, p))
+                                .collect::<Vec<_>>()
+                        })
                     })
                 })
                 .collect();

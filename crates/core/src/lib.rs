@@ -2,6 +2,7 @@
 //! beyond the small [`fs::FileSystem`] trait that callers implement.
 
 pub mod access;
+pub mod cancel;
 pub mod context;
 pub mod conversation;
 pub mod fs;

@@ -102,6 +102,7 @@ pub struct ResolvedPath {
 #[derive(Default)]
 pub struct Resolver {
     folder_cache: RwLock<HashMap<PathBuf, PathBuf>>,
+    watched_roots: RwLock<Vec<WorkspaceRoot>>,
 }
 
 impl std::fmt::Debug for Resolver {
@@ -152,44 +153,85 @@ impl Resolver {
     }
 
     fn canonical_folder(&self, folder: &Path, fs: &dyn FileSystem) -> PathBuf {
-        // Walk up to the nearest folder that is cached or exists, then re-append the missing
-        // tail. Iterative: hostile inputs can have tens of thousands of components.
-        let mut missing_tail: Vec<Component<'_>> = Vec::new();
-        let mut current = folder;
-        let base = loop {
-            if let Some(hit) = self
-                .folder_cache
-                .read()
-                .ok()
-                .and_then(|c| c.get(current).cloned())
-            {
-                break hit;
-            }
-            if let Ok(canonical) = fs.canonicalize(current) {
-                if let Ok(mut cache) = self.folder_cache.write() {
-                    cache.insert(current.to_path_buf(), canonical.clone());
+        if let Some(hit) = self
+            .folder_cache
+            .read()
+            .ok()
+            .and_then(|c| c.get(folder).cloned())
+        {
+            return hit;
+        }
+        // Resolve left to right, as `realpath` does: each step is one `lstat` of a path no longer
+        // than the resolved prefix, so hostile inputs (240 KB of `a/../`) cost linear time.
+        // Once a component is missing, the rest is folded lexically: the OS could not go on
+        // either.
+        let mut resolved = PathBuf::from("/");
+        let mut missing: Option<Vec<&std::ffi::OsStr>> = None;
+        for component in folder.components() {
+            match (component, missing.as_mut()) {
+                (Component::Normal(name), Some(tail)) => tail.push(name),
+                (Component::ParentDir, Some(tail)) => {
+                    // Back above the missing part: what follows is resolved again, so a link
+                    // named after `missing/..` is still followed (failing closed).
+                    tail.pop();
+                    if tail.is_empty() {
+                        missing = None;
+                    }
                 }
-                break canonical;
-            }
-            match (current.parent(), current.components().next_back()) {
-                (Some(parent), Some(last)) => {
-                    missing_tail.push(last);
-                    current = parent;
+                (Component::ParentDir, None) => {
+                    // `resolved` has no symlink left, so its lexical parent is the real one.
+                    resolved.pop();
                 }
-                _ => break normalize_lexically(Path::new("/"), &current.to_string_lossy()),
-            }
-        };
-        let mut out = base;
-        for component in missing_tail.into_iter().rev() {
-            match component {
-                Component::Normal(name) => out.push(name),
-                Component::ParentDir => {
-                    out.pop();
+                (Component::Normal(name), None) => {
+                    let candidate = resolved.join(name);
+                    match fs.is_symlink(&candidate) {
+                        Some(false) => resolved = candidate,
+                        Some(true) => match fs.canonicalize(&candidate) {
+                            Ok(target) => resolved = target,
+                            Err(_) => missing = Some(vec![name]),
+                        },
+                        None => missing = Some(vec![name]),
+                    }
                 }
-                _ => {}
+                (Component::CurDir | Component::RootDir | Component::Prefix(_), _) => {}
             }
         }
-        out
+        match missing {
+            Some(tail) => {
+                resolved.extend(tail);
+                resolved
+            }
+            None => {
+                if self.is_watched_identity(folder, &resolved)
+                    && let Ok(mut cache) = self.folder_cache.write()
+                {
+                    cache.insert(folder.to_path_buf(), resolved.clone());
+                }
+                resolved
+            }
+        }
+    }
+
+    /// Tells the resolver which folders are watched (the workspace roots): only folders inside
+    /// one, with no symlink below the root, are cached, because only changes there clear the
+    /// cache. A folder outside every root, or reached through a link, is resolved afresh each time.
+    pub fn set_watched_roots(&self, roots: Vec<WorkspaceRoot>) {
+        if let Ok(mut watched) = self.watched_roots.write() {
+            *watched = roots;
+        }
+        self.clear();
+    }
+
+    fn is_watched_identity(&self, folder: &Path, canonical: &Path) -> bool {
+        let Ok(roots) = self.watched_roots.read() else {
+            return false;
+        };
+        roots.iter().any(|root| {
+            folder
+                .strip_prefix(&root.lexical)
+                .is_ok_and(|below| canonical == root.canonical.join(below))
+                || (folder.starts_with(&root.canonical) && folder == canonical)
+        })
     }
 }
 
@@ -239,5 +281,167 @@ mod tests {
         assert_eq!(root.relative(Path::new("/real/ws/a")).as_deref(), Some("a"));
         assert_eq!(root.relative(Path::new("/real/ws")).as_deref(), Some(""));
         assert_eq!(root.relative(Path::new("/real/wsx")), None);
+    }
+
+    /// A tiny file system: folders, and links to canonical folders; counts the bytes of every
+    /// path it is asked about, so tests can check the resolver's work without timing it.
+    #[derive(Default)]
+    struct CountingFs {
+        entries: RwLock<HashMap<PathBuf, Option<PathBuf>>>,
+        bytes_asked: std::sync::atomic::AtomicUsize,
+    }
+
+    impl CountingFs {
+        fn with(entries: &[(&str, Option<&str>)]) -> CountingFs {
+            let fs = CountingFs::default();
+            for (path, link) in entries {
+                fs.set(path, *link);
+            }
+            fs
+        }
+        fn set(&self, path: &str, link: Option<&str>) {
+            self.entries
+                .write()
+                .unwrap()
+                .insert(PathBuf::from(path), link.map(PathBuf::from));
+        }
+        fn count(&self, path: &Path) {
+            self.bytes_asked
+                .fetch_add(path.as_os_str().len(), std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    impl FileSystem for CountingFs {
+        fn canonicalize(&self, path: &Path) -> std::io::Result<PathBuf> {
+            self.count(path);
+            let entries = self.entries.read().unwrap();
+            let mut out = PathBuf::from("/");
+            for component in path.components() {
+                match component {
+                    Component::Normal(name) => {
+                        out.push(name);
+                        match entries.get(&out) {
+                            Some(Some(target)) => out = target.clone(),
+                            Some(None) => {}
+                            None => return Err(std::io::ErrorKind::NotFound.into()),
+                        }
+                    }
+                    Component::ParentDir => {
+                        out.pop();
+                    }
+                    _ => {}
+                }
+            }
+            Ok(out)
+        }
+        fn is_symlink(&self, path: &Path) -> Option<bool> {
+            self.count(path);
+            self.entries
+                .read()
+                .unwrap()
+                .get(path)
+                .map(|link| link.is_some())
+        }
+        fn read_to_string(&self, _: &Path) -> std::io::Result<String> {
+            Err(std::io::ErrorKind::Unsupported.into())
+        }
+    }
+
+    #[test]
+    fn resolution_work_is_linear_in_the_number_of_dot_dot_components() {
+        let fs = CountingFs::with(&[("/ws", None), ("/ws/src", None)]);
+        let resolver = Resolver::default();
+        let base = Path::new("/ws");
+        for repeats in [1_000, 4_000] {
+            for unit in ["a/../", "src/../", "../", "x/"] {
+                let requested = format!("{}k", unit.repeat(repeats));
+                fs.bytes_asked
+                    .store(0, std::sync::atomic::Ordering::Relaxed);
+                resolver.resolve(base, &requested, &fs);
+                resolver.resolve(base, &requested, &fs);
+                let asked = fs.bytes_asked.load(std::sync::atomic::Ordering::Relaxed);
+                // Quadratic work (asking about every prefix) would be about repeats² bytes.
+                assert!(
+                    asked <= 64 * requested.len(),
+                    "{unit} x{repeats}: {asked} bytes asked for a {}-byte path",
+                    requested.len()
+                );
+            }
+        }
+        let resolved = resolver.resolve(base, &format!("{}src/k", "a/../".repeat(1_000)), &fs);
+        assert_eq!(resolved.canonical, PathBuf::from("/ws/src/k"));
+    }
+
+    #[test]
+    fn resolution_follows_links_like_realpath() {
+        let fs = CountingFs::with(&[
+            ("/ws", None),
+            ("/ws/secrets", None),
+            ("/ws/in", Some("/ws/secrets")),
+            ("/out", None),
+        ]);
+        let resolver = Resolver::default();
+        let base = Path::new("/ws");
+        let canonical = |p: &str| resolver.resolve(base, p, &fs).canonical;
+        assert_eq!(canonical("in/k"), PathBuf::from("/ws/secrets/k"));
+        assert_eq!(canonical("in/../k"), PathBuf::from("/ws/k"));
+        assert_eq!(canonical("missing/../in/k"), PathBuf::from("/ws/secrets/k"));
+        assert_eq!(
+            canonical("missing/x/../../../out/k"),
+            PathBuf::from("/out/k")
+        );
+    }
+
+    #[test]
+    fn folders_outside_the_watched_roots_are_never_cached() {
+        let fs = CountingFs::with(&[
+            ("/ws", None),
+            ("/ws/secrets", None),
+            ("/out", None),
+            ("/out/dir", None),
+        ]);
+        let resolver = Resolver::default();
+        resolver.set_watched_roots(vec![WorkspaceRoot::new(Path::new("/ws"), &fs)]);
+        let base = Path::new("/ws");
+        assert_eq!(
+            resolver.resolve(base, "/out/dir/k", &fs).canonical,
+            PathBuf::from("/out/dir/k")
+        );
+        // Nobody watches /out: its swap for a link into the workspace's secrets must be seen.
+        fs.set("/out/dir", Some("/ws/secrets"));
+        assert_eq!(
+            resolver.resolve(base, "/out/dir/k", &fs).canonical,
+            PathBuf::from("/ws/secrets/k")
+        );
+    }
+
+    #[test]
+    fn folders_inside_a_root_are_cached_only_without_links() {
+        let fs = CountingFs::with(&[
+            ("/ws", None),
+            ("/ws/src", None),
+            ("/ws/secrets", None),
+            ("/ws/via", Some("/out")),
+            ("/out", None),
+            ("/out/dir", None),
+        ]);
+        let resolver = Resolver::default();
+        resolver.set_watched_roots(vec![WorkspaceRoot::new(Path::new("/ws"), &fs)]);
+        let base = Path::new("/ws");
+        resolver.resolve(base, "src/a", &fs);
+        fs.bytes_asked
+            .store(0, std::sync::atomic::Ordering::Relaxed);
+        resolver.resolve(base, "src/b", &fs);
+        assert_eq!(
+            fs.bytes_asked.load(std::sync::atomic::Ordering::Relaxed),
+            "/ws/src/b".len(),
+            "a cached folder costs one lstat of the file"
+        );
+        resolver.resolve(base, "via/dir/k", &fs);
+        fs.set("/out/dir", Some("/ws/secrets"));
+        assert_eq!(
+            resolver.resolve(base, "via/dir/k", &fs).canonical,
+            PathBuf::from("/ws/secrets/k")
+        );
     }
 }

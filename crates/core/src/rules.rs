@@ -33,11 +33,20 @@ pub struct RuleDiagnostic {
 }
 
 /// A compiled set of gitignore-syntax rules, matched against posix paths relative to the root.
+///
+/// The patterns are compiled into as many matchers as it takes (a single matcher has a size
+/// limit that ~8,000 globs exceed), so the number of rules is not limited. A set that still
+/// cannot be compiled (one pattern too big for any matcher) fails closed: it matches every path
+/// and says why in [`RuleSet::compile_error`].
 pub struct RuleSet {
-    matcher: Gitignore,
+    // In rule order; a later matcher's verdict wins, as a later line does in gitignore.
+    matchers: Vec<Gitignore>,
     origins: HashMap<String, RuleOrigin>,
-    /// Compilation problems (skipped lines).
+    /// Compilation problems (skipped or lossily decoded lines).
     pub diagnostics: Vec<RuleDiagnostic>,
+    /// Set when the rules could not be compiled; the set then matches every path.
+    pub compile_error: Option<String>,
+    file: Option<String>,
     // Verdicts of ancestor folders, memoised: a batch of paths shares few folders.
     folder_memo: RwLock<HashMap<String, Option<RuleOrigin>>>,
 }
@@ -45,30 +54,107 @@ pub struct RuleSet {
 impl std::fmt::Debug for RuleSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RuleSet")
-            .field("rules", &self.matcher.num_ignores())
+            .field("rules", &self.len())
             .field("diagnostics", &self.diagnostics)
+            .field("compile_error", &self.compile_error)
             .finish()
     }
 }
 
+/// Longest relative path matched; a longer one is always matched (blocked or protected).
+pub const MAX_MATCHED_PATH_BYTES: usize = 8 * 1024;
+
+/// The pattern reported for every path of a rule set that could not be compiled.
+pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
+
+/// Decodes ignore-file bytes as git does: a UTF-8 byte-order mark is dropped and invalid bytes
+/// cost at most their line (they become U+FFFD, which is also how non-UTF-8 file names are
+/// matched). Returns the text and the 1-based numbers of the lines that were not valid UTF-8.
+pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    match std::str::from_utf8(bytes) {
+        Ok(text) => (text.to_owned(), Vec::new()),
+        Err(_) => {
+            let bad_lines = bytes
+                .split(|b| *b == b'\n')
+                .enumerate()
+                .filter(|(_, line)| std::str::from_utf8(line).is_err())
+                .map(|(index, _)| index + 1)
+                .collect();
+            (String::from_utf8_lossy(bytes).into_owned(), bad_lines)
+        }
+    }
+}
+
+/// Compiles `lines` into as few matchers as the matcher's size limit allows, halving a group
+/// that does not compile. Fails only when a single pattern cannot be compiled on its own.
+fn compile_groups(lines: &[&str], out: &mut Vec<Gitignore>) -> Result<(), String> {
+    // A long line is tried alone first: one that cannot compile then costs one attempt, not one
+    // per halving.
+    const LONG_LINE: usize = 1_024;
+    for line in lines.iter().filter(|l| l.len() > LONG_LINE) {
+        let mut alone = Vec::new();
+        compile_group(std::slice::from_ref(line), &mut alone)?;
+    }
+    compile_group(lines, out)
+}
+
+fn compile_group(lines: &[&str], out: &mut Vec<Gitignore>) -> Result<(), String> {
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let mut builder = GitignoreBuilder::new("/");
+    builder
+        .case_insensitive(true)
+        .expect("case-insensitive flag");
+    for line in lines {
+        // Each line already compiled alone as a glob, so adding it cannot fail.
+        let _ = builder.add_line(None, line);
+    }
+    match builder.build() {
+        Ok(matcher) => {
+            out.push(matcher);
+            Ok(())
+        }
+        Err(error) if lines.len() == 1 => {
+            let pattern: String = lines[0].chars().take(60).collect();
+            Err(format!(
+                "pattern `{pattern}{}` ({} characters) cannot be compiled: {error}",
+                if lines[0].chars().count() > 60 {
+                    "…"
+                } else {
+                    ""
+                },
+                lines[0].len()
+            ))
+        }
+        Err(_) => {
+            let (first, second) = lines.split_at(lines.len() / 2);
+            compile_group(first, out)?;
+            compile_group(second, out)
+        }
+    }
+}
+
 impl RuleSet {
-    /// Compiles `content` (read from `file`, if any) followed by `implicit` patterns.
+    /// Compiles `content` (read from `file`, if any) followed by `implicit` patterns. A leading
+    /// byte-order mark is ignored, as git does.
     pub fn new(file: Option<&str>, content: &str, implicit: &[&str]) -> RuleSet {
-        // The root is never used: only relative paths are ever matched.
-        let mut builder = GitignoreBuilder::new("/");
-        builder
-            .case_insensitive(true)
-            .expect("case-insensitive flag");
+        let content = content.strip_prefix('\u{FEFF}').unwrap_or(content);
+        // Validates one line at a time; the real matchers are built in groups below.
+        let mut validator = GitignoreBuilder::new("/");
         let mut origins = HashMap::default();
         let mut diagnostics = Vec::new();
+        let mut accepted: Vec<&str> = Vec::new();
         for (index, raw_line) in content.lines().enumerate() {
             let line = raw_line.trim_end_matches('\r');
             let trimmed = line.trim_end_matches(' ');
             if trimmed.is_empty() || trimmed.starts_with('#') {
                 continue;
             }
-            match builder.add_line(None, line) {
+            match validator.add_line(None, line) {
                 Ok(_) => {
+                    accepted.push(line);
                     // A later identical line wins, as the later rule does in gitignore.
                     origins.insert(
                         trimmed.to_owned(),
@@ -86,32 +172,48 @@ impl RuleSet {
             }
         }
         for pattern in implicit {
-            builder
-                .add_line(None, pattern)
-                .expect("implicit patterns are valid");
+            accepted.push(pattern);
             origins.entry((*pattern).to_owned()).or_insert(RuleOrigin {
                 file: None,
                 line: None,
                 pattern: (*pattern).to_owned(),
             });
         }
-        let matcher = builder.build().unwrap_or_else(|_| Gitignore::empty());
+        let mut matchers = Vec::new();
+        let compile_error = compile_groups(&accepted, &mut matchers).err();
+        if compile_error.is_some() {
+            matchers.clear();
+        }
         RuleSet {
-            matcher,
+            matchers,
             origins,
             diagnostics,
+            compile_error,
+            file: file.map(str::to_owned),
+            folder_memo: RwLock::new(HashMap::default()),
+        }
+    }
+
+    /// A set that matches every path, for an ignore file that cannot be used at all.
+    pub fn block_everything(file: Option<&str>, reason: String) -> RuleSet {
+        RuleSet {
+            matchers: Vec::new(),
+            origins: HashMap::default(),
+            diagnostics: Vec::new(),
+            compile_error: Some(reason),
+            file: file.map(str::to_owned),
             folder_memo: RwLock::new(HashMap::default()),
         }
     }
 
     /// Number of compiled patterns.
     pub fn len(&self) -> usize {
-        self.matcher.len()
+        self.matchers.iter().map(Gitignore::len).sum()
     }
 
     /// Whether no pattern was compiled.
     pub fn is_empty(&self) -> bool {
-        self.matcher.is_empty()
+        self.len() == 0
     }
 
     /// Matches a relative posix path (no leading `/`, no `.`/`..` segments, no trailing slash).
@@ -120,6 +222,15 @@ impl RuleSet {
     pub fn matched(&self, relative: &str) -> Option<RuleOrigin> {
         if relative.is_empty() {
             return None;
+        }
+        // Every ancestor is matched, so the work grows with length × depth; no path this long can
+        // be opened anyway (PATH_MAX is 4096 bytes), so it is blocked rather than matched.
+        if relative.len() > MAX_MATCHED_PATH_BYTES {
+            return Some(RuleOrigin {
+                file: self.file.clone(),
+                line: None,
+                pattern: format!("(any path over {MAX_MATCHED_PATH_BYTES} bytes)"),
+            });
         }
         let mut end = 0;
         while let Some(offset) = relative[end..].find('/') {
@@ -149,16 +260,30 @@ impl RuleSet {
     }
 
     fn verdict(&self, path: &str, is_dir: bool) -> Option<RuleOrigin> {
-        match self.matcher.matched(path, is_dir) {
-            Match::Ignore(glob) => Some(self.origins.get(glob.original()).cloned().unwrap_or(
-                RuleOrigin {
-                    file: None,
-                    line: None,
-                    pattern: glob.original().to_owned(),
-                },
-            )),
-            Match::Whitelist(_) | Match::None => None,
+        if self.compile_error.is_some() {
+            return Some(RuleOrigin {
+                file: self.file.clone(),
+                line: None,
+                pattern: BLOCK_EVERYTHING_PATTERN.to_owned(),
+            });
         }
+        // The last matcher with an opinion decides, like the last matching line.
+        for matcher in self.matchers.iter().rev() {
+            match matcher.matched(path, is_dir) {
+                Match::Ignore(glob) => {
+                    return Some(self.origins.get(glob.original()).cloned().unwrap_or(
+                        RuleOrigin {
+                            file: None,
+                            line: None,
+                            pattern: glob.original().to_owned(),
+                        },
+                    ));
+                }
+                Match::Whitelist(_) => return None,
+                Match::None => {}
+            }
+        }
+        None
     }
 }
 
@@ -243,5 +368,92 @@ mod tests {
         assert!(!rules.diagnostics.is_empty(), "{:?}", rules.diagnostics);
         assert!(rules.diagnostics.iter().all(|d| d.line < 4));
         assert!(rules.matched("x.log").is_some());
+    }
+
+    fn many_globs(count: usize) -> String {
+        (0..count).map(|i| format!("**/d{i}*x/*.k{i}?\n")).collect()
+    }
+
+    #[test]
+    fn eight_thousand_globs_exceed_one_matcher_and_all_still_match() {
+        let content = many_globs(8_000);
+        // The input really is beyond one matcher's size limit, so this test covers the split.
+        let mut single = GitignoreBuilder::new("/");
+        single.case_insensitive(true).unwrap();
+        for line in content.lines() {
+            single.add_line(None, line).unwrap();
+        }
+        assert!(single.build().is_err(), "one matcher compiled 8,000 globs");
+
+        let rules = RuleSet::new(Some(".rooignore"), &content, &[".rooignore"]);
+        assert_eq!(rules.compile_error, None);
+        assert_eq!(rules.len(), 8_001);
+        for i in [0, 1, 3_999, 7_999] {
+            let origin = rules
+                .matched(&format!("a/d{i}yx/f.k{i}z"))
+                .unwrap_or_else(|| panic!("glob {i} lost"));
+            assert_eq!(origin.line, Some(i + 1));
+        }
+        assert!(rules.matched("a/d1yx/f.txt").is_none());
+    }
+
+    #[test]
+    fn later_negation_in_a_later_matcher_still_wins() {
+        let mut content = String::from("*.pem\n");
+        content.push_str(&many_globs(8_000));
+        content.push_str("!public.pem\n");
+        let rules = RuleSet::new(Some(".rooignore"), &content, &[]);
+        assert_eq!(rules.compile_error, None);
+        assert!(rules.matched("public.pem").is_none());
+        assert!(rules.matched("private.pem").is_some());
+    }
+
+    #[test]
+    fn a_pattern_too_big_to_compile_blocks_everything() {
+        let huge = "*a?".repeat(70_000);
+        let rules = RuleSet::new(Some(".rooignore"), &format!("{huge}\n"), &[".rooignore"]);
+        let error = rules.compile_error.as_deref().expect("compile error");
+        assert!(error.contains("cannot be compiled"), "{error}");
+        assert!(
+            error.len() < 400,
+            "error repeats the pattern: {}",
+            error.len()
+        );
+        let origin = rules.matched("src/app.ts").expect("fails closed");
+        assert_eq!(origin.pattern, BLOCK_EVERYTHING_PATTERN);
+        assert_eq!(origin.file.as_deref(), Some(".rooignore"));
+        assert!(
+            rules.matched("").is_none(),
+            "the root itself is never matched"
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_does_not_disable_the_first_rule() {
+        check(
+            "\u{FEFF}secret.txt\n",
+            &[("secret.txt", true), ("a.txt", false)],
+        );
+        let (text, bad) = decode_ignore_bytes(b"\xEF\xBB\xBFsecret.txt\n");
+        assert_eq!((text.as_str(), bad), ("secret.txt\n", vec![]));
+    }
+
+    #[test]
+    fn a_non_utf8_byte_costs_at_most_its_line() {
+        let (text, bad) = decode_ignore_bytes(b"# caf\xe9 notes\nsecret/\n*.k\xffy\n*.pem\n");
+        assert_eq!(bad, vec![1, 3]);
+        check(
+            &text,
+            &[("secret/a", true), ("x.pem", true), ("x.k\u{FFFD}y", true)],
+        );
+    }
+
+    #[test]
+    fn a_path_too_long_to_open_is_matched_without_matching_each_ancestor() {
+        let rules = RuleSet::new(Some(".rooignore"), "*.pem\n", &[]);
+        let deep = "x/".repeat(MAX_MATCHED_PATH_BYTES / 2) + "k";
+        assert!(rules.matched(&deep).is_some(), "fails closed");
+        let just_fits = "x/".repeat(MAX_MATCHED_PATH_BYTES / 4) + "k";
+        assert!(rules.matched(&just_fits).is_none());
     }
 }

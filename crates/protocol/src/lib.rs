@@ -86,6 +86,8 @@ pub mod methods {
     pub const HOST_RESOLVE_MENTION: &str = "roo/host/resolveMention";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
     pub const DEBUG_PANIC: &str = "roo/debug/panic";
+    /// Test-only: holds a heavy-work slot until the request is cancelled.
+    pub const DEBUG_HOLD: &str = "roo/debug/hold";
 
     /// Every client-to-server custom method, for capability advertising.
     pub const ALL_REQUESTS: &[&str] = &[

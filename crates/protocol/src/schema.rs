@@ -150,7 +150,7 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
 }
 
 /// Methods deliberately absent from the table (test-only switches).
-pub const NOT_IN_TABLE: &[&str] = &[methods::DEBUG_PANIC];
+pub const NOT_IN_TABLE: &[&str] = &[methods::DEBUG_PANIC, methods::DEBUG_HOLD];
 
 /// The whole protocol as one JSON document: `methods` (the table) and `definitions` (a draft-07
 /// JSON Schema per type, keyed by type name). Deterministic, so a stale generated file is a diff.

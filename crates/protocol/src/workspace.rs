@@ -41,6 +41,10 @@ pub struct WorkspaceStatusResult {
     pub folders: Vec<FolderStatus>,
     /// Effective settings.
     pub settings: Settings,
+    /// Set when `extraProtectedPatterns` could not be compiled: the last good protection stays
+    /// in force (at start-up, every path is protected) until the setting is fixed.
+    #[serde(default)]
+    pub protection_error: Option<String>,
 }
 
 /// One workspace folder's state.
@@ -60,6 +64,10 @@ pub struct FolderStatus {
     pub rule_diagnostics: Vec<String>,
     /// The last reload error; the previous rules stay in force while it is set.
     pub last_error: Option<String>,
+    /// True when the ignore file cannot be used (unreadable, not a regular file, or rules that
+    /// cannot be compiled) and no earlier rules exist: every path in the folder is blocked.
+    #[serde(default)]
+    pub blocks_everything: bool,
 }
 
 /// Notification `roo/ignore/didReload`, sent after every reload of a folder's ignore file.
@@ -73,6 +81,10 @@ pub struct IgnoreDidReloadParams {
     pub active_ignore_file: Option<String>,
     /// Number of compiled patterns now in force.
     pub rule_count: usize,
-    /// Set when the file could not be read; the last good rules stay in force.
+    /// Set when the file could not be read or compiled; the last good rules stay in force.
     pub error: Option<String>,
+    /// True when the rules now in force block every path of the folder, because the ignore file
+    /// cannot be used and there are no earlier rules to keep.
+    #[serde(default)]
+    pub blocks_everything: bool,
 }

@@ -61,6 +61,9 @@ enum Command {
     Watch(cli::watch::WatchArgs),
 }
 
+/// Requests the framework runs at once; heavy work is bounded separately by `rpc::blocking`.
+const HANDLERS_IN_FLIGHT: usize = 256;
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let log = logging::init(&cli.log_level);
@@ -94,7 +97,10 @@ fn serve(log: logging::LogHandle) -> ExitCode {
             to_server,
             frames_tx,
         ));
+        // Many handlers may wait at once (heavy ones queue for a blocking-pool slot in
+        // `rpc::blocking`); the framework's default of 4 let four heavy requests starve the rest.
         tower_lsp_server::Server::new(server_input, server_output, socket)
+            .concurrency_level(HANDLERS_IN_FLIGHT)
             .serve(service)
             .await;
         // The framework dropped its output: flush what it wrote, then leave even if stdin is

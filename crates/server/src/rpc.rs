@@ -2,6 +2,7 @@
 //! field, panics turned into InternalError, and the debug switch for test-only methods.
 
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use serde::Serialize;
@@ -102,10 +103,52 @@ where
     }
 }
 
-/// Runs CPU- or I/O-heavy work on the blocking pool; a panic there becomes an InternalError.
+/// How many heavy requests run on the blocking pool at once (`ROO_CONTEXT_HEAVY_SLOTS`, else
+/// the number of cores, at least 2). More wait their turn, so quick requests, which do not take a
+/// slot, are always answered.
+fn heavy_slots() -> &'static tokio::sync::Semaphore {
+    static SLOTS: std::sync::OnceLock<tokio::sync::Semaphore> = std::sync::OnceLock::new();
+    SLOTS.get_or_init(|| {
+        let configured = std::env::var("ROO_CONTEXT_HEAVY_SLOTS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0);
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        tokio::sync::Semaphore::new(configured.unwrap_or(cores.max(2)))
+    })
+}
+
+/// Sets the cancellation flag when the request's future is dropped (answered, or cancelled by
+/// `$/cancelRequest`, which drops it).
+struct CancelOnDrop(Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
+/// Runs CPU- or I/O-heavy work on the blocking pool, one of a bounded number of slots at a time;
+/// a panic there becomes an InternalError. The work runs with a cancellation flag
+/// ([`roo_context_core::cancel`]) that is set when the request is cancelled, and the slot is held
+/// until the work really stops.
 pub async fn blocking<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'static) -> Result<R> {
-    tokio::task::spawn_blocking(work)
+    let permit = heavy_slots()
+        .acquire()
         .await
+        .map_err(|e| internal(format!("background work failed: {e}")))?;
+    let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _cancel_on_drop = CancelOnDrop(flag.clone());
+    // The permit moves into the work: a cancelled request frees its slot when its work stops.
+    let permit = permit;
+    let task = tokio::task::spawn_blocking({
+        let flag = flag.clone();
+        move || {
+            let _slot = permit;
+            roo_context_core::cancel::with_flag(Some(flag), work)
+        }
+    });
+    task.await
         .map_err(|e| internal(format!("background work failed: {e}")))
 }
 

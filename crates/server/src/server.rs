@@ -143,7 +143,9 @@ impl Backend {
         )
         .custom_method(methods::FILES_DISPOSE_TASK, Backend::files_dispose_task);
         let builder = if debug_methods_enabled() {
-            builder.custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
+            builder
+                .custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
+                .custom_method(methods::DEBUG_HOLD, Backend::debug_hold)
         } else {
             builder
         };
@@ -470,6 +472,21 @@ impl Backend {
         }
     }
 
+    /// Holds one heavy-work slot until cancelled: lets tests fill the blocking pool without
+    /// depending on how fast a real heavy request is.
+    async fn debug_hold(&self, _params: Value) -> Result<Value> {
+        guarded(methods::DEBUG_HOLD, async move {
+            crate::rpc::blocking(|| {
+                while !roo_context_core::cancel::cancelled() {
+                    std::thread::sleep(std::time::Duration::from_millis(2));
+                }
+            })
+            .await?;
+            Ok(Value::Null)
+        })
+        .await
+    }
+
     async fn debug_panic(&self, params: Value) -> Result<Value> {
         guarded(methods::DEBUG_PANIC, async move {
             let message = params
@@ -505,6 +522,8 @@ impl LanguageServer for Backend {
             folders.push(root);
         }
         self.state.set_folders(&folders);
+        // The built-in protection compiled before `initialize` is no "last good" configuration.
+        self.state.forget_last_good_protection();
         self.apply_settings(settings);
         // Watch before answering, so a change made right after `initialize` is never missed.
         self.restart_watcher();

@@ -22,10 +22,32 @@ struct Folder {
     last_error: Option<String>,
 }
 
+/// What write protection is compiled from: the extra patterns and the wording.
+type ProtectInputs = (Vec<String>, Flavor);
+
+/// An ignore file that exists but cannot be used: its name and why.
+struct Unusable {
+    name: &'static str,
+    message: String,
+}
+
+impl Folder {
+    fn blocks_everything(&self) -> bool {
+        self.ignore
+            .as_ref()
+            .is_some_and(|i| i.unusable_reason().is_some())
+    }
+}
+
 struct Workspace {
     folders: Vec<Folder>,
     settings: Settings,
     policy: Arc<Policy>,
+    // The last protection that compiled, and why the configured one did not.
+    protect: Option<Arc<ProtectRules>>,
+    protection_error: Option<String>,
+    // The configured protection and the settings it was compiled from.
+    protect_compiled: Option<(ProtectInputs, Arc<ProtectRules>)>,
 }
 
 /// Shared, thread-safe server state.
@@ -37,17 +59,77 @@ pub struct SharedState {
     pub fs: OsFs,
 }
 
-/// Reads the active ignore file of `root`: `Ok(None)` when there is none.
-fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, String> {
-    let zoo = root.join(ZOO_IGNORE_FILE);
-    let roo = root.join(ROO_IGNORE_FILE);
-    let Some(name) = active_ignore_file_name(zoo.exists(), roo.exists()) else {
+/// The largest ignore file read; a bigger one cannot be used (and so blocks everything).
+const MAX_IGNORE_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads the active ignore file of `root`: `Ok(None)` when there is none, `Err` with an
+/// [`IgnoreFile::unusable`] (which blocks everything) when it exists but cannot be used. A link
+/// counts as present even when dangling: an ignore file that cannot be read never allows.
+fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, Unusable> {
+    let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
+    let Some(name) = active_ignore_file_name(present(ZOO_IGNORE_FILE), present(ROO_IGNORE_FILE))
+    else {
         return Ok(None);
     };
     let path = root.join(name);
-    std::fs::read_to_string(&path)
-        .map(|content| Some(IgnoreFile::new(name, &content)))
-        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+    let unusable = |why: String| {
+        Err(Unusable {
+            name,
+            message: format!("cannot use {}: {why}", path.display()),
+        })
+    };
+    // Checked before opening: opening a FIFO would wait for a writer.
+    match std::fs::metadata(&path) {
+        Ok(meta) if !meta.is_file() => return unusable("not a regular file".to_owned()),
+        Ok(meta) if meta.len() > MAX_IGNORE_FILE_BYTES => {
+            return unusable(format!(
+                "{} bytes is more than the {MAX_IGNORE_FILE_BYTES}-byte limit",
+                meta.len()
+            ));
+        }
+        Ok(_) => {}
+        Err(error) => return unusable(error.to_string()),
+    }
+    let mut bytes = Vec::new();
+    let read = std::fs::File::open(&path).and_then(|file| {
+        use std::io::Read;
+        file.take(MAX_IGNORE_FILE_BYTES + 1).read_to_end(&mut bytes)
+    });
+    match read {
+        Err(error) => unusable(error.to_string()),
+        Ok(_) if bytes.len() as u64 > MAX_IGNORE_FILE_BYTES => {
+            unusable(format!("more than the {MAX_IGNORE_FILE_BYTES}-byte limit"))
+        }
+        Ok(_) => {
+            let file = IgnoreFile::from_bytes(name, &bytes);
+            match file.unusable_reason() {
+                Some(reason) => unusable(reason.to_owned()),
+                None => Ok(Some(file)),
+            }
+        }
+    }
+}
+
+/// Applies a load outcome to a folder: a failure keeps the last usable rules, and blocks
+/// everything when there are none (at start-up, or when the folder had no ignore file).
+fn apply_load(
+    previous: Option<Arc<IgnoreFile>>,
+    loaded: Result<Option<IgnoreFile>, Unusable>,
+) -> (Option<Arc<IgnoreFile>>, Option<String>) {
+    match loaded {
+        Ok(file) => (file.map(Arc::new), None),
+        Err(Unusable { name, message }) => {
+            let error = message.clone();
+            let keep = previous.filter(|p| p.unusable_reason().is_none());
+            if keep.is_some() {
+                tracing::warn!(%error, "ignore file unusable; keeping the last good rules");
+            } else {
+                tracing::warn!(%error, "ignore file unusable; blocking the whole folder");
+            }
+            let blocking = || Arc::new(IgnoreFile::unusable(name, message));
+            (keep.or_else(|| Some(blocking())), Some(error))
+        }
+    }
 }
 
 fn flavor(settings: &Settings) -> Flavor {
@@ -78,10 +160,41 @@ fn merge(settings: &mut Settings, update: Settings) {
 impl Workspace {
     fn rebuild(&mut self) {
         let settings = &self.settings;
-        let protect = ProtectRules::new(
-            settings.extra_protected_patterns.as_deref().unwrap_or(&[]),
+        let inputs = (
+            settings
+                .extra_protected_patterns
+                .clone()
+                .unwrap_or_default(),
             flavor(settings),
         );
+        // Compiling is the costly part of a rebuild; ignore reloads do not change protection.
+        let configured = match &self.protect_compiled {
+            Some((compiled_from, compiled)) if *compiled_from == inputs => compiled.clone(),
+            _ => {
+                let compiled = Arc::new(ProtectRules::new(&inputs.0, inputs.1));
+                self.protect_compiled = Some((inputs, compiled.clone()));
+                compiled
+            }
+        };
+        // Patterns that cannot be compiled keep the last good protection; with none (start-up)
+        // the failed set itself is used, and it protects every path.
+        self.protection_error = configured
+            .compile_error()
+            .map(|e| format!("extraProtectedPatterns: {e}"));
+        let protect = match (&self.protection_error, &self.protect) {
+            (Some(error), Some(last_good)) => {
+                tracing::warn!(%error, "keeping the last good write protection");
+                last_good.clone()
+            }
+            (Some(error), None) => {
+                tracing::warn!(%error, "write protection cannot be compiled; protecting every path");
+                configured
+            }
+            (None, _) => {
+                self.protect = Some(configured.clone());
+                configured
+            }
+        };
         self.policy = Arc::new(Policy {
             folders: self
                 .folders
@@ -91,7 +204,7 @@ impl Workspace {
                     ignore: f.ignore.clone(),
                 })
                 .collect(),
-            protect: Arc::new(protect),
+            protect,
             deny_outside_workspace: settings.deny_outside_workspace.unwrap_or(false),
         });
     }
@@ -109,6 +222,9 @@ impl SharedState {
                     protect: Arc::new(ProtectRules::new(&[], Flavor::Roo)),
                     deny_outside_workspace: false,
                 }),
+                protect: None,
+                protection_error: None,
+                protect_compiled: None,
             }),
             resolver: Resolver::default(),
             fs: OsFs,
@@ -133,14 +249,16 @@ impl SharedState {
     /// Replaces the workspace folders.
     pub fn set_folders(&self, folders: &[PathBuf]) {
         let mut workspace = self.write();
+        let previous = std::mem::take(&mut workspace.folders);
         workspace.folders = folders
             .iter()
             .map(|given| {
                 let root = WorkspaceRoot::new(given, &self.fs);
-                let (ignore, last_error) = match load_ignore_file(&root.lexical) {
-                    Ok(file) => (file.map(Arc::new), None),
-                    Err(error) => (None, Some(error)),
-                };
+                let last = previous
+                    .iter()
+                    .find(|f| &f.given == given)
+                    .and_then(|f| f.ignore.clone());
+                let (ignore, last_error) = apply_load(last, load_ignore_file(&root.lexical));
                 Folder {
                     given: given.clone(),
                     root,
@@ -150,8 +268,10 @@ impl SharedState {
             })
             .collect();
         workspace.rebuild();
+        let roots = workspace.folders.iter().map(|f| f.root.clone()).collect();
         drop(workspace);
-        self.resolver.clear();
+        // Also clears the cache.
+        self.resolver.set_watched_roots(roots);
     }
 
     /// Adds and removes folders (`workspace/didChangeWorkspaceFolders`).
@@ -175,6 +295,12 @@ impl SharedState {
             .collect()
     }
 
+    /// Starts afresh as at start-up: until the next settings compile, there is no earlier
+    /// protection to keep, so protection that cannot be compiled protects every path.
+    pub fn forget_last_good_protection(&self) {
+        self.write().protect = None;
+    }
+
     /// Applies a settings update (only the fields it names).
     pub fn update_settings(&self, update: Settings) -> Settings {
         let mut workspace = self.write();
@@ -185,26 +311,28 @@ impl SharedState {
 
     /// Re-reads the ignore file of the folder at `root`. A read error keeps the last good rules.
     pub fn reload_ignore(&self, root: &Path) -> Option<IgnoreDidReloadParams> {
-        let mut workspace = self.write();
-        let folder = workspace
+        let is_it = |f: &Folder| f.root.lexical == root || f.given == root;
+        // Read and compile outside the lock: requests keep reading the current policy meanwhile.
+        let lexical = self
+            .read()
             .folders
-            .iter_mut()
-            .find(|f| f.root.lexical == root || f.given == root)?;
-        match load_ignore_file(&folder.root.lexical) {
-            Ok(file) => {
-                folder.ignore = file.map(Arc::new);
-                folder.last_error = None;
-            }
-            Err(error) => {
-                tracing::warn!(%error, "ignore file reload failed; keeping the last good rules");
-                folder.last_error = Some(error);
-            }
-        }
+            .iter()
+            .find(|f| is_it(f))?
+            .root
+            .lexical
+            .clone();
+        let loaded = load_ignore_file(&lexical);
+        let mut workspace = self.write();
+        let folder = workspace.folders.iter_mut().find(|f| is_it(f))?;
+        let (ignore, last_error) = apply_load(folder.ignore.take(), loaded);
+        folder.ignore = ignore;
+        folder.last_error = last_error;
         let outcome = IgnoreDidReloadParams {
             folder: folder.given.to_string_lossy().into_owned(),
             active_ignore_file: folder.ignore.as_ref().map(|i| i.name.clone()),
             rule_count: folder.ignore.as_ref().map_or(0, |i| i.rules.len()),
             error: folder.last_error.clone(),
+            blocks_everything: folder.blocks_everything(),
         };
         workspace.rebuild();
         Some(outcome)
@@ -239,9 +367,11 @@ impl SharedState {
                         })
                         .unwrap_or_default(),
                     last_error: f.last_error.clone(),
+                    blocks_everything: f.blocks_everything(),
                 })
                 .collect(),
             settings: workspace.settings.clone(),
+            protection_error: workspace.protection_error.clone(),
         }
     }
 

@@ -757,6 +757,11 @@ export interface FolderStatus {
    * The last reload error; the previous rules stay in force while it is set.
    */
   lastError?: string | null;
+  /**
+   * True when the ignore file cannot be used (unreadable, not a regular file, or rules that
+   * cannot be compiled) and no earlier rules exist: every path in the folder is blocked.
+   */
+  blocksEverything?: boolean;
 }
 /**
  * Params of the `roo/host/cancelSummarize` notification (server to client): the summarize call
@@ -900,9 +905,14 @@ export interface IgnoreDidReloadParams {
    */
   ruleCount: number;
   /**
-   * Set when the file could not be read; the last good rules stay in force.
+   * Set when the file could not be read or compiled; the last good rules stay in force.
    */
   error?: string | null;
+  /**
+   * True when the rules now in force block every path of the folder, because the ignore file
+   * cannot be used and there are no earlier rules to keep.
+   */
+  blocksEverything?: boolean;
 }
 /**
  * Params of `roo/ignore/instructions`.
@@ -1899,6 +1909,11 @@ export interface WorkspaceStatusResult {
    * Effective settings.
    */
   settings: Settings;
+  /**
+   * Set when `extraProtectedPatterns` could not be compiled: the last good protection stays
+   * in force (at start-up, every path is protected) until the setting is fixed.
+   */
+  protectionError?: string | null;
 }
 
 /** Client-to-server requests: method → params and result. */

@@ -7,18 +7,20 @@ use std::collections::HashMap;
 use super::fingerprint::{ChangeHint, ChangeKind, Fingerprint, classify};
 use super::metadata::{FileMetadataEntry, RecordSource, RecordState, TaskMetadata};
 
-/// An insertion-ordered set of paths (the original's JavaScript `Set<string>`).
+/// An insertion-ordered set of paths (the original's JavaScript `Set<string>`); the index keeps
+/// each insert constant-time however many paths are pending.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-struct OrderedPaths(Vec<String>);
+struct OrderedPaths(Vec<String>, std::collections::HashSet<String>);
 
 impl OrderedPaths {
     fn insert(&mut self, path: &str) {
-        if !self.0.iter().any(|p| p == path) {
+        if self.1.insert(path.to_owned()) {
             self.0.push(path.to_owned());
         }
     }
 
     fn take(&mut self) -> Vec<String> {
+        self.1.clear();
         std::mem::take(&mut self.0)
     }
 }
@@ -187,11 +189,11 @@ pub fn files_read_by_agent(metadata: &TaskMetadata, since: Option<i64>) -> Vec<S
         .collect();
     // Stable, like the JavaScript sort.
     reads.sort_by_key(|read| std::cmp::Reverse(read.1));
-    let mut out: Vec<String> = Vec::new();
-    for (path, _) in reads {
-        if !out.iter().any(|p| p == path) {
-            out.push(path.to_owned());
-        }
-    }
-    out
+    // First occurrence wins; the set keeps this linear in the record count.
+    let mut seen = std::collections::HashSet::with_capacity(reads.len());
+    reads
+        .into_iter()
+        .filter(|(path, _)| seen.insert(*path))
+        .map(|(path, _)| path.to_owned())
+        .collect()
 }
