@@ -13,6 +13,7 @@ mod history;
 mod lifecycle;
 mod mentions;
 mod ordering;
+mod parity;
 mod reload;
 mod security;
 mod wire;
