@@ -3,6 +3,7 @@
 //! hosts without a summarizer, and the other items, each over stdio against the built binary.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
@@ -59,4 +60,140 @@ fn parity_classify_error_matches_the_original_on_every_provider_shape() {
         }
     }
     assert!(wrong.is_empty(), "misclassified:\n{}", wrong.join("\n"));
+}
+
+const SUMMARIZE: &str = "roo/host/summarize";
+
+fn long_conversation(turns: usize, words: usize) -> Vec<Value> {
+    let task = format!(
+        "<task>port the parser {}</task>",
+        "requirement ".repeat(words)
+    );
+    let mut messages = vec![json!({"role": "user", "content": task, "ts": 1000})];
+    for turn in 1..turns {
+        let role = if turn % 2 == 1 { "assistant" } else { "user" };
+        messages.push(json!({"role": role, "content": format!("turn {turn} {}", "detail ".repeat(words)), "ts": 1000 + turn}));
+    }
+    messages
+}
+
+/// The last message of every summarize request the host receives, answering `reply`.
+fn recording_host(server: &mut Server, reply: Value) -> Arc<Mutex<Vec<Value>>> {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = seen.clone();
+    server.set_host(Box::new(move |method, params| {
+        assert_eq!(method, SUMMARIZE);
+        record.lock().unwrap().push(params.clone());
+        Ok(reply.clone())
+    }));
+    seen
+}
+
+fn last_message_text(request: &Value) -> String {
+    let messages = request["messages"].as_array().unwrap();
+    let content = &messages.last().unwrap()["content"];
+    match content {
+        Value::String(text) => text.clone(),
+        blocks => blocks[0]["text"].as_str().unwrap().to_owned(),
+    }
+}
+
+#[test]
+fn parity_condense_keeps_the_instructions_whole_when_the_summarizer_window_is_small() {
+    let mut server = Server::start(&[], Value::Null);
+    let seen = recording_host(&mut server, json!({"text": "Summary.", "cost": 0.0}));
+    let manage = |server: &mut Server, summarizer: Value| {
+        server.call(
+            "roo/context/manage",
+            json!({"trigger": "manual", "messages": long_conversation(40, 300),
+                   "contextWindow": 200000, "summarizer": summarizer}),
+        )
+    };
+    manage(&mut server, json!({"contextWindow": 200000}));
+    let roomy = seen.lock().unwrap().pop().expect("the host was asked");
+    let instructions = last_message_text(&roomy);
+    assert!(
+        instructions.contains("4. Errors and fixes:"),
+        "{instructions}"
+    );
+    let needed = roomy["requestTokens"].as_u64().unwrap();
+
+    // How many tokens the instructions take with the system prompt, from the refusal.
+    let refused = manage(&mut server, json!({"contextWindow": 100, "maxTokens": 10}));
+    let error = refused["error"].as_str().unwrap();
+    let instructions_tokens: u64 = error
+        .split("condense instructions (")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or_else(|| panic!("{error}"));
+
+    // Windows that hold the instructions and little else: the conversation is cut (middle
+    // messages left out, then the long first message shortened), the instructions are not.
+    for spare in [0u64, 5, 40, 200, 1_000] {
+        // usable = window × 0.9 − maxTokens
+        let window = (instructions_tokens + spare + 100) * 10 / 9 + 1;
+        let result = manage(
+            &mut server,
+            json!({"contextWindow": window, "maxTokens": 100}),
+        );
+        let request = seen.lock().unwrap().pop();
+        match request {
+            Some(request) => {
+                assert_eq!(
+                    result["changed"], true,
+                    "window {window} (spare {spare}): {result}"
+                );
+                assert_eq!(
+                    last_message_text(&request),
+                    instructions,
+                    "window {window} (spare {spare}): the instructions reach the model whole"
+                );
+                assert!(request["requestTokens"].as_u64().unwrap() < needed);
+                assert!(
+                    request["requestTokens"].as_u64().unwrap()
+                        <= request["tokenLimit"].as_u64().unwrap()
+                );
+            }
+            // Too tight for even the shortest conversation: refused before asking, never sent
+            // with cut instructions.
+            None if spare < 200 => {
+                assert_eq!(result["changed"], false);
+                let error = result["error"].as_str().unwrap();
+                assert!(
+                    error.contains("is too small for the condense request"),
+                    "{error}"
+                );
+            }
+            None => panic!("window {window} (spare {spare}): host never asked: {result}"),
+        }
+    }
+}
+
+#[test]
+fn parity_condense_refuses_before_asking_the_host_when_the_instructions_do_not_fit() {
+    let mut server = Server::start(&[], Value::Null);
+    let seen = recording_host(&mut server, json!({"text": "Summary.", "cost": 0.0}));
+    let messages = long_conversation(10, 50);
+    let result = server.call(
+        "roo/context/manage",
+        json!({"trigger": "manual", "messages": messages, "contextWindow": 200000,
+               "summarizer": {"contextWindow": 1000, "maxTokens": 100}}),
+    );
+    assert!(
+        seen.lock().unwrap().is_empty(),
+        "the host was asked: {result}"
+    );
+    assert_eq!(result["changed"], false);
+    assert!(result.get("messages").is_none());
+    let error = result["error"].as_str().unwrap();
+    assert!(
+        error.starts_with("The summarizer's context window (1000 tokens, 800 usable) is too small for the condense instructions ("),
+        "{error}"
+    );
+    assert!(error.ends_with("tokens with the system prompt); nothing was sent to the summarizer"));
+    assert_eq!(
+        result["events"],
+        json!([{"say": "condense_context_error", "text": error}])
+    );
 }
