@@ -197,3 +197,81 @@ fn parity_condense_refuses_before_asking_the_host_when_the_instructions_do_not_f
         json!([{"say": "condense_context_error", "text": error}])
     );
 }
+
+#[test]
+fn parity_truncation_without_progress_says_nothing_shrank_not_above_the_budget() {
+    let mut server = Server::start(&[], Value::Null);
+    let messages = json!([
+        {"role": "user", "content": "<task>hi</task>", "ts": 1},
+        {"role": "assistant", "content": "ok", "ts": 2},
+        {"role": "user", "content": "go", "ts": 3},
+        {"role": "assistant", "content": "done", "ts": 4},
+        {"role": "user", "content": "and?", "ts": 5}
+    ]);
+    // The host reports a big previous request, the stored history is tiny.
+    let result = server.call(
+        "roo/context/manage",
+        json!({"trigger": "automatic", "messages": messages, "contextWindow": 100000,
+               "maxTokens": 30000, "totalTokens": 70000, "autoCondenseContext": false}),
+    );
+    assert_eq!(result["changed"], false, "{result}");
+    let details = result["errorDetails"].as_str().unwrap();
+    assert!(!details.contains("still above the budget"), "{details}");
+    assert!(
+        details.ends_with("the context would not get smaller; nothing was changed."),
+        "{details}"
+    );
+    let (now, before) = details
+        .split("reaching ")
+        .nth(1)
+        .and_then(|rest| rest.split_once(" tokens (from "))
+        .map(|(now, rest)| {
+            (
+                now.to_owned(),
+                rest.split(' ')
+                    .next()
+                    .unwrap()
+                    .trim_end_matches("):")
+                    .to_owned(),
+            )
+        })
+        .unwrap();
+    let (now, before): (u64, u64) = (now.parse().unwrap(), before.parse().unwrap());
+    assert!(now >= before && now <= 60000, "{details}");
+}
+
+#[test]
+fn parity_tool_results_shrunk_counts_tool_results_not_rounds() {
+    // Dense text first, sparse text last: a cut from the end frees fewer tokens than the
+    // average suggests, so recovery needs more than one round on the same tool result.
+    let text = format!("{}{}", "日本語😀é".repeat(6000), " the".repeat(40000));
+    let mut server = Server::start(&[], Value::Null);
+    for content in [json!(text), json!([{"type": "text", "text": text}])] {
+        for window in [4_000u64, 6_000, 9_000, 14_000, 20_000, 30_000] {
+            let messages = json!([
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "execute_command", "input": {"command": "make"}}], "ts": 1},
+                {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": content}], "ts": 2}
+            ]);
+            let result = server.call(
+                "roo/context/manage",
+                json!({"trigger": "automatic", "messages": messages, "contextWindow": window,
+                       "maxTokens": 1000, "autoCondenseContext": false}),
+            );
+            let shape = if content.is_string() {
+                "string"
+            } else {
+                "array"
+            };
+            assert_eq!(
+                result["action"], "truncated",
+                "{shape} {window}: {}",
+                result["error"]
+            );
+            assert_eq!(
+                result["toolResultsShrunk"], 1,
+                "{shape} content, window {window}: one tool result was shrunk"
+            );
+            assert_eq!(result["events"][0]["say"], "sliding_window_truncation");
+        }
+    }
+}

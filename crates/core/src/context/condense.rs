@@ -3,6 +3,7 @@
 //! tagging of what it replaces, and the `errorDetails` format of a failed summarizer call.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 use serde_json::{Number, Value, json};
 
@@ -196,6 +197,9 @@ pub(crate) fn build_condense_request_with(
         )));
     }
     let mut degradation = RequestDegradation::default();
+    // Distinct blocks, not rounds. Omissions happen between the two scopes, so indices of one
+    // set never mix with the other's.
+    let (mut shrunk_tool_results, mut shrunk_texts) = (BTreeSet::new(), BTreeSet::new());
 
     for scope in [ShrinkScope::ToolResults, ShrinkScope::AllText] {
         for _ in 0..FIT_ROUNDS {
@@ -212,12 +216,12 @@ pub(crate) fn build_condense_request_with(
                 scope,
                 counter,
             );
-            match scope {
-                ShrinkScope::ToolResults => degradation.tool_results_shrunk += edited,
-                ShrinkScope::AllText => degradation.texts_shrunk += edited,
-            }
-            if edited == 0 {
+            if edited.is_empty() {
                 break;
+            }
+            match scope {
+                ShrinkScope::ToolResults => shrunk_tool_results.extend(edited),
+                ShrinkScope::AllText => shrunk_texts.extend(edited),
             }
         }
         if scope == ShrinkScope::ToolResults && request_tokens(&working, tokens) > token_limit {
@@ -225,6 +229,8 @@ pub(crate) fn build_condense_request_with(
         }
     }
 
+    degradation.tool_results_shrunk = shrunk_tool_results.len();
+    degradation.texts_shrunk = shrunk_texts.len();
     let rendered = render(&working, summarizer.supports_images);
     let request_tokens = request_tokens(&rendered, tokens);
     if request_tokens > token_limit {

@@ -43,7 +43,8 @@ pub use prompts::{
     ERROR_HANDLER_INVALID, ERROR_NOT_ENOUGH_MESSAGES, SUMMARY_PROMPT, condense_api_failed,
 };
 pub use shrink::{
-    ShrinkScope, TOOL_RESULT_SHRINK_FLOOR_CHARS, shrink_largest_texts, tool_result_shrink_notice,
+    ShrinkScope, ShrunkBlock, TOOL_RESULT_SHRINK_FLOOR_CHARS, shrink_largest_texts,
+    tool_result_shrink_notice,
 };
 pub use truncate::{
     HistoryEdit, Reduction, TRUNCATION_FRACTION, apply_edits, model_facing_tokens,
