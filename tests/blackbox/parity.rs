@@ -275,3 +275,74 @@ fn parity_tool_results_shrunk_counts_tool_results_not_rounds() {
         }
     }
 }
+
+#[test]
+fn parity_host_without_summarizer_gets_the_invalid_handler_error_and_is_not_asked_again() {
+    let mut server = Server::start(&[], Value::Null);
+    let asked = Arc::new(Mutex::new(0));
+    let count = asked.clone();
+    server.set_host(Box::new(move |method, _| {
+        *count.lock().unwrap() += 1;
+        Err((-32601, format!("Unhandled method {method}")))
+    }));
+    let messages = long_conversation(8, 100);
+    let result = server.call(
+        "roo/context/manage",
+        json!({"trigger": "manual", "messages": messages, "contextWindow": 200000}),
+    );
+    assert_eq!(*asked.lock().unwrap(), 1);
+    assert_eq!(result["changed"], false);
+    assert_eq!(
+        result["error"],
+        "API handler for condensing context is invalid"
+    );
+    assert!(
+        result["errorDetails"]
+            .as_str()
+            .unwrap()
+            .contains("does not implement roo/host/summarize (JSON-RPC -32601"),
+        "{result}"
+    );
+    assert_eq!(
+        result["events"],
+        json!([{"say": "condense_context_error", "text": "API handler for condensing context is invalid"}])
+    );
+
+    // An automatic run over budget: the same error, the fallback truncation still happens, and
+    // the host is not asked again.
+    let result = server.call(
+        "roo/context/manage",
+        json!({"trigger": "automatic", "messages": long_conversation(20, 400), "contextWindow": 12000,
+               "maxTokens": 500}),
+    );
+    assert_eq!(*asked.lock().unwrap(), 1, "asked again: {result}");
+    assert_eq!(
+        result["error"],
+        "API handler for condensing context is invalid"
+    );
+    assert_eq!(result["action"], "truncated", "{result}");
+    let says: Vec<&str> = result["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|event| event["say"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        says,
+        ["condense_context_error", "sliding_window_truncation"]
+    );
+
+    // Another failure (not -32601) is still an ordinary failed call.
+    let mut other = Server::start(&[], Value::Null);
+    other.set_host(Box::new(|_, _| {
+        Err((-32000, "provider unreachable".into()))
+    }));
+    let result = other.call(
+        "roo/context/manage",
+        json!({"trigger": "manual", "messages": long_conversation(8, 100), "contextWindow": 200000}),
+    );
+    assert_eq!(
+        result["error"],
+        "Condensing API call failed: provider unreachable"
+    );
+}

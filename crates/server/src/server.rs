@@ -57,6 +57,8 @@ pub struct Backend {
     tokens: Arc<roo_context_tokens::TokenCache>,
     /// Files each task has in context; fed by the watcher and the document notifications.
     files: Arc<FileTracker>,
+    /// The host answered `roo/host/summarize` with -32601 (it has no summarizer).
+    host_cannot_summarize: Arc<AtomicBool>,
 }
 
 fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
@@ -93,6 +95,7 @@ impl Backend {
                 outlines: Arc::new(OutlineCache::default()),
                 tokens: Arc::new(roo_context_tokens::TokenCache::default()),
                 files,
+                host_cannot_summarize: Arc::new(AtomicBool::new(false)),
             }
         })
         .custom_method(
@@ -428,6 +431,7 @@ impl Backend {
             documents: self.documents.clone(),
             outlines: self.outlines.clone(),
             tokens: self.tokens.clone(),
+            host_cannot_summarize: self.host_cannot_summarize.clone(),
         };
         let client = self.client.clone();
         guarded(methods::CONTEXT_MANAGE, async move {

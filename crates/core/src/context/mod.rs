@@ -35,8 +35,8 @@ pub use condense::{
 };
 pub use manage::{
     ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,
-    ManageInput, ManageOutcome, ManageStep, PendingCondense, SummarizeReply, begin_manage,
-    finish_manage, measure_budget, report,
+    ManageInput, ManageOutcome, ManageStep, NO_SUMMARIZER_DETAILS, PendingCondense, SummarizeReply,
+    begin_manage, finish_manage, measure_budget, report,
 };
 pub use prompts::{
     CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_CONTEXT_GREW,

@@ -4,6 +4,7 @@
 //! with a timeout and cancellation), and folds the files the task read into the summary.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use roo_context_core::access::Policy;
@@ -23,7 +24,7 @@ use roo_context_protocol::methods;
 use roo_context_tokens::TokenCache;
 use serde_json::Value;
 use tower_lsp_server::Client;
-use tower_lsp_server::jsonrpc::Error;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
 use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
@@ -74,6 +75,9 @@ pub struct ContextDeps {
     pub outlines: Arc<OutlineCache>,
     /// Token cache shared by every feature that counts.
     pub tokens: Arc<TokenCache>,
+    /// Set once the host answered `roo/host/summarize` with -32601: it has no summarizer, so
+    /// later condenses fail at once instead of asking again.
+    pub host_cannot_summarize: Arc<AtomicBool>,
 }
 
 fn count_mode(mode: Option<&str>) -> Result<Mode, Error> {
@@ -218,6 +222,7 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
                 after_ms: timeout_ms,
             };
         }
+        Ok(Err(error)) if error.code == ErrorCode::MethodNotFound => SummarizeReply::NoSummarizer,
         Ok(Err(error)) => SummarizeReply::Failed {
             error: Box::new(host_error_from_rpc(error)),
             cost: 0.0,
@@ -280,7 +285,18 @@ pub async fn manage(
             let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
             let folding = blocking(move || folded_sections(&fold_deps, paths, cwd));
             let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
-            let (reply, sections) = tokio::join!(ask_host(&client, request, timeout_ms), folding);
+            let no_summarizer = deps.host_cannot_summarize.clone();
+            let asking = async move {
+                if no_summarizer.load(Ordering::Relaxed) {
+                    return SummarizeReply::NoSummarizer;
+                }
+                let reply = ask_host(&client, request, timeout_ms).await;
+                if reply == SummarizeReply::NoSummarizer {
+                    no_summarizer.store(true, Ordering::Relaxed);
+                }
+                reply
+            };
+            let (reply, sections) = tokio::join!(asking, folding);
             pending.input.folded_file_sections = sections.unwrap_or_else(|error| {
                 tracing::warn!(message = %error.message, "folded file context failed; summary without it");
                 Vec::new()
