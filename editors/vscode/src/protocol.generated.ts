@@ -3,6 +3,13 @@
 /* eslint-disable */
 
 /**
+ * The `say` name of a context-management event, spelled as the original's UI log spells it.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextEventName".
+ */
+export type ContextEventName = "condense_context" | "condense_context_error" | "sliding_window_truncation";
+/**
  * What triggered a `roo/context/manage` call.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -29,6 +36,7 @@ export interface RooProtocolDefinitions {
   ContextBudgetInfo: ContextBudgetInfo;
   ContextCondense: ContextCondense;
   ContextEventMessage: ContextEventMessage;
+  ContextEventName: ContextEventName;
   ContextTrigger: ContextTrigger;
   ContextTruncation: ContextTruncation;
   CountTokensParams: CountTokensParams;
@@ -270,7 +278,7 @@ export interface ContextEventMessage {
   /**
    * `condense_context`, `condense_context_error` or `sliding_window_truncation`.
    */
-  say: string;
+  say: ContextEventName;
   /**
    * The error text (`condense_context_error`).
    */
@@ -1970,3 +1978,39 @@ export const ROO_SERVER_NOTIFICATION_METHODS = {
 
 /** `initializationOptions` of `initialize`. */
 export type InitializationOptions = Settings;
+
+/** The `say` names of context-management events (`condense_context`, ...), as the original spells them. */
+export const CONTEXT_EVENT_NAMES = ["condense_context","condense_context_error","sliding_window_truncation"] as const;
+
+/** A context-management event of one name, with the payload that name carries. */
+export type ContextEventOf<N extends ContextEventName> = ContextEventMessage & { say: N } & (N extends "condense_context"
+  ? { contextCondense: ContextCondense }
+  : N extends "sliding_window_truncation"
+    ? { contextTruncation: ContextTruncation }
+    : N extends "condense_context_error"
+      ? { text: string }
+      : never);
+
+/**
+ * Whether `value` is a context-management event (of `name`, when given) with its payload:
+ * `contextCondense` on `condense_context`, `text` on `condense_context_error`,
+ * `contextTruncation` on `sliding_window_truncation`.
+ */
+export function isContextEvent<N extends ContextEventName = ContextEventName>(
+  value: unknown,
+  name?: N,
+): value is ContextEventOf<N> {
+  if (typeof value !== "object" || value === null) return false;
+  const say = (value as { say?: unknown }).say;
+  if (typeof say !== "string" || !(CONTEXT_EVENT_NAMES as readonly string[]).includes(say)) return false;
+  if (name !== undefined && say !== name) return false;
+  switch (say as ContextEventName) {
+    case "condense_context":
+      return typeof (value as { contextCondense?: unknown }).contextCondense === "object" && (value as { contextCondense?: unknown }).contextCondense !== null;
+    case "condense_context_error":
+      return typeof (value as { text?: unknown }).text === "string";
+    case "sliding_window_truncation":
+      return typeof (value as { contextTruncation?: unknown }).contextTruncation === "object" && (value as { contextTruncation?: unknown }).contextTruncation !== null;
+  }
+  return false;
+}

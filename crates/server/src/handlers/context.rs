@@ -323,14 +323,14 @@ fn wire_degradation(degradation: RequestDegradation) -> RequestDegradationInfo {
 
 fn wire_event(event: ContextEvent) -> ContextEventMessage {
     let mut message = ContextEventMessage {
-        say: String::new(),
+        say: ContextEventName::CondenseContextError,
         text: None,
         context_condense: None,
         context_truncation: None,
     };
     match event {
         ContextEvent::CondenseContext(condense) => {
-            message.say = "condense_context".into();
+            message.say = ContextEventName::CondenseContext;
             message.context_condense = Some(ContextCondense {
                 cost: condense.cost,
                 prev_context_tokens: condense.prev_context_tokens,
@@ -340,11 +340,11 @@ fn wire_event(event: ContextEvent) -> ContextEventMessage {
             });
         }
         ContextEvent::CondenseContextError(text) => {
-            message.say = "condense_context_error".into();
+            message.say = ContextEventName::CondenseContextError;
             message.text = Some(text);
         }
         ContextEvent::SlidingWindowTruncation(truncation) => {
-            message.say = "sliding_window_truncation".into();
+            message.say = ContextEventName::SlidingWindowTruncation;
             message.context_truncation = Some(ContextTruncation {
                 truncation_id: truncation.truncation_id,
                 messages_removed: truncation.messages_removed,
