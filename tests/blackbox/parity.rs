@@ -346,3 +346,113 @@ fn parity_host_without_summarizer_gets_the_invalid_handler_error_and_is_not_aske
         "Condensing API call failed: provider unreachable"
     );
 }
+
+const SIZES_TS: &str = "export function two(a: number) {\n  return a;\n}\n\nexport function three(a: number) {\n  const b = a;\n  return b;\n}\n\nexport function six(a: number) {\n  const b = a;\n  const c = b;\n  const d = c;\n  const e = d;\n  return e;\n}\n";
+
+fn outline_names(outline: &Value) -> Vec<String> {
+    outline["definitions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn parity_fold_minimum_definition_size_is_a_parameter_of_every_fold_method_and_the_cli() {
+    let fixture = crate::harness::Fixture::new(&[("src/sizes.ts", SIZES_TS)]);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let outline = |server: &mut Server, min: Value| {
+        let mut params = json!({"path": "src/sizes.ts"});
+        if !min.is_null() {
+            params["minComponentLines"] = min;
+        }
+        server.call("roo/fold/outline", params)
+    };
+    // Spans: two 3 lines, three 4 lines, six 7 lines.
+    assert_eq!(
+        outline_names(&outline(&mut server, Value::Null)),
+        ["three", "six"]
+    );
+    assert_eq!(
+        outline_names(&outline(&mut server, json!(0))),
+        ["two", "three", "six"]
+    );
+    assert_eq!(
+        outline_names(&outline(&mut server, json!(3))),
+        ["two", "three", "six"]
+    );
+    assert_eq!(
+        outline_names(&outline(&mut server, json!(4))),
+        ["three", "six"]
+    );
+    assert_eq!(outline_names(&outline(&mut server, json!(5))), ["six"]);
+    assert!(outline_names(&outline(&mut server, json!(8))).is_empty());
+    // Another minimum never leaks into the shared cache.
+    assert_eq!(
+        outline_names(&outline(&mut server, Value::Null)),
+        ["three", "six"]
+    );
+
+    let context = |server: &mut Server, min: Value| {
+        let mut params = json!({"paths": ["src/sizes.ts"]});
+        if !min.is_null() {
+            params["minComponentLines"] = min;
+        }
+        server.call("roo/fold/context", params)["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let default = context(&mut server, Value::Null);
+    assert!(
+        default.contains("5--8 | export function three")
+            && !default.contains("export function two"),
+        "{default}"
+    );
+    let all = context(&mut server, json!(0));
+    assert!(all.contains("1--3 | export function two"), "{all}");
+    let large = context(&mut server, json!(5));
+    assert!(
+        !large.contains("export function three") && large.contains("export function six"),
+        "{large}"
+    );
+    assert_eq!(context(&mut server, Value::Null), default);
+
+    for bad in [json!(-1), json!(1.5), json!("4")] {
+        let error = server
+            .request(
+                "roo/fold/outline",
+                json!({"path": "src/sizes.ts", "minComponentLines": bad}),
+            )
+            .unwrap_err();
+        assert_eq!(error["code"], -32602);
+        assert!(
+            error["message"]
+                .as_str()
+                .unwrap()
+                .contains("minComponentLines"),
+            "{error}"
+        );
+    }
+
+    let run = |args: &[&str]| {
+        let output = std::process::Command::new(crate::harness::binary())
+            .arg("fold")
+            .arg("--workspace")
+            .arg(fixture.root())
+            .args(args)
+            .arg("src/sizes.ts")
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let cli_default = run(&[]);
+    assert!(
+        !cli_default.contains("export function two") && cli_default.contains("export function six"),
+        "{cli_default}"
+    );
+    let cli_all = run(&["--min-component-lines", "0"]);
+    assert!(cli_all.contains("1--3 | export function two"), "{cli_all}");
+}

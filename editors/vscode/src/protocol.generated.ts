@@ -600,6 +600,11 @@ export interface FoldContextParams {
    * Budget in UTF-16 code units (default 50,000).
    */
   maxChars?: number | null;
+  /**
+   * Definitions spanning fewer lines are left out (the original's `MIN_COMPONENT_LINES`,
+   * default 4; 0 keeps every definition).
+   */
+  minComponentLines?: number | null;
 }
 /**
  * Result of `roo/fold/context`.
@@ -673,6 +678,10 @@ export interface FoldOutlineParams {
    * Base folder for a relative path.
    */
   cwd?: string | null;
+  /**
+   * Definitions spanning fewer lines are left out (default 4; 0 keeps every definition).
+   */
+  minComponentLines?: number | null;
 }
 /**
  * Result of `roo/fold/outline`.

@@ -119,6 +119,7 @@ fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) 
         paths,
         cwd,
         max_chars: None,
+        min_component_lines: None,
     };
     fold::fold_context(
         &deps.state,
