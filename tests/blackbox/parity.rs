@@ -456,3 +456,79 @@ fn parity_fold_minimum_definition_size_is_a_parameter_of_every_fold_method_and_t
     let cli_all = run(&["--min-component-lines", "0"]);
     assert!(cli_all.contains("1--3 | export function two"), "{cli_all}");
 }
+
+#[test]
+fn parity_format_files_list_hides_or_locks_ignored_entries_and_shields_protected_ones() {
+    let fixture = crate::harness::Fixture::new(&[
+        (".rooignore", "secrets/**\nprivate/\nnode_modules\n*.env\n"),
+        (".roomodes", "{}\n"),
+        ("README.md", "# r\n"),
+        ("prod.env", "TOKEN=1\n"),
+        ("file10.txt", "x\n"),
+        ("file2.txt", "x\n"),
+        ("src/app.ts", "x\n"),
+        ("secrets/key.txt", "k\n"),
+        ("private/notes.md", "n\n"),
+        ("node_modules/x.js", "x\n"),
+    ]);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let root = fixture.root().to_string_lossy().into_owned();
+    let listing: Vec<String> = [
+        "src/app.ts",
+        "secrets/",
+        "README.md",
+        "node_modules/",
+        ".roomodes",
+        "private/notes.md",
+        "file10.txt",
+        "prod.env",
+        "src/",
+        "private/",
+        "secrets/key.txt",
+        "file2.txt",
+        ".rooignore",
+        "node_modules/x.js",
+    ]
+    .iter()
+    .map(|entry| format!("{root}/{entry}"))
+    .collect();
+    let format = |server: &mut Server, show_ignored: bool, did_hit_limit: bool| {
+        server.call(
+            "roo/ignore/formatFilesList",
+            json!({"listedDir": root, "files": listing, "showIgnored": show_ignored, "didHitLimit": did_hit_limit}),
+        )["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    // Files before folders at every level, natural order; folders judged without their slash
+    // (a `secrets/**` or `private/` folder line stays, `node_modules` is ignored as a name).
+    let visible = "\u{1F6E1}\u{FE0F} .roomodes\nfile2.txt\nfile10.txt\nREADME.md\nprivate/\nsecrets/\nsrc/\nsrc/app.ts";
+    assert_eq!(format(&mut server, false, false), visible);
+    assert_eq!(
+        format(&mut server, true, false),
+        "\u{1F512} .rooignore\n\u{1F6E1}\u{FE0F} .roomodes\nfile2.txt\nfile10.txt\n\u{1F512} prod.env\nREADME.md\n\u{1F512} node_modules/\n\u{1F512} node_modules/x.js\nprivate/\n\u{1F512} private/notes.md\nsecrets/\n\u{1F512} secrets/key.txt\nsrc/\nsrc/app.ts"
+    );
+    assert_eq!(
+        format(&mut server, false, true),
+        format!(
+            "{visible}\n\n(File list truncated. Use list_files on specific subdirectories if you need to explore further.)"
+        )
+    );
+    // Relative entries are relative to the listed folder.
+    let relative = server.call(
+        "roo/ignore/formatFilesList",
+        json!({"listedDir": "secrets", "files": ["key.txt"], "showIgnored": true}),
+    );
+    assert_eq!(relative["text"], "\u{1F512} key.txt");
+    // Everything ignored and hidden: nothing found.
+    let none = server.call(
+        "roo/ignore/formatFilesList",
+        json!({"listedDir": root, "files": [format!("{root}/prod.env")]}),
+    );
+    assert_eq!(none["text"], "No files found.");
+    assert_eq!(
+        server.call("roo/ignore/formatFilesList", json!({"files": []}))["text"],
+        "No files found."
+    );
+}

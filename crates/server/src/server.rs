@@ -104,6 +104,10 @@ impl Backend {
         )
         .custom_method(methods::IGNORE_FILTER_PATHS, Backend::ignore_filter_paths)
         .custom_method(
+            methods::IGNORE_FORMAT_FILES_LIST,
+            Backend::ignore_format_files_list,
+        )
+        .custom_method(
             methods::IGNORE_VALIDATE_COMMAND,
             Backend::ignore_validate_command,
         )
@@ -246,6 +250,20 @@ impl Backend {
             let params = decode(params)?;
             let policy = self.state.policy();
             encode(access::filter_paths(&self.state, &policy, &params))
+        })
+        .await
+    }
+
+    /// `roo/ignore/formatFilesList`: judged on the blocking pool (one canonicalization per entry).
+    async fn ignore_format_files_list(&self, params: Value) -> Result<Value> {
+        guarded(methods::IGNORE_FORMAT_FILES_LIST, async {
+            let params: roo_context_protocol::access::FormatFilesListParams = decode(params)?;
+            let policy = self.state.policy();
+            let state = self.state.clone();
+            let result =
+                crate::rpc::blocking(move || access::format_files_list(&state, &policy, &params))
+                    .await?;
+            encode(result)
         })
         .await
     }

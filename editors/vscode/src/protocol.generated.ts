@@ -58,6 +58,8 @@ export interface RooProtocolDefinitions {
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
+  FormatFilesListParams: FormatFilesListParams;
+  FormatFilesListResult: FormatFilesListResult;
   HistoryDiagnostic: HistoryDiagnostic;
   HostCancelSummarizeParams: HostCancelSummarizeParams;
   HostErrorInfo: HostErrorInfo;
@@ -766,6 +768,42 @@ export interface FolderStatus {
    * The last reload error; the previous rules stay in force while it is set.
    */
   lastError?: string | null;
+}
+/**
+ * Params of `roo/ignore/formatFilesList`: the text a list-files tool shows the model.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FormatFilesListParams".
+ */
+export interface FormatFilesListParams {
+  /**
+   * The listed folder (absolute, or relative to the first workspace folder; default that folder).
+   */
+  listedDir?: string | null;
+  /**
+   * The entries found, absolute or relative to the listed folder; folders end with `/`.
+   */
+  files: string[];
+  /**
+   * The listing stopped at its limit (appends the truncation notice).
+   */
+  didHitLimit?: boolean;
+  /**
+   * Show ignored entries with a lock instead of hiding them (`showRooIgnoredFiles`, default false).
+   */
+  showIgnored?: boolean;
+}
+/**
+ * Result of `roo/ignore/formatFilesList`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FormatFilesListResult".
+ */
+export interface FormatFilesListResult {
+  /**
+   * The formatted list, exactly as the original's `formatFilesList` returns it.
+   */
+  text: string;
 }
 /**
  * Params of the `roo/host/cancelSummarize` notification (server to client): the summarize call
@@ -1895,6 +1933,7 @@ export interface WorkspaceStatusResult {
 export interface RooRequests {
   "roo/ignore/validateAccess": { params: ValidateAccessParams; result: ValidateAccessResult };
   "roo/ignore/filterPaths": { params: FilterPathsParams; result: FilterPathsResult };
+  "roo/ignore/formatFilesList": { params: FormatFilesListParams; result: FormatFilesListResult };
   "roo/ignore/validateCommand": { params: ValidateCommandParams; result: ValidateCommandResult };
   "roo/ignore/instructions": { params: IgnoreInstructionsParams; result: IgnoreInstructionsResult };
   "roo/protect/check": { params: ProtectParams; result: ProtectCheckResult };
@@ -1942,6 +1981,7 @@ export interface RooServerNotifications {
 export const ROO_REQUEST_METHODS = {
   ignoreValidateAccess: "roo/ignore/validateAccess",
   ignoreFilterPaths: "roo/ignore/filterPaths",
+  ignoreFormatFilesList: "roo/ignore/formatFilesList",
   ignoreValidateCommand: "roo/ignore/validateCommand",
   ignoreInstructions: "roo/ignore/instructions",
   protectCheck: "roo/protect/check",
