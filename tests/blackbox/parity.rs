@@ -532,3 +532,78 @@ fn parity_format_files_list_hides_or_locks_ignored_entries_and_shields_protected
         "No files found."
     );
 }
+
+/// The JSON blocks of one method's section of docs/protocol.md, parsed.
+fn documented_examples(method: &str) -> Vec<Value> {
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/protocol.md"
+    ))
+    .unwrap();
+    let heading = format!("### `{method}`");
+    let section = docs
+        .split(&heading)
+        .nth(1)
+        .unwrap_or_else(|| panic!("no section {method}"));
+    let section = section.split("\n### ").next().unwrap();
+    section
+        .split("```json")
+        .skip(1)
+        .map(|block| {
+            let text = block.split("```").next().unwrap();
+            serde_json::from_str(text).unwrap_or_else(|e| panic!("{method}: {e}\n{text}"))
+        })
+        .collect()
+}
+
+#[test]
+fn parity_documented_examples_are_what_the_binary_answers() {
+    let mut server = Server::start(&[], Value::Null);
+    for method in ["roo/history/rewind", "roo/context/classifyError"] {
+        let examples = documented_examples(method);
+        let (request, response) = (&examples[0], &examples[1]);
+        assert_eq!(request["method"], method);
+        let answer = server.call(method, request["params"].clone());
+        // JSON values compare integers and floats apart: `300` is not `300.0`.
+        assert_eq!(answer, response["result"], "{method}");
+    }
+}
+
+#[test]
+fn parity_dispose_of_an_unknown_task_is_documented_and_harmless() {
+    let mut server = Server::start(&[], Value::Null);
+    let answer = server.call("roo/files/disposeTask", json!({"taskId": "never-opened"}));
+    assert_eq!(answer, json!({"disposed": false}));
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/protocol.md"
+    ))
+    .unwrap();
+    assert!(docs.contains("`disposeTask`, which answers `{\"disposed\": false}`"));
+}
+
+#[test]
+fn parity_every_context_error_the_binary_can_give_is_documented() {
+    let docs = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../docs/protocol.md"
+    ))
+    .unwrap();
+    for text in [
+        "Not enough messages to condense context",
+        "Context was condensed recently; skipping this attempt",
+        "Condensing API call failed: <message>",
+        "Failed to condense context",
+        "Context size increased during\ncondensing; skipping this attempt",
+        "Condensed context (<n> tokens) still exceeds the available\nbudget (<allowed> tokens)",
+        "API handler for\ncondensing context is invalid",
+        "is too small for the condense instructions",
+        "too small for the condense request",
+        "Context window recovery failed",
+    ] {
+        assert!(
+            docs.contains(text),
+            "docs/protocol.md does not name {text:?}"
+        );
+    }
+}
