@@ -1669,7 +1669,8 @@ export interface RewindResult {
    */
   removedTruncationIds: string[];
   /**
-   * The timestamp cutoff applied.
+   * The timestamp cutoff applied (an integral value is written as an integer, `300` not
+   * `300.0`, as JavaScript writes it).
    */
   apiCutoffTs: number;
   /**
