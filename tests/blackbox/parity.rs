@@ -607,3 +607,29 @@ fn parity_every_context_error_the_binary_can_give_is_documented() {
         );
     }
 }
+
+#[test]
+fn parity_an_unreadable_task_metadata_file_is_reported_on_every_first_open() {
+    let workspace = crate::harness::Fixture::new(&[("a.ts", "a")]);
+    let storage = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&[workspace.root()], Value::Null);
+    // The race was between the actor failing (and closing its mailbox) and the first command
+    // reaching it: many first opens make a lost race near certain without the fix.
+    for task in 0..60 {
+        let dir = storage.path().join(format!("task-{task}"));
+        std::fs::create_dir_all(dir.join("task_metadata.json")).unwrap();
+        let error = server
+            .request(
+                "roo/files/track",
+                json!({"taskId": format!("task-{task}"), "storageDir": dir, "path": "a.ts", "source": "read_tool"}),
+            )
+            .unwrap_err();
+        assert_eq!(error["code"], -32603, "task {task}: {error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(
+            message.contains("task_metadata.json"),
+            "task {task}: {message}"
+        );
+        assert!(!message.contains("closed"), "task {task}: {message}");
+    }
+}

@@ -275,6 +275,9 @@ struct TaskHandle {
     generation: u64,
     storage: Option<PathBuf>,
     commands: mpsc::UnboundedSender<Command>,
+    /// Why the actor could not open the task, set before its mailbox closes, so a command sent
+    /// after the close gets the real error (the file that could not be read), never "closed".
+    failure: Arc<std::sync::OnceLock<TrackerError>>,
 }
 
 #[derive(Default)]
@@ -402,6 +405,7 @@ impl FileTracker {
             generation: self.generations.fetch_add(1, Ordering::Relaxed),
             storage: storage.map(Path::to_path_buf),
             commands,
+            failure: Arc::default(),
         };
         let previous = registry.retiring.remove(task_id);
         registry.open.insert(task_id.to_owned(), handle.clone());
@@ -410,6 +414,7 @@ impl FileTracker {
             task_id: task_id.to_owned(),
             generation: handle.generation,
             storage: handle.storage.clone(),
+            failure: handle.failure.clone(),
             registry: self.registry.clone(),
             changes: self.changes.clone(),
         };
@@ -624,10 +629,13 @@ impl FileTracker {
 }
 
 fn send(handle: &TaskHandle, command: Command) -> Result<(), TrackerError> {
-    handle
-        .commands
-        .send(command)
-        .map_err(|_| TrackerError::Io("the task was closed".into()))
+    handle.commands.send(command).map_err(|_| {
+        handle
+            .failure
+            .get()
+            .cloned()
+            .unwrap_or_else(|| TrackerError::Io("the task was closed".into()))
+    })
 }
 
 async fn receive<T>(answer: oneshot::Receiver<Result<T, TrackerError>>) -> Result<T, TrackerError> {
@@ -706,6 +714,7 @@ struct TaskActor {
     task_id: String,
     generation: u64,
     storage: Option<PathBuf>,
+    failure: Arc<std::sync::OnceLock<TrackerError>>,
     registry: Arc<Mutex<Registry>>,
     changes: mpsc::UnboundedSender<FileDidChangeParams>,
 }
@@ -949,6 +958,7 @@ impl TaskActor {
         {
             registry.open.remove(&self.task_id);
         }
+        let _ = self.failure.set(error.clone());
         mailbox.close();
         while let Ok(command) = mailbox.try_recv() {
             match command {
