@@ -633,3 +633,58 @@ fn parity_an_unreadable_task_metadata_file_is_reported_on_every_first_open() {
         assert!(!message.contains("closed"), "task {task}: {message}");
     }
 }
+
+#[test]
+fn parity_marking_a_file_no_task_read_does_not_watch_it() {
+    let workspace =
+        crate::harness::Fixture::new(&[("b.ts", "b\n"), ("c.ts", "c\n"), ("d.ts", "d\n")]);
+    let storage = tempfile::tempdir().unwrap();
+    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let dir = storage.path().join("t");
+    std::fs::create_dir_all(&dir).unwrap();
+    let track = |server: &mut Server, path: &str, source: &str| {
+        server.call(
+            "roo/files/track",
+            json!({"taskId": "t", "storageDir": dir, "path": path, "source": source}),
+        )
+    };
+    track(&mut server, "b.ts", "read_tool");
+    let marked = server.call(
+        "roo/files/markRooEdited",
+        json!({"taskId": "t", "path": "c.ts", "content": "agent\n"}),
+    );
+    assert_eq!(marked, json!({"watched": false}));
+    // A user edit of the never-read file is not reported; the next one of a read file is first.
+    workspace.replace("c.ts", "user\n");
+    workspace.replace("b.ts", "user\n");
+    let first = server.notification("roo/files/didChange");
+    assert_eq!(first["path"], "b.ts", "{first}");
+    let text = std::fs::read_to_string(dir.join("task_metadata.json")).unwrap();
+    assert!(!text.contains("c.ts"), "{text}");
+
+    // Marked before the agent writes a new file, tracked after: then it is watched, and the
+    // user's later edit is reported.
+    assert_eq!(
+        server.call(
+            "roo/files/markRooEdited",
+            json!({"taskId": "t", "path": "d.ts", "content": "agent d\n"})
+        ),
+        json!({"watched": false})
+    );
+    workspace.replace("d.ts", "agent d\n");
+    assert_eq!(track(&mut server, "d.ts", "roo_edited")["watched"], true);
+    assert_eq!(
+        server.call(
+            "roo/files/markRooEdited",
+            json!({"taskId": "t", "path": "d.ts", "content": "agent d2\n"})
+        ),
+        json!({"watched": true})
+    );
+    workspace.replace("d.ts", "agent d2\n");
+    workspace.replace("d.ts", "user d\n");
+    let next = server.notification("roo/files/didChange");
+    assert_eq!(
+        next,
+        json!({"taskId": "t", "path": "d.ts", "kind": "modified"})
+    );
+}

@@ -430,6 +430,18 @@ impl FileTracker {
     /// folder and may be read, adds it to the watch index. Returns the absolute path, or why it
     /// is not watched.
     fn watch(&self, task_id: &str, path: &str, cwd: Option<&str>) -> Result<PathBuf, &'static str> {
+        self.watch_or_check(task_id, path, cwd, true)
+    }
+
+    /// [`Self::watch`] when `add`; otherwise whether the task already watches the path (as the
+    /// original, which watches only files passed to `trackFileContext`).
+    fn watch_or_check(
+        &self,
+        task_id: &str,
+        path: &str,
+        cwd: Option<&str>,
+        add: bool,
+    ) -> Result<PathBuf, &'static str> {
         let policy = self.state.policy();
         let base = match cwd {
             Some(cwd) => normalize_lexically(policy.base(), cwd),
@@ -448,6 +460,14 @@ impl FileTracker {
             key: path.to_owned(),
             base,
         };
+        if !add {
+            // Only a path the task already tracks counts as watched.
+            return if self.index.get(&resolved.lexical).contains(&watch) {
+                Ok(resolved.lexical)
+            } else {
+                Err("notTracked")
+            };
+        }
         if resolved.canonical != resolved.lexical {
             self.index.insert(resolved.canonical, watch.clone());
         }
@@ -497,7 +517,9 @@ impl FileTracker {
         cwd: Option<&str>,
     ) -> Result<bool, TrackerError> {
         let handle = self.existing(task_id)?;
-        let watched = self.watch(task_id, path, cwd);
+        // A file no task tracks is not watched by marking it: the original adds it to
+        // `recentlyEditedByRoo` only, and only `trackFileContext` sets up a watcher.
+        let watched = self.watch_or_check(task_id, path, cwd, false);
         let seen = match (&watched, content, deleted) {
             (Err(_), _, _) => Seen::NotWatched,
             (Ok(_), _, true) => Seen::Known(Fingerprint::Missing),
