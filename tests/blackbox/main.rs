@@ -16,6 +16,7 @@ mod history;
 mod lifecycle;
 mod mentions;
 mod ordering;
+mod parity;
 mod reload;
 mod security;
 mod starvation;

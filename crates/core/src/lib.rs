@@ -5,6 +5,7 @@ pub mod access;
 pub mod cancel;
 pub mod context;
 pub mod conversation;
+pub mod files_list;
 pub mod fs;
 pub mod mentions;
 pub mod path;

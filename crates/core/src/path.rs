@@ -342,9 +342,6 @@ mod tests {
                 .get(path)
                 .map(|link| link.is_some())
         }
-        fn read_to_string(&self, _: &Path) -> std::io::Result<String> {
-            Err(std::io::ErrorKind::Unsupported.into())
-        }
     }
 
     #[test]

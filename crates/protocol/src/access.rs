@@ -238,3 +238,30 @@ pub struct ProtectInstructionsResult {
     /// The approval message.
     pub message: String,
 }
+
+/// Params of `roo/ignore/formatFilesList`: the text a list-files tool shows the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FormatFilesListParams {
+    /// The listed folder (absolute, or relative to the first workspace folder; default that folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub listed_dir: Option<String>,
+    /// The entries found, absolute or relative to the listed folder; folders end with `/`.
+    pub files: Vec<String>,
+    /// The listing stopped at its limit (appends the truncation notice).
+    #[serde(default)]
+    pub did_hit_limit: bool,
+    /// Show ignored entries with a lock instead of hiding them (`showRooIgnoredFiles`, default false).
+    #[serde(default)]
+    pub show_ignored: bool,
+}
+
+/// Result of `roo/ignore/formatFilesList`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FormatFilesListResult {
+    /// The formatted list, exactly as the original's `formatFilesList` returns it.
+    pub text: String,
+}

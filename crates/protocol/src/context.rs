@@ -139,13 +139,44 @@ pub struct ContextTruncation {
     pub new_context_tokens: u64,
 }
 
+/// The `say` name of a context-management event, spelled as the original's UI log spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum ContextEventName {
+    /// A summary replaced the history (`contextCondense` is set).
+    CondenseContext,
+    /// Condensing or truncating failed (`text` is the error).
+    CondenseContextError,
+    /// Messages were hidden or tool results shrunk (`contextTruncation` is set).
+    SlidingWindowTruncation,
+}
+
+impl ContextEventName {
+    /// Every event name, in the original's order.
+    pub const ALL: [ContextEventName; 3] = [
+        ContextEventName::CondenseContext,
+        ContextEventName::CondenseContextError,
+        ContextEventName::SlidingWindowTruncation,
+    ];
+
+    /// The name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextEventName::CondenseContext => "condense_context",
+            ContextEventName::CondenseContextError => "condense_context_error",
+            ContextEventName::SlidingWindowTruncation => "sliding_window_truncation",
+        }
+    }
+}
+
 /// An event for the host's UI log (`say` message), in the original's shape.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ContextEventMessage {
     /// `condense_context`, `condense_context_error` or `sliding_window_truncation`.
-    pub say: String,
+    pub say: ContextEventName,
     /// The error text (`condense_context_error`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,

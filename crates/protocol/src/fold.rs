@@ -16,6 +16,10 @@ pub struct FoldContextParams {
     /// Budget in UTF-16 code units (default 50,000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_chars: Option<usize>,
+    /// Definitions spanning fewer lines are left out (the original's `MIN_COMPONENT_LINES`,
+    /// default 4; 0 keeps every definition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_component_lines: Option<u32>,
 }
 
 /// Result of `roo/fold/context`.
@@ -63,6 +67,9 @@ pub struct FoldOutlineParams {
     /// Base folder for a relative path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Definitions spanning fewer lines are left out (default 4; 0 keeps every definition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_component_lines: Option<u32>,
 }
 
 /// Result of `roo/fold/outline`.

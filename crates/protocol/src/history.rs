@@ -109,7 +109,9 @@ pub struct RewindResult {
     pub removed_condense_ids: Vec<String>,
     /// `truncationId`s of removed truncation events (their markers are gone).
     pub removed_truncation_ids: Vec<String>,
-    /// The timestamp cutoff applied.
+    /// The timestamp cutoff applied (an integral value is written as an integer, `300` not
+    /// `300.0`, as JavaScript writes it).
+    #[serde(serialize_with = "integral_as_integer")]
     pub api_cutoff_ts: f64,
     /// Oddities met on the way.
     pub diagnostics: Vec<HistoryDiagnostic>,
@@ -158,4 +160,16 @@ pub struct MessageTokens {
     pub index: usize,
     /// Tokens of its content.
     pub tokens: usize,
+}
+
+/// Writes an integral `f64` as a JSON integer (JavaScript prints `300`, never `300.0`; `-0` as `0`).
+fn integral_as_integer<S: serde::Serializer>(
+    value: &f64,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    if value.fract() == 0.0 && value.abs() < 9.0e15 {
+        serializer.serialize_i64(*value as i64)
+    } else {
+        serializer.serialize_f64(*value)
+    }
 }

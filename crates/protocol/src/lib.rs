@@ -26,6 +26,8 @@ pub mod methods {
     pub const IGNORE_VALIDATE_ACCESS: &str = "roo/ignore/validateAccess";
     /// Keeps the paths that may be read.
     pub const IGNORE_FILTER_PATHS: &str = "roo/ignore/filterPaths";
+    /// The text a list-files tool shows the model (ignored hidden or locked, protected shielded).
+    pub const IGNORE_FORMAT_FILES_LIST: &str = "roo/ignore/formatFilesList";
     /// Vets a shell command line.
     pub const IGNORE_VALIDATE_COMMAND: &str = "roo/ignore/validateCommand";
     /// The ignore file's LLM instructions.
@@ -93,6 +95,7 @@ pub mod methods {
     pub const ALL_REQUESTS: &[&str] = &[
         IGNORE_VALIDATE_ACCESS,
         IGNORE_FILTER_PATHS,
+        IGNORE_FORMAT_FILES_LIST,
         IGNORE_VALIDATE_COMMAND,
         IGNORE_INSTRUCTIONS,
         PROTECT_CHECK,

@@ -81,6 +81,11 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
             methods::IGNORE_VALIDATE_ACCESS,
         ),
         request::<FilterPathsParams, FilterPathsResult>(g, C2S, methods::IGNORE_FILTER_PATHS),
+        request::<FormatFilesListParams, FormatFilesListResult>(
+            g,
+            C2S,
+            methods::IGNORE_FORMAT_FILES_LIST,
+        ),
         request::<ValidateCommandParams, ValidateCommandResult>(
             g,
             C2S,

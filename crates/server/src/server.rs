@@ -57,6 +57,8 @@ pub struct Backend {
     tokens: Arc<roo_context_tokens::TokenCache>,
     /// Files each task has in context; fed by the watcher and the document notifications.
     files: Arc<FileTracker>,
+    /// The host answered `roo/host/summarize` with -32601 (it has no summarizer).
+    host_cannot_summarize: Arc<AtomicBool>,
 }
 
 fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
@@ -93,6 +95,7 @@ impl Backend {
                 outlines: Arc::new(OutlineCache::default()),
                 tokens: Arc::new(roo_context_tokens::TokenCache::default()),
                 files,
+                host_cannot_summarize: Arc::new(AtomicBool::new(false)),
             }
         })
         .custom_method(
@@ -100,6 +103,10 @@ impl Backend {
             Backend::ignore_validate_access,
         )
         .custom_method(methods::IGNORE_FILTER_PATHS, Backend::ignore_filter_paths)
+        .custom_method(
+            methods::IGNORE_FORMAT_FILES_LIST,
+            Backend::ignore_format_files_list,
+        )
         .custom_method(
             methods::IGNORE_VALIDATE_COMMAND,
             Backend::ignore_validate_command,
@@ -245,6 +252,20 @@ impl Backend {
             let params = decode(params)?;
             let policy = self.state.policy();
             encode(access::filter_paths(&self.state, &policy, &params))
+        })
+        .await
+    }
+
+    /// `roo/ignore/formatFilesList`: judged on the blocking pool (one canonicalization per entry).
+    async fn ignore_format_files_list(&self, params: Value) -> Result<Value> {
+        guarded(methods::IGNORE_FORMAT_FILES_LIST, async {
+            let params: roo_context_protocol::access::FormatFilesListParams = decode(params)?;
+            let policy = self.state.policy();
+            let state = self.state.clone();
+            let result =
+                crate::rpc::blocking(move || access::format_files_list(&state, &policy, &params))
+                    .await?;
+            encode(result)
         })
         .await
     }
@@ -430,6 +451,7 @@ impl Backend {
             documents: self.documents.clone(),
             outlines: self.outlines.clone(),
             tokens: self.tokens.clone(),
+            host_cannot_summarize: self.host_cannot_summarize.clone(),
         };
         let client = self.client.clone();
         guarded(methods::CONTEXT_MANAGE, async move {

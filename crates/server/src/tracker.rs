@@ -277,6 +277,9 @@ struct TaskHandle {
     generation: u64,
     storage: Option<PathBuf>,
     commands: mpsc::UnboundedSender<Command>,
+    /// Why the actor could not open the task, set before its mailbox closes, so a command sent
+    /// after the close gets the real error (the file that could not be read), never "closed".
+    failure: Arc<std::sync::OnceLock<TrackerError>>,
 }
 
 #[derive(Default)]
@@ -416,6 +419,7 @@ impl FileTracker {
             generation: self.generations.fetch_add(1, Ordering::Relaxed),
             storage: storage.map(Path::to_path_buf),
             commands,
+            failure: Arc::default(),
         };
         let previous = registry.retiring.remove(task_id);
         registry.open.insert(task_id.to_owned(), handle.clone());
@@ -424,6 +428,7 @@ impl FileTracker {
             task_id: task_id.to_owned(),
             generation: handle.generation,
             storage: handle.storage.clone(),
+            failure: handle.failure.clone(),
             registry: self.registry.clone(),
             changes: self.changes.clone(),
         };
@@ -439,6 +444,18 @@ impl FileTracker {
     /// folder and may be read, adds it to the watch index. Returns the absolute path, or why it
     /// is not watched.
     fn watch(&self, task_id: &str, path: &str, cwd: Option<&str>) -> Result<PathBuf, &'static str> {
+        self.watch_or_check(task_id, path, cwd, true)
+    }
+
+    /// [`Self::watch`] when `add`; otherwise whether the task already watches the path (as the
+    /// original, which watches only files passed to `trackFileContext`).
+    fn watch_or_check(
+        &self,
+        task_id: &str,
+        path: &str,
+        cwd: Option<&str>,
+        add: bool,
+    ) -> Result<PathBuf, &'static str> {
         let policy = self.state.policy();
         let base = match cwd {
             Some(cwd) => normalize_lexically(policy.base(), cwd),
@@ -457,6 +474,14 @@ impl FileTracker {
             key: path.to_owned(),
             base,
         };
+        if !add {
+            // Only a path the task already tracks counts as watched.
+            return if self.index.get(&resolved.lexical).contains(&watch) {
+                Ok(resolved.lexical)
+            } else {
+                Err("notTracked")
+            };
+        }
         if resolved.canonical != resolved.lexical {
             self.index.insert(resolved.canonical, watch.clone());
         }
@@ -506,7 +531,9 @@ impl FileTracker {
         cwd: Option<&str>,
     ) -> Result<bool, TrackerError> {
         let handle = self.existing(task_id)?;
-        let watched = self.watch(task_id, path, cwd);
+        // A file no task tracks is not watched by marking it: the original adds it to
+        // `recentlyEditedByRoo` only, and only `trackFileContext` sets up a watcher.
+        let watched = self.watch_or_check(task_id, path, cwd, false);
         let seen = match (&watched, content, deleted) {
             (Err(_), _, _) => Seen::NotWatched,
             (Ok(_), _, true) => Seen::Known(Fingerprint::Missing),
@@ -638,10 +665,13 @@ impl FileTracker {
 }
 
 fn send(handle: &TaskHandle, command: Command) -> Result<(), TrackerError> {
-    handle
-        .commands
-        .send(command)
-        .map_err(|_| TrackerError::Io("the task was closed".into()))
+    handle.commands.send(command).map_err(|_| {
+        handle
+            .failure
+            .get()
+            .cloned()
+            .unwrap_or_else(|| TrackerError::Io("the task was closed".into()))
+    })
 }
 
 async fn receive<T>(answer: oneshot::Receiver<Result<T, TrackerError>>) -> Result<T, TrackerError> {
@@ -720,6 +750,7 @@ struct TaskActor {
     task_id: String,
     generation: u64,
     storage: Option<PathBuf>,
+    failure: Arc<std::sync::OnceLock<TrackerError>>,
     registry: Arc<Mutex<Registry>>,
     changes: mpsc::UnboundedSender<FileDidChangeParams>,
 }
@@ -963,6 +994,7 @@ impl TaskActor {
         {
             registry.open.remove(&self.task_id);
         }
+        let _ = self.failure.set(error.clone());
         mailbox.close();
         while let Ok(command) = mailbox.try_recv() {
             match command {

@@ -69,6 +69,60 @@ function tables(methods) {
   return lines.join("\n");
 }
 
+/** The string values of a unit enum's schema (`enum`, or `oneOf` of `const` when variants have docs). */
+function enumValues(schema) {
+  if (Array.isArray(schema?.enum)) return schema.enum;
+  const variants = schema?.oneOf ?? schema?.anyOf ?? [];
+  return variants.map((v) => v.const ?? v.enum?.[0]).filter((v) => typeof v === "string");
+}
+
+/** Event names and a type guard for `events` of `roo/context/manage`, from the schema. */
+function contextEventGuard(definitions) {
+  const names = enumValues(definitions.ContextEventName);
+  if (names.length === 0) throw new Error("the schema has no ContextEventName values");
+  const payload = {
+    condense_context: `typeof (value as { contextCondense?: unknown }).contextCondense === "object" && (value as { contextCondense?: unknown }).contextCondense !== null`,
+    condense_context_error: `typeof (value as { text?: unknown }).text === "string"`,
+    sliding_window_truncation: `typeof (value as { contextTruncation?: unknown }).contextTruncation === "object" && (value as { contextTruncation?: unknown }).contextTruncation !== null`,
+  };
+  for (const name of names) {
+    if (!payload[name]) throw new Error(`no payload check for context event ${name}`);
+  }
+  return [
+    "/** The `say` names of context-management events (`condense_context`, ...), as the original spells them. */",
+    `export const CONTEXT_EVENT_NAMES = ${JSON.stringify(names)} as const;`,
+    "",
+    "/** A context-management event of one name, with the payload that name carries. */",
+    "export type ContextEventOf<N extends ContextEventName> = ContextEventMessage & { say: N } & (N extends \"condense_context\"",
+    "  ? { contextCondense: ContextCondense }",
+    "  : N extends \"sliding_window_truncation\"",
+    "    ? { contextTruncation: ContextTruncation }",
+    "    : N extends \"condense_context_error\"",
+    "      ? { text: string }",
+    "      : never);",
+    "",
+    "/**",
+    " * Whether `value` is a context-management event (of `name`, when given) with its payload:",
+    " * `contextCondense` on `condense_context`, `text` on `condense_context_error`,",
+    " * `contextTruncation` on `sliding_window_truncation`.",
+    " */",
+    "export function isContextEvent<N extends ContextEventName = ContextEventName>(",
+    "  value: unknown,",
+    "  name?: N,",
+    "): value is ContextEventOf<N> {",
+    "  if (typeof value !== \"object\" || value === null) return false;",
+    "  const say = (value as { say?: unknown }).say;",
+    "  if (typeof say !== \"string\" || !(CONTEXT_EVENT_NAMES as readonly string[]).includes(say)) return false;",
+    "  if (name !== undefined && say !== name) return false;",
+    "  switch (say as ContextEventName) {",
+    ...names.map((n) => `    case ${JSON.stringify(n)}:\n      return ${payload[n]};`),
+    "  }",
+    "  return false;",
+    "}",
+    "",
+  ].join("\n");
+}
+
 async function generate() {
   const schema = loadSchema();
   const definitions = schema.definitions;
@@ -95,7 +149,7 @@ async function generate() {
     "",
   ].join("\n");
   const initialization = `/** \`initializationOptions\` of \`initialize\`. */\nexport type InitializationOptions = ${schema.initializationOptions};\n`;
-  return `${banner}\n${types}\n${tables(schema.methods)}\n${initialization}`;
+  return `${banner}\n${types}\n${tables(schema.methods)}\n${initialization}\n${contextEventGuard(definitions)}`;
 }
 
 const text = await generate();

@@ -10,6 +10,13 @@
  */
 export type CommandVerdict = "allowed" | "blocked" | "undecidable";
 /**
+ * The `say` name of a context-management event, spelled as the original's UI log spells it.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextEventName".
+ */
+export type ContextEventName = "condense_context" | "condense_context_error" | "sliding_window_truncation";
+/**
  * What triggered a `roo/context/manage` call.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -37,6 +44,7 @@ export interface RooProtocolDefinitions {
   ContextBudgetInfo: ContextBudgetInfo;
   ContextCondense: ContextCondense;
   ContextEventMessage: ContextEventMessage;
+  ContextEventName: ContextEventName;
   ContextTrigger: ContextTrigger;
   ContextTruncation: ContextTruncation;
   CountTokensParams: CountTokensParams;
@@ -58,6 +66,8 @@ export interface RooProtocolDefinitions {
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
+  FormatFilesListParams: FormatFilesListParams;
+  FormatFilesListResult: FormatFilesListResult;
   HistoryDiagnostic: HistoryDiagnostic;
   HostCancelSummarizeParams: HostCancelSummarizeParams;
   HostErrorInfo: HostErrorInfo;
@@ -278,7 +288,7 @@ export interface ContextEventMessage {
   /**
    * `condense_context`, `condense_context_error` or `sliding_window_truncation`.
    */
-  say: string;
+  say: ContextEventName;
   /**
    * The error text (`condense_context_error`).
    */
@@ -600,6 +610,11 @@ export interface FoldContextParams {
    * Budget in UTF-16 code units (default 50,000).
    */
   maxChars?: number | null;
+  /**
+   * Definitions spanning fewer lines are left out (the original's `MIN_COMPONENT_LINES`,
+   * default 4; 0 keeps every definition).
+   */
+  minComponentLines?: number | null;
 }
 /**
  * Result of `roo/fold/context`.
@@ -673,6 +688,10 @@ export interface FoldOutlineParams {
    * Base folder for a relative path.
    */
   cwd?: string | null;
+  /**
+   * Definitions spanning fewer lines are left out (default 4; 0 keeps every definition).
+   */
+  minComponentLines?: number | null;
 }
 /**
  * Result of `roo/fold/outline`.
@@ -762,6 +781,42 @@ export interface FolderStatus {
    * cannot be compiled) and no earlier rules exist: every path in the folder is blocked.
    */
   blocksEverything?: boolean;
+}
+/**
+ * Params of `roo/ignore/formatFilesList`: the text a list-files tool shows the model.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FormatFilesListParams".
+ */
+export interface FormatFilesListParams {
+  /**
+   * The listed folder (absolute, or relative to the first workspace folder; default that folder).
+   */
+  listedDir?: string | null;
+  /**
+   * The entries found, absolute or relative to the listed folder; folders end with `/`.
+   */
+  files: string[];
+  /**
+   * The listing stopped at its limit (appends the truncation notice).
+   */
+  didHitLimit?: boolean;
+  /**
+   * Show ignored entries with a lock instead of hiding them (`showRooIgnoredFiles`, default false).
+   */
+  showIgnored?: boolean;
+}
+/**
+ * Result of `roo/ignore/formatFilesList`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FormatFilesListResult".
+ */
+export interface FormatFilesListResult {
+  /**
+   * The formatted list, exactly as the original's `formatFilesList` returns it.
+   */
+  text: string;
 }
 /**
  * Params of the `roo/host/cancelSummarize` notification (server to client): the summarize call
@@ -1632,7 +1687,8 @@ export interface RewindResult {
    */
   removedTruncationIds: string[];
   /**
-   * The timestamp cutoff applied.
+   * The timestamp cutoff applied (an integral value is written as an integer, `300` not
+   * `300.0`, as JavaScript writes it).
    */
   apiCutoffTs: number;
   /**
@@ -1920,6 +1976,7 @@ export interface WorkspaceStatusResult {
 export interface RooRequests {
   "roo/ignore/validateAccess": { params: ValidateAccessParams; result: ValidateAccessResult };
   "roo/ignore/filterPaths": { params: FilterPathsParams; result: FilterPathsResult };
+  "roo/ignore/formatFilesList": { params: FormatFilesListParams; result: FormatFilesListResult };
   "roo/ignore/validateCommand": { params: ValidateCommandParams; result: ValidateCommandResult };
   "roo/ignore/instructions": { params: IgnoreInstructionsParams; result: IgnoreInstructionsResult };
   "roo/protect/check": { params: ProtectParams; result: ProtectCheckResult };
@@ -1967,6 +2024,7 @@ export interface RooServerNotifications {
 export const ROO_REQUEST_METHODS = {
   ignoreValidateAccess: "roo/ignore/validateAccess",
   ignoreFilterPaths: "roo/ignore/filterPaths",
+  ignoreFormatFilesList: "roo/ignore/formatFilesList",
   ignoreValidateCommand: "roo/ignore/validateCommand",
   ignoreInstructions: "roo/ignore/instructions",
   protectCheck: "roo/protect/check",
@@ -2012,3 +2070,39 @@ export const ROO_SERVER_NOTIFICATION_METHODS = {
 
 /** `initializationOptions` of `initialize`. */
 export type InitializationOptions = Settings;
+
+/** The `say` names of context-management events (`condense_context`, ...), as the original spells them. */
+export const CONTEXT_EVENT_NAMES = ["condense_context","condense_context_error","sliding_window_truncation"] as const;
+
+/** A context-management event of one name, with the payload that name carries. */
+export type ContextEventOf<N extends ContextEventName> = ContextEventMessage & { say: N } & (N extends "condense_context"
+  ? { contextCondense: ContextCondense }
+  : N extends "sliding_window_truncation"
+    ? { contextTruncation: ContextTruncation }
+    : N extends "condense_context_error"
+      ? { text: string }
+      : never);
+
+/**
+ * Whether `value` is a context-management event (of `name`, when given) with its payload:
+ * `contextCondense` on `condense_context`, `text` on `condense_context_error`,
+ * `contextTruncation` on `sliding_window_truncation`.
+ */
+export function isContextEvent<N extends ContextEventName = ContextEventName>(
+  value: unknown,
+  name?: N,
+): value is ContextEventOf<N> {
+  if (typeof value !== "object" || value === null) return false;
+  const say = (value as { say?: unknown }).say;
+  if (typeof say !== "string" || !(CONTEXT_EVENT_NAMES as readonly string[]).includes(say)) return false;
+  if (name !== undefined && say !== name) return false;
+  switch (say as ContextEventName) {
+    case "condense_context":
+      return typeof (value as { contextCondense?: unknown }).contextCondense === "object" && (value as { contextCondense?: unknown }).contextCondense !== null;
+    case "condense_context_error":
+      return typeof (value as { text?: unknown }).text === "string";
+    case "sliding_window_truncation":
+      return typeof (value as { contextTruncation?: unknown }).contextTruncation === "object" && (value as { contextTruncation?: unknown }).contextTruncation !== null;
+  }
+  return false;
+}

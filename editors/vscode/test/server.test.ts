@@ -10,7 +10,7 @@ import { pathToFileURL } from "node:url";
 import { RooSession, startSession } from "../src/client/session";
 import { HostHandlers, NotificationEvent, onServerNotifications } from "../src/client/host";
 import { commandApproval } from "../src/client/commands";
-import { ROO_REQUEST_METHODS } from "../src/protocol.generated";
+import { CONTEXT_EVENT_NAMES, ROO_REQUEST_METHODS, isContextEvent } from "../src/protocol.generated";
 import { APP_TS, serverBinary, waitFor, workspace } from "./fixture";
 
 let root: string;
@@ -190,6 +190,14 @@ test("summarize round trip: roo/context/manage asks the host (this test) for the
     assert.equal(result.cost, 0.25);
     assert.ok(JSON.stringify(result.messages).includes("SUMMARY-FROM-TEST"), "the new history carries the summary");
     assert.ok(result.events.some((e: any) => e.say === "condense_context"), JSON.stringify(result.events));
+    // The generated type guard recognises the server's real events and narrows their payload.
+    assert.ok(result.events.every((e: unknown) => isContextEvent(e)), JSON.stringify(result.events));
+    const condensed = (result.events as unknown[]).filter((e) => isContextEvent(e, "condense_context"));
+    assert.equal(condensed.length, 1);
+    if (isContextEvent(condensed[0], "condense_context")) {
+      assert.equal(condensed[0].contextCondense.condenseId, result.condenseId);
+    }
+    assert.equal((result.events as unknown[]).filter((e) => isContextEvent(e, "sliding_window_truncation")).length, 0);
   } finally {
     assert.equal(await condenser.stop(), 0);
   }
@@ -212,7 +220,21 @@ test("a host that cannot summarize makes the condense fail cleanly, history unch
     assert.equal(result.changed, false, JSON.stringify(result));
     assert.ok(result.error, "an error is reported");
     assert.match(String(result.errorDetails ?? result.error), /not available/);
+    const errors = (result.events as unknown[]).filter((e) => isContextEvent(e, "condense_context_error"));
+    assert.equal(errors.length, 1, JSON.stringify(result.events));
+    if (isContextEvent(errors[0], "condense_context_error")) assert.equal(errors[0].text, result.error);
   } finally {
     assert.equal(await bare.stop(), 0);
   }
+});
+
+test("context event names and the type guard match the original's spelling and payloads", () => {
+  assert.deepEqual([...CONTEXT_EVENT_NAMES], ["condense_context", "condense_context_error", "sliding_window_truncation"]);
+  assert.equal(isContextEvent({ say: "condense_context_error", text: "boom" }), true);
+  assert.equal(isContextEvent({ say: "condense_context_error", text: "boom" }, "condense_context"), false);
+  assert.equal(isContextEvent({ say: "condense_context" }), false, "a condense event without contextCondense");
+  assert.equal(isContextEvent({ say: "sliding_window_truncation", contextTruncation: null }), false);
+  assert.equal(isContextEvent({ say: "api_req_started", text: "{}" }), false, "other say names are not context events");
+  assert.equal(isContextEvent({ say: "toString", text: "x" }), false);
+  for (const value of [null, undefined, "condense_context", 3, []]) assert.equal(isContextEvent(value), false);
 });

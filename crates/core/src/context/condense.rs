@@ -3,6 +3,7 @@
 //! tagging of what it replaces, and the `errorDetails` format of a failed summarizer call.
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 
 use serde_json::{Number, Value, json};
 
@@ -185,29 +186,42 @@ pub(crate) fn build_condense_request_with(
         Value::String(instructions.to_owned()),
     )));
     let token_limit = allowed_tokens(summarizer.context_window, summarizer.max_tokens);
+    // The conversation is shortened, never the instructions: when they alone (with the system
+    // prompt) do not fit, nothing is sent.
+    let instructions_tokens = request_tokens(&working[working.len() - 1..], tokens);
+    if instructions_tokens > token_limit {
+        return Err(CondenseFailure::new(too_small_for_instructions(
+            summarizer.context_window,
+            token_limit,
+            instructions_tokens,
+        )));
+    }
     let mut degradation = RequestDegradation::default();
+    // Distinct blocks, not rounds. Omissions happen between the two scopes, so indices of one
+    // set never mix with the other's.
+    let (mut shrunk_tool_results, mut shrunk_texts) = (BTreeSet::new(), BTreeSet::new());
 
-    let last = working.len() - 1;
-    let not_instructions = |index: usize| index != last;
     for scope in [ShrinkScope::ToolResults, ShrinkScope::AllText] {
         for _ in 0..FIT_ROUNDS {
             let tokens = request_tokens(&working, tokens);
             if tokens <= token_limit {
                 break;
             }
+            // The instructions are the last message, wherever omissions moved them.
+            let instructions = working.len() - 1;
             let edited = shrink_largest_texts(
                 &mut working,
-                &not_instructions,
+                &|index: usize| index != instructions,
                 (tokens - token_limit) as usize,
                 scope,
                 counter,
             );
-            match scope {
-                ShrinkScope::ToolResults => degradation.tool_results_shrunk += edited,
-                ShrinkScope::AllText => degradation.texts_shrunk += edited,
-            }
-            if edited == 0 {
+            if edited.is_empty() {
                 break;
+            }
+            match scope {
+                ShrinkScope::ToolResults => shrunk_tool_results.extend(edited),
+                ShrinkScope::AllText => shrunk_texts.extend(edited),
             }
         }
         if scope == ShrinkScope::ToolResults && request_tokens(&working, tokens) > token_limit {
@@ -215,6 +229,8 @@ pub(crate) fn build_condense_request_with(
         }
     }
 
+    degradation.tool_results_shrunk = shrunk_tool_results.len();
+    degradation.texts_shrunk = shrunk_texts.len();
     let rendered = render(&working, summarizer.supports_images);
     let request_tokens = request_tokens(&rendered, tokens);
     if request_tokens > token_limit {
@@ -231,6 +247,14 @@ pub(crate) fn build_condense_request_with(
         token_limit,
         degradation,
     })
+}
+
+/// The refusal when the condense instructions and the system prompt alone exceed the
+/// summarizer's usable window.
+pub fn too_small_for_instructions(context_window: u64, token_limit: u64, needed: u64) -> String {
+    format!(
+        "The summarizer's context window ({context_window} tokens, {token_limit} usable) is too small for the condense instructions ({needed} tokens with the system prompt); nothing was sent to the summarizer"
+    )
 }
 
 /// Leaves out messages after the first until the request fits, keeping the most recent ones and

@@ -12,7 +12,7 @@ use super::condense::{
     SummarizerInfo, SummaryExtras, Trigger, append_summary, build_condense_request_with,
     summarizer_call_failed, summary_message,
 };
-use super::prompts::{ERROR_CONTEXT_GREW, condense_api_failed};
+use super::prompts::{ERROR_CONTEXT_GREW, ERROR_HANDLER_INVALID, condense_api_failed};
 use super::truncate::{Reduction, apply_edits, model_facing_tokens_with, reduce_context_with};
 use crate::conversation::{
     ApiMessage, Clock, HistoryTokens, IdSource, TokenCounter, message_tokens,
@@ -254,7 +254,13 @@ pub enum SummarizeReply {
         /// The timeout, in milliseconds.
         after_ms: u64,
     },
+    /// The host has no summarizer at all (it does not implement the request): the original's
+    /// invalid condensing handler, which no retry can fix.
+    NoSummarizer,
 }
+
+/// `errorDetails` when the host has no summarizer.
+pub const NO_SUMMARIZER_DETAILS: &str = "The host does not implement roo/host/summarize (JSON-RPC -32601, method not found), so no model can write the summary; later requests do not ask it again.";
 
 /// Step one: measure, decide, and either finish (nothing to do, truncation, a guard failure) or
 /// return the summarize request to send.
@@ -315,6 +321,17 @@ pub fn finish_manage(
         SummarizeReply::Answer(answer) => answer,
         SummarizeReply::Failed { error, cost } => {
             let failure = summarizer_call_failed(&error, cost);
+            let mut outcome =
+                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+            outcome.request_degradation = degradation;
+            return outcome;
+        }
+        SummarizeReply::NoSummarizer => {
+            let failure = CondenseFailure {
+                error: ERROR_HANDLER_INVALID.to_owned(),
+                error_details: Some(NO_SUMMARIZER_DETAILS.to_owned()),
+                cost: 0.0,
+            };
             let mut outcome =
                 after_condense_failure(input, budget, Some(failure), counter, ids, clock);
             outcome.request_degradation = degradation;

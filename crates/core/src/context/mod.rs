@@ -35,15 +35,16 @@ pub use condense::{
 };
 pub use manage::{
     ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,
-    ManageInput, ManageOutcome, ManageStep, PendingCondense, SummarizeReply, begin_manage,
-    finish_manage, measure_budget, report,
+    ManageInput, ManageOutcome, ManageStep, NO_SUMMARIZER_DETAILS, PendingCondense, SummarizeReply,
+    begin_manage, finish_manage, measure_budget, report,
 };
 pub use prompts::{
     CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_CONTEXT_GREW,
     ERROR_HANDLER_INVALID, ERROR_NOT_ENOUGH_MESSAGES, SUMMARY_PROMPT, condense_api_failed,
 };
 pub use shrink::{
-    ShrinkScope, TOOL_RESULT_SHRINK_FLOOR_CHARS, shrink_largest_texts, tool_result_shrink_notice,
+    ShrinkScope, ShrunkBlock, TOOL_RESULT_SHRINK_FLOOR_CHARS, shrink_largest_texts,
+    tool_result_shrink_notice,
 };
 pub use truncate::{
     HistoryEdit, Reduction, TRUNCATION_FRACTION, apply_edits, model_facing_tokens,

@@ -41,6 +41,16 @@ enum Location {
 }
 
 impl Location {
+    /// The content block holding the text (`None` for string content).
+    fn block(self) -> Option<usize> {
+        match self {
+            Location::ContentString => None,
+            Location::TextBlock(block)
+            | Location::ToolResultString(block)
+            | Location::ToolResultItem(block, _) => Some(block),
+        }
+    }
+
     fn is_tool_result(self) -> bool {
         matches!(
             self,
@@ -285,8 +295,18 @@ fn raw_tokens_for(finished: usize, counter: &dyn TokenCounter) -> usize {
     low
 }
 
+/// One content block whose text was shortened: a tool result (or a text) is one block, however
+/// many of its texts were cut and however many rounds cut it, so callers count distinct blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ShrunkBlock {
+    /// Index of the message.
+    pub message: usize,
+    /// Index of the content block (`None` for string content).
+    pub block: Option<usize>,
+}
+
 /// Shrinks the largest eligible texts of `messages[i]` (for `eligible(i)`) until about
-/// `tokens_to_free` tokens are saved; returns how many texts were edited. Edited messages become
+/// `tokens_to_free` tokens are saved; returns the blocks edited (each once). Edited messages become
 /// owned copies; the others stay borrowed. Callers re-measure: this is an estimate.
 pub fn shrink_largest_texts(
     messages: &mut [Cow<'_, ApiMessage>],
@@ -294,9 +314,9 @@ pub fn shrink_largest_texts(
     tokens_to_free: usize,
     scope: ShrinkScope,
     counter: &dyn TokenCounter,
-) -> usize {
+) -> Vec<ShrunkBlock> {
     if tokens_to_free == 0 {
-        return 0;
+        return Vec::new();
     }
     let mut candidates = Vec::new();
     for (index, message) in messages.iter().enumerate() {
@@ -373,7 +393,15 @@ pub fn shrink_largest_texts(
         cuts.push((candidate.message, candidate.location, new_text));
         remaining = remaining.saturating_sub(freed);
     }
-    let edited = cuts.len();
+    let mut edited: Vec<ShrunkBlock> = cuts
+        .iter()
+        .map(|(message, location, _)| ShrunkBlock {
+            message: *message,
+            block: location.block(),
+        })
+        .collect();
+    edited.sort_unstable();
+    edited.dedup();
     for (message, location, text) in cuts {
         replace_text(&mut messages[message], location, text);
     }

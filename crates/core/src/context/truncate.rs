@@ -4,7 +4,7 @@
 //! fits the budget and is smaller than before, otherwise fail with the numbers.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use serde_json::Value;
 
@@ -213,7 +213,8 @@ pub(crate) fn reduce_context_with(
     let mut draft = Draft::of(messages);
     let messages_removed = slide_window(&mut draft, TRUNCATION_FRACTION, &truncation_id, clock);
     let mut now = model_facing_tokens_with(&draft.messages, fixed_tokens, tokens);
-    let mut tool_results_shrunk = 0;
+    // Distinct tool results: one result cut in two rounds is one.
+    let mut shrunk = BTreeSet::new();
     for _ in 0..RECOVERY_ROUNDS {
         if now <= allowed_tokens {
             break;
@@ -229,12 +230,13 @@ pub(crate) fn reduce_context_with(
             ShrinkScope::ToolResults,
             counter,
         );
-        if edited == 0 {
+        if edited.is_empty() {
             break;
         }
-        tool_results_shrunk += edited;
+        shrunk.extend(edited);
         now = model_facing_tokens_with(&draft.messages, fixed_tokens, tokens);
     }
+    let tool_results_shrunk = shrunk.len();
     if now <= allowed_tokens && now < before {
         return Reduction::Fits {
             edits: draft.into_edits(),
@@ -246,9 +248,15 @@ pub(crate) fn reduce_context_with(
     }
     let error_details = if messages_removed == 0 && tool_results_shrunk == 0 {
         "Fallback truncation removed 0 messages and no eligible textual tool_result could be shrunk below its floor.".to_owned()
-    } else {
+    } else if now > allowed_tokens {
         format!(
             "Fallback truncation would hide {messages_removed} messages and shrink {tool_results_shrunk} tool results, reaching {now} tokens (from {before}), still above the budget of {allowed_tokens} tokens; nothing was changed."
+        )
+    } else {
+        // It would fit, but only because it was already small: hiding messages behind a marker
+        // made nothing smaller.
+        format!(
+            "Fallback truncation would hide {messages_removed} messages and shrink {tool_results_shrunk} tool results, reaching {now} tokens (from {before}): the context would not get smaller; nothing was changed."
         )
     };
     Reduction::Failed {

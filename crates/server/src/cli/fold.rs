@@ -21,6 +21,9 @@ pub struct FoldArgs {
     /// Budget in UTF-16 code units.
     #[arg(long, default_value_t = roo_context_fold::DEFAULT_MAX_CHARS)]
     max_chars: usize,
+    /// Definitions spanning fewer lines are left out (the original's minimum, 4; 0 keeps all).
+    #[arg(long, default_value_t = 4)]
+    min_component_lines: u32,
     /// Print the protocol's JSON result instead of the text.
     #[arg(long)]
     json: bool,
@@ -69,6 +72,7 @@ pub fn run(args: FoldArgs) -> ExitCode {
         paths: expand(&workspace, &args.paths),
         cwd: None,
         max_chars: Some(args.max_chars),
+        min_component_lines: Some(args.min_component_lines),
     };
     let result = fold::fold_context(
         &state,

@@ -1,8 +1,9 @@
 //! `roo/ignore/*` and `roo/protect/*`: read access, command vetting and write protection.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use roo_context_core::access::{AccessDecision, BlockReason, Policy, access_denied_error};
+use roo_context_core::files_list::EntryAccess;
 use roo_context_core::path::normalize_lexically;
 use roo_context_protocol::access::*;
 use roo_context_shell::{FsOracle, Verdict};
@@ -119,6 +120,52 @@ pub fn filter_paths(
             })
             .cloned()
             .collect(),
+    }
+}
+
+/// `roo/ignore/formatFilesList`: the original's `formatFilesList`, every entry judged by the
+/// access rule and write protection relative to the listed folder.
+pub fn format_files_list(
+    state: &SharedState,
+    policy: &Policy,
+    params: &FormatFilesListParams,
+) -> FormatFilesListResult {
+    let listed = base_folder(policy, params.listed_dir.as_deref());
+    let entries: Vec<String> = params
+        .files
+        .iter()
+        .map(|file| {
+            let folder = file.ends_with('/');
+            let trimmed = file.trim_end_matches('/');
+            let relative = match Path::new(trimmed).strip_prefix(&listed) {
+                Ok(inside) if Path::new(trimmed).is_absolute() => {
+                    inside.to_string_lossy().replace('\\', "/")
+                }
+                _ => trimmed.replace('\\', "/"),
+            };
+            if folder && !relative.is_empty() {
+                format!("{relative}/")
+            } else {
+                relative
+            }
+        })
+        .collect();
+    let judge = |entry: &str| EntryAccess {
+        blocked: !policy
+            .check_access(&state.resolver, &state.fs, Some(&listed), entry)
+            .allowed(),
+        protected: policy
+            .check_protection(&state.resolver, &state.fs, Some(&listed), entry)
+            .pattern
+            .is_some(),
+    };
+    FormatFilesListResult {
+        text: roo_context_core::files_list::format_files_list(
+            &entries,
+            params.did_hit_limit,
+            params.show_ignored,
+            Some(&judge),
+        ),
     }
 }
 

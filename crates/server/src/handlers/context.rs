@@ -4,6 +4,7 @@
 //! with a timeout and cancellation), and folds the files the task read into the summary.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use roo_context_core::access::Policy;
@@ -23,7 +24,7 @@ use roo_context_protocol::methods;
 use roo_context_tokens::TokenCache;
 use serde_json::Value;
 use tower_lsp_server::Client;
-use tower_lsp_server::jsonrpc::Error;
+use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
 use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
@@ -74,6 +75,9 @@ pub struct ContextDeps {
     pub outlines: Arc<OutlineCache>,
     /// Token cache shared by every feature that counts.
     pub tokens: Arc<TokenCache>,
+    /// Set once the host answered `roo/host/summarize` with -32601: it has no summarizer, so
+    /// later condenses fail at once instead of asking again.
+    pub host_cannot_summarize: Arc<AtomicBool>,
 }
 
 fn count_mode(mode: Option<&str>) -> Result<Mode, Error> {
@@ -115,6 +119,7 @@ fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) 
         paths,
         cwd,
         max_chars: None,
+        min_component_lines: None,
     };
     fold::fold_context(
         &deps.state,
@@ -218,6 +223,7 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
                 after_ms: timeout_ms,
             };
         }
+        Ok(Err(error)) if error.code == ErrorCode::MethodNotFound => SummarizeReply::NoSummarizer,
         Ok(Err(error)) => SummarizeReply::Failed {
             error: Box::new(host_error_from_rpc(error)),
             cost: 0.0,
@@ -280,7 +286,18 @@ pub async fn manage(
             let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
             let folding = blocking(move || folded_sections(&fold_deps, paths, cwd));
             let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
-            let (reply, sections) = tokio::join!(ask_host(&client, request, timeout_ms), folding);
+            let no_summarizer = deps.host_cannot_summarize.clone();
+            let asking = async move {
+                if no_summarizer.load(Ordering::Relaxed) {
+                    return SummarizeReply::NoSummarizer;
+                }
+                let reply = ask_host(&client, request, timeout_ms).await;
+                if reply == SummarizeReply::NoSummarizer {
+                    no_summarizer.store(true, Ordering::Relaxed);
+                }
+                reply
+            };
+            let (reply, sections) = tokio::join!(asking, folding);
             pending.input.folded_file_sections = sections.unwrap_or_else(|error| {
                 tracing::warn!(message = %error.message, "folded file context failed; summary without it");
                 Vec::new()
@@ -307,14 +324,14 @@ fn wire_degradation(degradation: RequestDegradation) -> RequestDegradationInfo {
 
 fn wire_event(event: ContextEvent) -> ContextEventMessage {
     let mut message = ContextEventMessage {
-        say: String::new(),
+        say: ContextEventName::CondenseContextError,
         text: None,
         context_condense: None,
         context_truncation: None,
     };
     match event {
         ContextEvent::CondenseContext(condense) => {
-            message.say = "condense_context".into();
+            message.say = ContextEventName::CondenseContext;
             message.context_condense = Some(ContextCondense {
                 cost: condense.cost,
                 prev_context_tokens: condense.prev_context_tokens,
@@ -324,11 +341,11 @@ fn wire_event(event: ContextEvent) -> ContextEventMessage {
             });
         }
         ContextEvent::CondenseContextError(text) => {
-            message.say = "condense_context_error".into();
+            message.say = ContextEventName::CondenseContextError;
             message.text = Some(text);
         }
         ContextEvent::SlidingWindowTruncation(truncation) => {
-            message.say = "sliding_window_truncation".into();
+            message.say = ContextEventName::SlidingWindowTruncation;
             message.context_truncation = Some(ContextTruncation {
                 truncation_id: truncation.truncation_id,
                 messages_removed: truncation.messages_removed,

@@ -66,6 +66,14 @@ fn kind_name(kind: FileDiagnosticKind) -> &'static str {
     }
 }
 
+/// The shared cache when its minimum definition size is the one asked for; otherwise none (an
+/// outline with another minimum is computed afresh, never stored under the shared options).
+fn cache_for(cache: &OutlineCache, min_component_lines: Option<u32>) -> Option<&OutlineCache> {
+    min_component_lines
+        .is_none_or(|min_lines| min_lines == cache.options().min_lines)
+        .then_some(cache)
+}
+
 /// `roo/fold/context`: the folded view of `paths` (most recently read first).
 pub fn fold_context(
     state: &SharedState,
@@ -105,13 +113,17 @@ pub fn fold_context(
             }
         })
         .collect();
-    let options = FoldOptions {
+    let mut options = FoldOptions {
         max_chars: params
             .max_chars
             .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
         ..FoldOptions::default()
     };
-    let folded = folded_file_context_with(&inputs, &options, Some(cache));
+    let cache = cache_for(cache, params.min_component_lines);
+    if let Some(min_lines) = params.min_component_lines {
+        options.outline.min_lines = min_lines;
+    }
+    let folded = folded_file_context_with(&inputs, &options, cache);
     let mut host_kind_by_path = params.paths.iter().zip(host_kinds);
     FoldContextResult {
         diagnostics: folded
@@ -199,7 +211,14 @@ pub fn fold_outline(
     let base = base_folder(policy, params.cwd.as_deref());
     let (language, absolute, text) =
         readable_source(state, policy, documents, &base, &params.path)?;
-    let outline = cache.outline(&absolute.to_string_lossy(), language, &text);
+    let outline = match cache_for(cache, params.min_component_lines) {
+        Some(cache) => cache.outline(&absolute.to_string_lossy(), language, &text),
+        None => {
+            let mut options = cache.options().clone();
+            options.min_lines = params.min_component_lines.unwrap_or(options.min_lines);
+            std::sync::Arc::new(roo_context_fold::outline(language, &text, &options))
+        }
+    };
     Ok(FoldOutlineResult {
         language: language.name().to_owned(),
         definitions: outline
