@@ -280,7 +280,10 @@ mod tests {
 
     #[test]
     fn escaped_sentinel_is_a_literal_sentinel() {
-        assert_eq!(parse(r#""\ufdd0""#), Value::String("\u{FDD0}\u{FDD0}".into()));
+        assert_eq!(
+            parse(r#""\ufdd0""#),
+            Value::String("\u{FDD0}\u{FDD0}".into())
+        );
         assert_eq!(round_trip(r#""\ufdd0""#), "\"\u{FDD0}\"");
     }
 
@@ -312,10 +315,19 @@ mod tests {
 
     #[test]
     fn text_encoding_round_trips_through_the_model_view() {
-        for text in ["", "a", "\u{FDD0}", "x\u{FDD0}\u{F0000}y", "\u{FDD0}\u{FDD0}"] {
+        for text in [
+            "",
+            "a",
+            "\u{FDD0}",
+            "x\u{FDD0}\u{F0000}y",
+            "\u{FDD0}\u{FDD0}",
+        ] {
             assert_eq!(model_text(&encode_text(text)), text);
             let json = Value::String(encode_text(text).into_owned()).to_string();
-            assert_eq!(decode_json_str(&json), Value::String(text.into()).to_string());
+            assert_eq!(
+                decode_json_str(&json),
+                Value::String(text.into()).to_string()
+            );
         }
     }
 

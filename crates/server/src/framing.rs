@@ -273,9 +273,8 @@ fn nests_deeper_than(bytes: &[u8], limit: usize) -> bool {
 
 /// Judges one frame body. Public for unit tests.
 pub fn judge(body: &[u8]) -> Verdict<'_> {
-    let reject = |code: i64, message: &str| {
-        Verdict::Reject(error_frame(readable_id(body), code, message))
-    };
+    let reject =
+        |code: i64, message: &str| Verdict::Reject(error_frame(readable_id(body), code, message));
     if std::str::from_utf8(body).is_err() {
         return reject(-32700, "Parse error: invalid UTF-8");
     }
@@ -302,7 +301,9 @@ pub fn judge(body: &[u8]) -> Verdict<'_> {
     if nests_deeper_than(text.as_bytes(), MAX_NESTING) {
         return reject(
             -32600,
-            &format!("Invalid Request: the message nests arrays and objects deeper than {MAX_NESTING} levels"),
+            &format!(
+                "Invalid Request: the message nests arrays and objects deeper than {MAX_NESTING} levels"
+            ),
         );
     }
     let id = match &envelope.id {
@@ -486,7 +487,10 @@ mod tests {
             )
         };
         // The message object counts as one level.
-        assert!(matches!(judge(nested(MAX_NESTING - 1).as_bytes()), Verdict::Forward(_)));
+        assert!(matches!(
+            judge(nested(MAX_NESTING - 1).as_bytes()),
+            Verdict::Forward(_)
+        ));
         let refused = reply_of(nested(MAX_NESTING).as_bytes());
         assert_eq!(refused["error"]["code"], -32600);
         assert_eq!(refused["id"], 9);
@@ -500,12 +504,27 @@ mod tests {
 
     #[test]
     fn the_id_is_read_from_refused_bodies_when_possible() {
-        assert_eq!(reply_of(br#"{"jsonrpc":"2.0","id":4,"method":"x","params":{bad}}"#)["id"], 4);
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","id":4,"method":"x","params":{bad}}"#)["id"],
+            4
+        );
         assert_eq!(reply_of(b"{\"id\":\"q\",\"x\":\"\xff\"}")["id"], "q");
-        assert_eq!(reply_of(br#"{"jsonrpc":"1.0","id":5,"method":"x"}"#)["id"], 5);
-        assert_eq!(reply_of(br#"{"jsonrpc":"2.0","id":6,"method":"x","params":"\ud83"}"#)["id"], 6);
-        assert_eq!(reply_of(br#"{"jsonrpc":"2.0","params":[[[,"id":7}"#)["id"], Value::Null);
-        assert_eq!(reply_of(br#"{"id":1,"id":2,"method":"x"}"#)["id"], Value::Null);
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"1.0","id":5,"method":"x"}"#)["id"],
+            5
+        );
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","id":6,"method":"x","params":"\ud83"}"#)["id"],
+            6
+        );
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","params":[[[,"id":7}"#)["id"],
+            Value::Null
+        );
+        assert_eq!(
+            reply_of(br#"{"id":1,"id":2,"method":"x"}"#)["id"],
+            Value::Null
+        );
         assert_eq!(reply_of(br#"[{"id":1}]"#)["id"], Value::Null);
     }
 
