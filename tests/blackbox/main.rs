@@ -2,6 +2,7 @@
 //! stdio (or runs its command line), with fixture workspaces in temp folders.
 
 mod harness;
+mod raw;
 
 mod access;
 mod cli;
@@ -15,4 +16,5 @@ mod mentions;
 mod ordering;
 mod reload;
 mod security;
+mod surrogates;
 mod wire;

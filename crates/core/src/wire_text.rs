@@ -192,6 +192,16 @@ pub fn decode_json_str(serialized: &str) -> Cow<'_, str> {
     }
 }
 
+/// A value serialized by serde_json, as the text JSON.stringify would have made of it (a lone
+/// surrogate is the six characters of its escape), encoded as an internal text so that
+/// [`model_text`] reads it back exactly. For texts built from JSON for the model to read.
+pub fn stringified(serialized: String) -> String {
+    match decode_json_str(&serialized) {
+        Cow::Borrowed(_) => serialized,
+        Cow::Owned(host) => encode_text(&host).into_owned(),
+    }
+}
+
 /// The text as the model sees it: each encoded lone surrogate is U+FFFD (the original's
 /// tokenizer encodes a lone surrogate so), a doubled sentinel is one U+FDD0.
 pub fn model_text(text: &str) -> Cow<'_, str> {
@@ -304,6 +314,13 @@ mod tests {
             decode_json_str(&value.to_string()),
             r#"{"q":"a\ud83d","n":"\u0000"}"#
         );
+    }
+
+    #[test]
+    fn stringified_values_read_as_json_stringify_wrote_them() {
+        let value = parse("{\"q\":\"a\\ud83d\\ufdd0\"}");
+        let text = stringified(value.to_string());
+        assert_eq!(model_text(&text), "{\"q\":\"a\\ud83d\u{FDD0}\"}");
     }
 
     #[test]

@@ -343,7 +343,9 @@ fn find_command_blocks(text: &str) -> Vec<&str> {
 fn js_value_for_line(value: &Value) -> String {
     match value {
         Value::Object(_) | Value::Array(_) => {
-            serde_json::to_string_pretty(value).unwrap_or_else(|_| js_string(value))
+            serde_json::to_string_pretty(value)
+                .map(crate::wire_text::stringified)
+                .unwrap_or_else(|_| js_string(value))
         }
         scalar => js_string(scalar),
     }
