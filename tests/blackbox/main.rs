@@ -10,6 +10,7 @@ mod context;
 mod demo;
 mod files;
 mod fold;
+mod guard;
 mod history;
 mod lifecycle;
 mod mentions;

@@ -276,7 +276,8 @@ impl RawServer {
     /// returns the raw response body.
     pub fn call(&mut self, method: &str, params: &str) -> Vec<u8> {
         let id = self.fresh_id();
-        let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
+        let body =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"{method}","params":{params}}}"#);
         self.send_body(body.as_bytes());
         let response = self.next_body();
         assert_eq!(

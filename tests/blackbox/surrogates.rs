@@ -25,7 +25,10 @@ const HISTORY: &[&str] = &[
 fn history() -> Vec<String> {
     HISTORY
         .iter()
-        .map(|m| m.replace(r"\u{FDD0}", "\u{FDD0}").replace(r"\u{F0000}", "\u{F0000}"))
+        .map(|m| {
+            m.replace(r"\u{FDD0}", "\u{FDD0}")
+                .replace(r"\u{F0000}", "\u{F0000}")
+        })
         .collect()
 }
 
@@ -132,7 +135,10 @@ fn history_methods_return_the_host_bytes_and_the_server_lives_on() {
     let merged = elements(span(&result, &["messages"]));
     assert_eq!(merged.len(), 1);
     let blocks = elements(member(merged[0], "content").unwrap());
-    assert_eq!(text(blocks[0]), r#"{"type":"text","text":"next \uDBFF step \uDc01"}"#);
+    assert_eq!(
+        text(blocks[0]),
+        r#"{"type":"text","text":"next \uDBFF step \uDc01"}"#
+    );
     assert_eq!(text(blocks[1]), r#"{"type":"text","text":"again\udc00"}"#);
     server.assert_alive();
 
@@ -142,7 +148,11 @@ fn history_methods_return_the_host_bytes_and_the_server_lives_on() {
     );
     let result = server.result("roo/history/rewind", &rewind);
     let kept = elements(span(&result, &["apiMessages"]));
-    assert!(!kept.is_empty() && kept.len() < sent.len(), "{}", text(&result));
+    assert!(
+        !kept.is_empty() && kept.len() < sent.len(),
+        "{}",
+        text(&result)
+    );
     assert_same_messages(&kept, &sent[..kept.len()]);
     server.assert_alive();
 }
@@ -160,7 +170,8 @@ fn token_counts_equal_the_reference_on_the_text_the_model_sees() {
         "\"raw \u{FDD0} sentinel \u{FDD0}\u{FDD0} and tag \u{F0000}\u{FDD0}\u{F0001}\"",
         r#""<|endoftext|>\ud800""#,
     ] {
-        let result = lenient(&server.result("roo/tokens/count", &format!(r#"{{"text":{literal}}}"#)));
+        let result =
+            lenient(&server.result("roo/tokens/count", &format!(r#"{{"text":{literal}}}"#)));
         assert_eq!(
             result["total"].as_u64().unwrap() as usize,
             reference_tokens(&seen(literal)),
@@ -194,9 +205,14 @@ fn token_counts_equal_the_reference_on_the_text_the_model_sees() {
     let input = text(member(blocks[1], "input").unwrap());
     let expected = reference_tokens(&seen(&text(member(blocks[0], "text").unwrap())))
         + reference_tokens(&format!("Tool: read_file\nArguments: {input}"))
-        + reference_tokens(r#"Tool: list_files
-Arguments: {"path":"\udc00"}"#);
-    assert_eq!(per_message[1], expected, "tool inputs as JSON.stringify writes them");
+        + reference_tokens(
+            r#"Tool: list_files
+Arguments: {"path":"\udc00"}"#,
+        );
+    assert_eq!(
+        per_message[1], expected,
+        "tool inputs as JSON.stringify writes them"
+    );
     let results = elements(span(sent[2].as_bytes(), &["content"]));
     let expected = reference_tokens(&format!(
         "Tool Result ({})\n{}",
@@ -207,7 +223,10 @@ Arguments: {"path":"\udc00"}"#);
         seen(r#""\udc00😀\ud83d""#)
     ));
     assert_eq!(per_message[2], expected, "tool results as seen");
-    assert_eq!(per_message[3], reference_tokens(&text_of(&sent[3], &["content"])));
+    assert_eq!(
+        per_message[3],
+        reference_tokens(&text_of(&sent[3], &["content"]))
+    );
     server.assert_alive();
 }
 

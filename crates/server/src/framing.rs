@@ -237,7 +237,8 @@ fn readable_id(bytes: &[u8]) -> Value {
         }
         at += 1;
     }
-    match found.and_then(|raw| serde_json::from_slice::<Value>(raw).ok()) {
+    // A string id may hold a lone surrogate: read it encoded, like any body.
+    match found.and_then(|raw| serde_json::from_slice::<Value>(&wire_text::encode_json(raw)).ok()) {
         Some(id @ Value::String(_)) => id,
         Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n),
         _ => Value::Null,

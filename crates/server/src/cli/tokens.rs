@@ -5,8 +5,8 @@ use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use roo_context_protocol::history::{CountTokensParams, EffectiveHistoryParams};
 use roo_context_core::wire_text;
+use roo_context_protocol::history::{CountTokensParams, EffectiveHistoryParams};
 use roo_context_tokens::TokenCache;
 use serde_json::Value;
 
