@@ -213,8 +213,22 @@ impl RawServer {
 
     /// Spawns and initializes with no workspace folder.
     pub fn start() -> RawServer {
+        RawServer::start_in(None)
+    }
+
+    /// Spawns and initializes, with one workspace folder when given.
+    pub fn start_in(folder: Option<&std::path::Path>) -> RawServer {
         let mut server = RawServer::spawn();
-        let body = server.call("initialize", r#"{"processId":null,"capabilities":{}}"#);
+        let folders = folder.map_or("null".to_owned(), |folder| {
+            format!(
+                r#"[{{"uri":"{}","name":"w"}}]"#,
+                crate::harness::file_uri(folder)
+            )
+        });
+        let body = server.call(
+            "initialize",
+            &format!(r#"{{"processId":null,"capabilities":{{}},"workspaceFolders":{folders}}}"#),
+        );
         assert!(lenient(&body).get("result").is_some());
         server.send_body(br#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#);
         server

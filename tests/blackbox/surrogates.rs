@@ -439,3 +439,28 @@ fn compact_json(pretty: &str) -> String {
     }
     out
 }
+
+#[test]
+fn a_path_with_a_lone_surrogate_is_judged_as_the_file_node_would_open() {
+    // Node turns a lone surrogate into U+FFFD when it makes a file name; the rule must see the
+    // same name, or a pattern that matches the real file would be missed.
+    let fixture = crate::harness::Fixture::new(&[
+        (".rooignore", "secret\u{FFFD}.txt\n*.env\n"),
+        ("secret\u{FFFD}.txt", "key"),
+        ("a\u{FFFD}.env", "key"),
+        ("ok.txt", "fine"),
+    ]);
+    let mut server = RawServer::start_in(Some(fixture.root()));
+    let result = server.result(
+        "roo/ignore/validateAccess",
+        r#"{"paths":["secret\ud800.txt","a\udc00.env","ok\ud83d.txt","ok.txt"]}"#,
+    );
+    let allowed: Vec<bool> = lenient(&result)["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["allowed"].as_bool().unwrap())
+        .collect();
+    assert_eq!(allowed, [false, false, true, true], "{}", text(&result));
+    server.assert_alive();
+}
