@@ -136,6 +136,18 @@ fn every_refused_body_is_answered_and_serving_goes_on() {
             Expect::Error(-32600, Value::Null),
         ),
         (
+            "a response nested 200 deep",
+            frame_bytes(
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":77,"result":{}{}}}"#,
+                    "[".repeat(200),
+                    "]".repeat(200)
+                )
+                .as_bytes(),
+            ),
+            Expect::Nothing,
+        ),
+        (
             "a response that is neither result nor error",
             frame_bytes(br#"{"jsonrpc":"2.0","id":5}"#),
             Expect::Nothing,

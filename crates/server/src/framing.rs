@@ -300,6 +300,10 @@ pub fn judge(body: &[u8]) -> Verdict<'_> {
     };
     // Valid JSON from here on (the envelope parse checks the whole body without recursing).
     if nests_deeper_than(text.as_bytes(), MAX_NESTING) {
+        if envelope.method.is_none() {
+            // A response (e.g. to `roo/host/summarize`) is never answered; its request times out.
+            return Verdict::Drop(format!("a response nests deeper than {MAX_NESTING} levels"));
+        }
         return reject(
             -32600,
             &format!(
@@ -501,6 +505,16 @@ mod tests {
             "[".repeat(500)
         );
         assert!(matches!(judge(strings.as_bytes()), Verdict::Forward(_)));
+    }
+
+    #[test]
+    fn a_too_deep_response_is_dropped_not_answered() {
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(judge(body.as_bytes()), Verdict::Drop(_)));
     }
 
     #[test]
