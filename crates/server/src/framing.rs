@@ -1,8 +1,9 @@
 //! A guard in front of tower-lsp-server: it reads `Content-Length` frames from the real stdin,
-//! answers malformed ones itself (-32700 / -32600, `"id": null` when no id can be read) and
-//! forwards only well-formed messages to the framework, which would otherwise stop serving after
-//! one bad frame (see ../shared/deps.md, pitfall 14). All output reaches stdout through one
-//! writer, one whole frame at a time.
+//! answers malformed ones itself (-32700 / -32600, with the request's id whenever it can be read)
+//! and forwards only messages the framework can decode, which would otherwise stop serving after
+//! one bad frame (see ../shared/deps.md, pitfall 14): invalid JSON, too deep nesting, odd ids.
+//! Lone surrogate escapes are encoded on the way in and decoded on the way out
+//! (`core::wire_text`). All output reaches stdout through one writer, one whole frame at a time.
 
 use std::borrow::Cow;
 
