@@ -464,3 +464,27 @@ fn a_path_with_a_lone_surrogate_is_judged_as_the_file_node_would_open() {
     assert_eq!(allowed, [false, false, true, true], "{}", text(&result));
     server.assert_alive();
 }
+
+#[test]
+fn mentions_keep_the_hosts_lone_surrogates_and_read_the_file_node_would_open() {
+    let fixture = crate::harness::Fixture::new(&[("src/a\u{FFFD}.ts", "export const x = 1;\n")]);
+    let mut server = RawServer::start_in(Some(fixture.root()));
+    let result = server.result(
+        "roo/mentions/parse",
+        r#"{"text":"Fix \ud83d @/src/a\udc00.ts now \udc00"}"#,
+    );
+    let text_out = text(span(&result, &["text"]));
+    assert!(
+        text_out.starts_with(r#""Fix \ud83d "#) && text_out.ends_with(r#" now \udc00""#),
+        "{text_out}"
+    );
+    let value = lenient(&result);
+    assert!(
+        value["contentBlocks"][0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("export const x = 1;"),
+        "{value}"
+    );
+    server.assert_alive();
+}
