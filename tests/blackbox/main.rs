@@ -2,6 +2,7 @@
 //! stdio (or runs its command line), with fixture workspaces in temp folders.
 
 mod harness;
+mod raw;
 
 mod access;
 mod caches;
@@ -12,6 +13,7 @@ mod failclosed;
 mod files;
 mod fold;
 mod gate;
+mod guard;
 mod history;
 mod lifecycle;
 mod mentions;
@@ -20,5 +22,6 @@ mod parity;
 mod reload;
 mod security;
 mod starvation;
+mod surrogates;
 mod vetting;
 mod wire;

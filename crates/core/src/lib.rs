@@ -11,3 +11,4 @@ pub mod mentions;
 pub mod path;
 pub mod rules;
 pub mod tracker;
+pub mod wire_text;

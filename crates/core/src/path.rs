@@ -45,9 +45,13 @@ impl WorkspaceRoot {
 
 /// The original's `toPosix`: backslashes become slashes on every platform, except Windows
 /// extended-length paths (`\\?\...`), which stay untouched.
+///
+/// A lone surrogate the host sent (encoded on the wire, see `wire_text`) becomes U+FFFD first:
+/// that is the file name Node opens, so rules judge the file the host will read.
 pub fn to_posix(path: &str) -> String {
+    let path = crate::wire_text::model_text(path);
     if path.starts_with(r"\\?\") {
-        path.to_owned()
+        path.into_owned()
     } else {
         path.replace('\\', "/")
     }

@@ -2,6 +2,7 @@
 //! adapted to the conversation core's `TokenCounter`. Every feature that counts uses this.
 
 use roo_context_core::conversation::{Estimate, TokenCounter};
+use roo_context_core::wire_text;
 use roo_context_tokens::TokenCache;
 
 /// Exact counts, cached by content.
@@ -9,7 +10,8 @@ pub struct CachedCounter<'a>(pub &'a TokenCache);
 
 impl TokenCounter for CachedCounter<'_> {
     fn count_text(&self, text: &str) -> usize {
-        self.0.count_exact(text)
+        // What the model sees: a lone surrogate the host sent is U+FFFD, as in the original.
+        self.0.count_exact(&wire_text::model_text(text))
     }
 }
 

@@ -1,9 +1,13 @@
 //! A guard in front of tower-lsp-server: it reads `Content-Length` frames from the real stdin,
-//! answers malformed ones itself (-32700 / -32600, `"id": null` when no id can be read) and
-//! forwards only well-formed messages to the framework, which would otherwise stop serving after
-//! one bad frame (see ../shared/deps.md, pitfall 14). All output reaches stdout through one
-//! writer, one whole frame at a time.
+//! answers malformed ones itself (-32700 / -32600, with the request's id whenever it can be read)
+//! and forwards only messages the framework can decode, which would otherwise stop serving after
+//! one bad frame (see ../shared/deps.md, pitfall 14): invalid JSON, too deep nesting, odd ids.
+//! Lone surrogate escapes are encoded on the way in and decoded on the way out
+//! (`core::wire_text`). All output reaches stdout through one writer, one whole frame at a time.
 
+use std::borrow::Cow;
+
+use roo_context_core::wire_text;
 use serde_json::{Value, json};
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
@@ -25,7 +29,8 @@ pub fn frame(body: &[u8]) -> Vec<u8> {
 
 fn error_frame(id: Value, code: i64, message: &str) -> Vec<u8> {
     let body = json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-    frame(body.to_string().as_bytes())
+    // The id (and a quoted field) may hold encoded lone surrogates: give back the host's bytes.
+    frame(&wire_text::decode_json(body.to_string().as_bytes()))
 }
 
 enum Header {
@@ -108,11 +113,16 @@ async fn read_header<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result
     }
 }
 
+/// The deepest nesting of arrays and objects (the message object itself counts as one) that
+/// the framework parses: serde_json stops at 128 levels, and the framework stops serving on a
+/// body it cannot parse, so deeper bodies are refused here.
+pub const MAX_NESTING: usize = 127;
+
 /// What to do with one frame's body.
 #[derive(Debug, PartialEq)]
-pub enum Verdict {
-    /// Well-formed: forward to the framework.
-    Forward,
+pub enum Verdict<'a> {
+    /// Well-formed: forward this body (lone surrogates encoded, see `wire_text`).
+    Forward(Cow<'a, [u8]>),
     /// Malformed: send this error frame back instead.
     Reject(Vec<u8>),
     /// Malformed with no possible reply (e.g. a bad response): log and drop.
@@ -134,47 +144,174 @@ struct Envelope {
     error: Option<serde::de::IgnoredAny>,
 }
 
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while bytes.get(at).is_some_and(|b| b.is_ascii_whitespace()) {
+        at += 1;
+    }
+    at
+}
+
+/// The index just past the string starting at `bytes[at] == b'"'`, when it is closed.
+fn string_end(bytes: &[u8], at: usize) -> Option<usize> {
+    let mut at = at + 1;
+    loop {
+        at += memchr::memchr2(b'"', b'\\', bytes.get(at..)?)?;
+        if bytes[at] == b'"' {
+            return Some(at + 1);
+        }
+        at += 2;
+    }
+}
+
+/// The index just past the JSON value starting at `bytes[at]`, by its lexical shape only
+/// (containers by bracket counting, so any depth costs no stack).
+fn value_end(bytes: &[u8], at: usize) -> Option<usize> {
+    match *bytes.get(at)? {
+        b'"' => string_end(bytes, at),
+        b'[' | b'{' => {
+            let mut depth = 0usize;
+            let mut i = at;
+            while i < bytes.len() {
+                match bytes[i] {
+                    b'"' => {
+                        i = string_end(bytes, i)?;
+                        continue;
+                    }
+                    b'[' | b'{' => depth += 1,
+                    b']' | b'}' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                    _ => {}
+                }
+                i += 1;
+            }
+            None
+        }
+        _ => {
+            let len = bytes[at..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']') || b.is_ascii_whitespace())
+                .unwrap_or(bytes.len() - at);
+            Some(at + len)
+        }
+    }
+}
+
+/// The request's `id` when it can be read from a body the guard refuses: the value of the one
+/// top-level `"id"` key seen before anything unreadable, if it is a number or a string.
+fn readable_id(bytes: &[u8]) -> Value {
+    let mut at = skip_whitespace(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return Value::Null;
+    }
+    at += 1;
+    let mut found: Option<&[u8]> = None;
+    loop {
+        at = skip_whitespace(bytes, at);
+        if bytes.get(at) != Some(&b'"') {
+            break;
+        }
+        let Some(key_end) = string_end(bytes, at) else {
+            break;
+        };
+        let key = &bytes[at..key_end];
+        at = skip_whitespace(bytes, key_end);
+        if bytes.get(at) != Some(&b':') {
+            break;
+        }
+        at = skip_whitespace(bytes, at + 1);
+        let Some(end) = value_end(bytes, at) else {
+            break;
+        };
+        if key == b"\"id\"" {
+            if found.is_some() {
+                return Value::Null; // two ids: neither is the request's
+            }
+            found = Some(&bytes[at..end]);
+        }
+        at = skip_whitespace(bytes, end);
+        if bytes.get(at) != Some(&b',') {
+            break;
+        }
+        at += 1;
+    }
+    // A string id may hold a lone surrogate: read it encoded, like any body.
+    match found.and_then(|raw| serde_json::from_slice::<Value>(&wire_text::encode_json(raw)).ok()) {
+        Some(id @ Value::String(_)) => id,
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Value::Number(n),
+        _ => Value::Null,
+    }
+}
+
+/// Whether arrays and objects nest deeper than `limit` anywhere in `bytes` (strings skipped).
+fn nests_deeper_than(bytes: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => match string_end(bytes, at) {
+                Some(end) => {
+                    at = end;
+                    continue;
+                }
+                None => return false, // unterminated: the parser reports it
+            },
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        at += 1;
+    }
+    false
+}
+
 /// Judges one frame body. Public for unit tests.
-pub fn judge(body: &[u8]) -> Verdict {
-    let Ok(text) = std::str::from_utf8(body) else {
-        return Verdict::Reject(error_frame(
-            Value::Null,
-            -32700,
-            "Parse error: invalid UTF-8",
-        ));
-    };
+pub fn judge(body: &[u8]) -> Verdict<'_> {
+    let reject =
+        |code: i64, message: &str| Verdict::Reject(error_frame(readable_id(body), code, message));
+    if std::str::from_utf8(body).is_err() {
+        return reject(-32700, "Parse error: invalid UTF-8");
+    }
+    // Lone surrogate escapes (legal JSON, written by JavaScript) become characters serde_json
+    // can hold; the output pump turns them back.
+    let encoded = wire_text::encode_json(body);
+    let text = std::str::from_utf8(&encoded).expect("encoding keeps UTF-8 valid");
     if !text.trim_start().starts_with('{') {
         // Not an object: invalid JSON (-32700) or a valid non-object such as a batch (-32600).
         return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-            Err(e) => Verdict::Reject(error_frame(
-                Value::Null,
-                -32700,
-                &format!("Parse error: {e}"),
-            )),
-            Ok(_) => Verdict::Reject(error_frame(
-                Value::Null,
+            Err(e) => reject(-32700, &format!("Parse error: {e}")),
+            Ok(_) => reject(
                 -32600,
                 "Invalid Request: a message must be a JSON object (batches are not supported)",
-            )),
+            ),
         };
     }
     let envelope: Envelope = match serde_json::from_str(text) {
         Ok(envelope) => envelope,
-        Err(e) if e.is_data() => {
-            return Verdict::Reject(error_frame(
-                Value::Null,
-                -32600,
-                &format!("Invalid Request: {e}"),
-            ));
-        }
-        Err(e) => {
-            return Verdict::Reject(error_frame(
-                Value::Null,
-                -32700,
-                &format!("Parse error: {e}"),
-            ));
-        }
+        Err(e) if e.is_data() => return reject(-32600, &format!("Invalid Request: {e}")),
+        Err(e) => return reject(-32700, &format!("Parse error: {e}")),
     };
+    // Valid JSON from here on (the envelope parse checks the whole body without recursing).
+    if nests_deeper_than(text.as_bytes(), MAX_NESTING) {
+        if envelope.method.is_none() {
+            // A response (e.g. to `roo/host/summarize`) is never answered; its request times out.
+            return Verdict::Drop(format!("a response nests deeper than {MAX_NESTING} levels"));
+        }
+        return reject(
+            -32600,
+            &format!(
+                "Invalid Request: the message nests arrays and objects deeper than {MAX_NESTING} levels"
+            ),
+        );
+    }
     let id = match &envelope.id {
         Some(id @ (Value::Number(_) | Value::String(_))) => id.clone(),
         _ => Value::Null,
@@ -190,8 +327,8 @@ pub fn judge(body: &[u8]) -> Verdict {
         // The framework's `Request` takes a string method and an id that is an integer, a string
         // or null; anything else would stop it, so it is answered here.
         Some(Value::String(_)) => match &envelope.id {
-            None | Some(Value::Null | Value::String(_)) => Verdict::Forward,
-            Some(Value::Number(n)) if n.is_i64() => Verdict::Forward,
+            None | Some(Value::Null | Value::String(_)) => Verdict::Forward(encoded),
+            Some(Value::Number(n)) if n.is_i64() => Verdict::Forward(encoded),
             Some(_) => Verdict::Reject(error_frame(
                 Value::Null,
                 -32600,
@@ -204,7 +341,7 @@ pub fn judge(body: &[u8]) -> Verdict {
             "Invalid Request: field `method` must be a string",
         )),
         None => match serde_json::from_str::<Response>(text) {
-            Ok(_) => Verdict::Forward,
+            Ok(_) => Verdict::Forward(encoded),
             Err(e) => Verdict::Drop(format!("invalid response from client: {e}")),
         },
     }
@@ -249,8 +386,11 @@ where
             break;
         }
         match judge(&body) {
-            Verdict::Forward => {
-                if to_server.write_all(&frame(&body)).await.is_err() {
+            Verdict::Forward(body) => {
+                let header = format!("Content-Length: {}\r\n\r\n", body.len());
+                if to_server.write_all(header.as_bytes()).await.is_err()
+                    || to_server.write_all(&body).await.is_err()
+                {
                     break;
                 }
             }
@@ -279,7 +419,8 @@ pub async fn pump_output<R: AsyncRead + Unpin>(
         if reader.read_exact(&mut body).await.is_err() {
             break;
         }
-        if frames.send(frame(&body)).is_err() {
+        // Encoded lone surrogates go back out as the escapes the host wrote.
+        if frames.send(frame(&wire_text::decode_json(&body))).is_err() {
             break;
         }
     }
@@ -312,20 +453,95 @@ mod tests {
         }
     }
 
+    fn forwarded(body: &[u8]) -> Vec<u8> {
+        match judge(body) {
+            Verdict::Forward(body) => body.into_owned(),
+            other => panic!("expected forwarding, got {other:?}"),
+        }
+    }
+
     #[test]
     fn well_formed_messages_are_forwarded() {
+        for body in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{}}"#[..],
+            br#"{"jsonrpc":"2.0","method":"n"}"#,
+            br#"{"jsonrpc":"2.0","id":"a","result":null}"#,
+        ] {
+            assert_eq!(forwarded(body), body);
+        }
+    }
+
+    #[test]
+    fn lone_surrogates_are_forwarded_encoded() {
+        let body = br#"{"jsonrpc":"2.0","id":"\ud800","method":"x","params":{"t":"a\ud83d b"}}"#;
+        let encoded = forwarded(body);
+        let value: Value = serde_json::from_slice(&encoded).unwrap();
         assert_eq!(
-            judge(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{}}"#),
-            Verdict::Forward
+            wire_text::model_text(value["params"]["t"].as_str().unwrap()),
+            "a\u{FFFD} b"
+        );
+        assert_eq!(&*wire_text::decode_json(value.to_string().as_bytes()), body);
+    }
+
+    #[test]
+    fn nesting_is_limited_with_the_id_answered() {
+        let nested = |depth: usize| {
+            format!(
+                "{{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"x\",\"params\":{}{}}}",
+                "[".repeat(depth),
+                "]".repeat(depth)
+            )
+        };
+        // The message object counts as one level.
+        assert!(matches!(
+            judge(nested(MAX_NESTING - 1).as_bytes()),
+            Verdict::Forward(_)
+        ));
+        let refused = reply_of(nested(MAX_NESTING).as_bytes());
+        assert_eq!(refused["error"]["code"], -32600);
+        assert_eq!(refused["id"], 9);
+        let strings = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\",\"params\":\"{}\\\"{}\"}}",
+            "[{".repeat(500),
+            "[".repeat(500)
+        );
+        assert!(matches!(judge(strings.as_bytes()), Verdict::Forward(_)));
+    }
+
+    #[test]
+    fn a_too_deep_response_is_dropped_not_answered() {
+        let body = format!(
+            "{{\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{}{}}}",
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert!(matches!(judge(body.as_bytes()), Verdict::Drop(_)));
+    }
+
+    #[test]
+    fn the_id_is_read_from_refused_bodies_when_possible() {
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"2.0","id":4,"method":"x","params":{bad}}"#)["id"],
+            4
+        );
+        assert_eq!(reply_of(b"{\"id\":\"q\",\"x\":\"\xff\"}")["id"], "q");
+        assert_eq!(
+            reply_of(br#"{"jsonrpc":"1.0","id":5,"method":"x"}"#)["id"],
+            5
         );
         assert_eq!(
-            judge(br#"{"jsonrpc":"2.0","method":"n"}"#),
-            Verdict::Forward
+            reply_of(br#"{"jsonrpc":"2.0","id":6,"method":"x","params":"\ud83"}"#)["id"],
+            6
         );
         assert_eq!(
-            judge(br#"{"jsonrpc":"2.0","id":"a","result":null}"#),
-            Verdict::Forward
+            reply_of(br#"{"jsonrpc":"2.0","params":[[[,"id":7}"#)["id"],
+            Value::Null
         );
+        assert_eq!(
+            reply_of(br#"{"id":1,"id":2,"method":"x"}"#)["id"],
+            Value::Null
+        );
+        assert_eq!(reply_of(br#"[{"id":1}]"#)["id"], Value::Null);
     }
 
     #[test]

@@ -342,9 +342,9 @@ fn find_command_blocks(text: &str) -> Vec<&str> {
 /// A value on a `key: value` line: pretty JSON for objects and arrays, `String(x)` otherwise.
 fn js_value_for_line(value: &Value) -> String {
     match value {
-        Value::Object(_) | Value::Array(_) => {
-            serde_json::to_string_pretty(value).unwrap_or_else(|_| js_string(value))
-        }
+        Value::Object(_) | Value::Array(_) => serde_json::to_string_pretty(value)
+            .map(crate::wire_text::stringified)
+            .unwrap_or_else(|_| js_string(value)),
         scalar => js_string(scalar),
     }
 }

@@ -187,9 +187,10 @@ fn tool_use_for_counting(name: Option<&str>, input: Option<&Value>) -> String {
     let mut text = format!("Tool: {}", name.unwrap_or("undefined"));
     if let Some(input) = input {
         text.push_str("\nArguments: ");
-        text.push_str(
-            &serde_json::to_string(input).unwrap_or_else(|_| "[serialization error]".into()),
-        );
+        // JSON.stringify's text: a lone surrogate is counted as its six-character escape.
+        text.push_str(&crate::wire_text::stringified(
+            serde_json::to_string(input).unwrap_or_else(|_| "[serialization error]".into()),
+        ));
     }
     text
 }

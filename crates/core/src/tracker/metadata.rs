@@ -232,8 +232,9 @@ impl TaskMetadata {
     /// key is added on the next write); anything else unusable is an error, so the caller can
     /// keep the file aside instead of overwriting it.
     pub fn parse(text: &str) -> Result<TaskMetadata, MetadataError> {
-        let value: Value =
-            serde_json::from_str(text).map_err(|e| MetadataError::InvalidJson(e.to_string()))?;
+        // The original writes a lone surrogate (a path cut inside an emoji) as an escape.
+        let value: Value = serde_json::from_slice(&crate::wire_text::encode_json(text.as_bytes()))
+            .map_err(|e| MetadataError::InvalidJson(e.to_string()))?;
         let Value::Object(stored) = value else {
             return Err(MetadataError::NotAnObject);
         };
@@ -263,6 +264,6 @@ impl TaskMetadata {
         );
         let mut out = self.stored.clone();
         out.insert(FILES_IN_CONTEXT.to_owned(), entries);
-        Value::Object(out).to_string()
+        crate::wire_text::decode_json_str(&Value::Object(out).to_string()).into_owned()
     }
 }

@@ -420,3 +420,11 @@ fn sources_and_states_spell_like_the_original() {
         assert_eq!(RecordState::parse(state).as_str(), state);
     }
 }
+
+#[test]
+fn a_file_with_lone_surrogate_escapes_round_trips_byte_for_byte() {
+    // JSON.stringify writes a path cut inside an emoji with a lone escape: not a corrupt file.
+    let original = r#"{"files_in_context":[{"path":"src/\ud83d.ts","record_state":"active","record_source":"read_tool","roo_read_date":1,"roo_edit_date":null,"user_edit_date":null,"note\udc00":"\uDBFF"}]}"#;
+    let metadata = TaskMetadata::parse(original).expect("parses");
+    assert_eq!(metadata.to_json(), original);
+}

@@ -1,10 +1,11 @@
 //! `roo-context tokens` and `roo-context history effective`: token counts and the effective
 //! history of stored conversation files, without a client.
 
-use std::io::Read;
+use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use roo_context_core::wire_text;
 use roo_context_protocol::history::{CountTokensParams, EffectiveHistoryParams};
 use roo_context_tokens::TokenCache;
 use serde_json::Value;
@@ -58,7 +59,8 @@ pub fn run_tokens(args: TokensArgs) -> ExitCode {
         }
     };
     // Invalid UTF-8 is counted as the host would see it after lossy decoding.
-    let text = String::from_utf8_lossy(&bytes).into_owned();
+    // A U+FDD0 in the file is a character, not the mark of an encoded lone surrogate.
+    let text = wire_text::encode_text(&String::from_utf8_lossy(&bytes)).into_owned();
     let params = CountTokensParams {
         text: Some(text),
         blocks: None,
@@ -84,7 +86,10 @@ pub fn run_history(args: HistoryArgs) -> ExitCode {
         HistoryCommand::Effective { file } => {
             let parsed: Result<Value, String> = std::fs::read(&file)
                 .map_err(|e| e.to_string())
-                .and_then(|b| serde_json::from_slice(&b).map_err(|e| e.to_string()));
+                .and_then(|b| {
+                    // JavaScript writes lone surrogates as escapes: read them like the server.
+                    serde_json::from_slice(&wire_text::encode_json(&b)).map_err(|e| e.to_string())
+                });
             let messages = match parsed {
                 Ok(Value::Array(messages)) => messages,
                 Ok(other) => {
@@ -112,10 +117,10 @@ pub fn run_history(args: HistoryArgs) -> ExitCode {
                     for diagnostic in &result.diagnostics {
                         eprintln!("note: {}", diagnostic.message);
                     }
-                    println!(
-                        "{}",
-                        serde_json::to_string_pretty(&result.messages).unwrap_or_default()
-                    );
+                    let json = serde_json::to_string_pretty(&result.messages).unwrap_or_default();
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = stdout.write_all(&wire_text::decode_json(json.as_bytes()));
+                    let _ = stdout.write_all(b"\n");
                     ExitCode::SUCCESS
                 }
                 Err(history::InvalidField(message)) => {
