@@ -16,7 +16,8 @@ use crate::{DefinitionKind, Language, Position, Span};
 
 thread_local! {
     /// One parser per language per thread: parsers are cheap to keep and costly to rebuild.
-    static PARSERS: RefCell<[Option<Parser>; 6]> = const { RefCell::new([const { None }; 6]) };
+    static PARSERS: RefCell<[Option<Parser>; crate::language::COUNT]> =
+        const { RefCell::new([const { None }; crate::language::COUNT]) };
     static QUERY_CURSOR: RefCell<Option<QueryCursor>> = const { RefCell::new(None) };
 }
 
@@ -111,7 +112,10 @@ pub(crate) fn candidates(
             if let Some((kind, node)) = definition {
                 found.push(Candidate {
                     kind,
-                    range: span_of(node),
+                    range: without_final_newline(
+                        definition_span(node, language.attribute_kinds()),
+                        source,
+                    ),
                     name,
                     trait_bytes,
                     pattern_index: query_match.pattern_index,
@@ -134,6 +138,80 @@ pub(crate) fn candidates(
             && later.range.end_byte == earlier.range.end_byte
     });
     (found, timed_out.get() || Instant::now() >= deadline)
+}
+
+/// The span of a definition node, starting after any leading annotations, attributes or
+/// decorators (`attributes`, possibly nested in a modifiers node), so that its first line is the
+/// declaration itself.
+fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
+    let mut span = span_of(node);
+    if attributes.is_empty() {
+        return span;
+    }
+    // The first leaf of the node that is not inside an attribute starts the declaration.
+    let mut start = None;
+    let mut cursor = node.walk();
+    'walk: loop {
+        let current = cursor.node();
+        let skipped = attributes.contains(&current.kind()) || current.is_extra();
+        if !skipped {
+            if current.child_count() == 0 {
+                start = Some(current);
+                break;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() || cursor.node() == node {
+                break 'walk;
+            }
+        }
+    }
+    if let Some(start) = start.filter(|start| start.start_byte() > span.start_byte) {
+        let position = start.start_position();
+        span.start = Position {
+            line: to_u32(position.row),
+            column: to_u32(position.column),
+        };
+        span.start_byte = start.start_byte();
+    }
+    span
+}
+
+/// A span that ends at the start of a line (a node that owns its final newline, as C's
+/// `#define`) ends instead at the end of the line before, so it spans the lines it shows.
+fn without_final_newline(mut span: Span, source: &str) -> Span {
+    if span.end.column != 0 || span.end.line <= span.start.line {
+        return span;
+    }
+    let before = source.get(..span.end_byte).unwrap_or("");
+    let trimmed = before
+        .strip_suffix('\n')
+        .map(|rest| rest.strip_suffix('\r').unwrap_or(rest))
+        .unwrap_or(before);
+    let line_start = trimmed.rfind('\n').map_or(0, |newline| newline + 1);
+    span.end_byte = trimmed.len();
+    span.end = Position {
+        line: span.end.line - 1,
+        column: to_u32(trimmed.len() - line_start),
+    };
+    span
+}
+
+/// The last line that holds some of a node's text (a node ending at column 0 owns only the
+/// newline of the line before).
+pub(crate) fn last_line(node: Node<'_>) -> usize {
+    let (start, end) = (node.start_position(), node.end_position());
+    if end.column == 0 && end.row > start.row {
+        end.row - 1
+    } else {
+        end.row
+    }
 }
 
 /// The span of a node.
