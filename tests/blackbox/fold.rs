@@ -244,6 +244,14 @@ const LANGUAGE_FIXTURES: &[(&str, &[&str], u32)] = &[
     ),
     ("package.json", &["eslintConfig", "rules"], 28),
     ("deploy.sh", &["upload"], 46),
+    ("TaskScheduler.kt", &["TaskScheduler", "runWithRetry"], 44),
+    ("ImageCache.swift", &["ImageCache", "image"], 46),
+    ("inventory.lua", &["Inventory:add"], 23),
+    (
+        "syncd.toml",
+        &["workspace.metadata.release", "pre-release-hook"],
+        2,
+    ),
 ];
 
 /// Every language fixture, served from disk over stdio: the symbols and folding ranges carry

@@ -139,7 +139,8 @@ const PER_LANGUAGE_BYTES: usize = 5 * 1024 * 1024;
     args = [
         "generated.ts", "OrderService.java", "ring_buffer.c", "lru_cache.cpp",
         "InventoryController.cs", "subscription.rb", "UserRepository.php", "theme.css",
-        "index.html", "package.json", "deploy.sh",
+        "index.html", "package.json", "deploy.sh", "TaskScheduler.kt", "ImageCache.swift",
+        "inventory.lua", "syncd.toml",
     ]
 )]
 fn cold_outline_per_language(bencher: divan::Bencher, fixture: &str) {

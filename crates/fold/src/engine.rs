@@ -112,7 +112,7 @@ pub(crate) fn candidates(
             if let Some((kind, node)) = definition {
                 found.push(Candidate {
                     kind,
-                    range: without_final_newline(
+                    range: without_trailing_whitespace(
                         definition_span(node, language.attribute_kinds()),
                         source,
                     ),
@@ -183,35 +183,43 @@ fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
     span
 }
 
-/// A span that ends at the start of a line (a node that owns its final newline, as C's
-/// `#define`) ends instead at the end of the line before, so it spans the lines it shows.
-fn without_final_newline(mut span: Span, source: &str) -> Span {
-    if span.end.column != 0 || span.end.line <= span.start.line {
+/// A span ends at its last non-blank character: a node that owns its final newline (C's
+/// `#define`) or the blank lines after it (a TOML table) ends on the last line it shows.
+fn without_trailing_whitespace(mut span: Span, source: &str) -> Span {
+    let kept = text_end(source, span.start_byte, span.end_byte);
+    if kept == span.end_byte || kept == span.start_byte {
         return span;
     }
-    let before = source.get(..span.end_byte).unwrap_or("");
-    let trimmed = before
-        .strip_suffix('\n')
-        .map(|rest| rest.strip_suffix('\r').unwrap_or(rest))
-        .unwrap_or(before);
-    let line_start = trimmed.rfind('\n').map_or(0, |newline| newline + 1);
-    span.end_byte = trimmed.len();
+    let removed = source.get(kept..span.end_byte).unwrap_or("");
+    let line = span.end.line - to_u32(removed.matches('\n').count());
+    let line_start = source[..kept].rfind('\n').map_or(0, |newline| newline + 1);
+    span.end_byte = kept;
     span.end = Position {
-        line: span.end.line - 1,
-        column: to_u32(trimmed.len() - line_start),
+        line,
+        column: to_u32(kept - line_start),
     };
     span
 }
 
-/// The last line that holds some of a node's text (a node ending at column 0 owns only the
-/// newline of the line before).
-pub(crate) fn last_line(node: Node<'_>) -> usize {
-    let (start, end) = (node.start_position(), node.end_position());
-    if end.column == 0 && end.row > start.row {
-        end.row - 1
-    } else {
-        end.row
+/// The end of `source[start..end]` without its trailing whitespace (scans only that whitespace).
+fn text_end(source: &str, start: usize, end: usize) -> usize {
+    let bytes = source.as_bytes();
+    let mut kept = end.min(bytes.len());
+    while kept > start && bytes[kept - 1].is_ascii_whitespace() {
+        kept -= 1;
     }
+    kept
+}
+
+/// The last line that holds some of a node's text, not counting trailing whitespace it owns.
+pub(crate) fn last_line(node: Node<'_>, source: &str) -> usize {
+    let end = node.end_position();
+    let kept = text_end(source, node.start_byte(), node.end_byte());
+    if kept == node.end_byte() || kept == node.start_byte() {
+        return end.row;
+    }
+    let removed = source.get(kept..node.end_byte()).unwrap_or("");
+    end.row - removed.matches('\n').count()
 }
 
 /// The span of a node.

@@ -255,6 +255,53 @@ languages! {
         blocks: ["if_statement", "case_statement", "do_group", "heredoc_body"],
         attributes: [],
     }
+    /// `.kt`, `.kts`.
+    #[cfg(feature = "extra")]
+    Kotlin {
+        name: "kotlin",
+        extensions: ["kt", "kts"],
+        grammar: Some(|| tree_sitter_kotlin_ng::LANGUAGE.into()),
+        query: [include_str!("../queries/kotlin.scm")],
+        imports: ["import"],
+        blocks: [],
+        attributes: ["annotation"],
+    }
+    /// `.swift`.
+    #[cfg(feature = "extra")]
+    Swift {
+        name: "swift",
+        extensions: ["swift"],
+        grammar: Some(|| tree_sitter_swift::LANGUAGE.into()),
+        query: [include_str!("../queries/swift.scm")],
+        imports: ["import_declaration"],
+        blocks: [],
+        attributes: ["attribute"],
+    }
+    /// `.lua`.
+    #[cfg(feature = "extra")]
+    Lua {
+        name: "lua",
+        extensions: ["lua"],
+        grammar: Some(|| tree_sitter_lua::LANGUAGE.into()),
+        query: [include_str!("../queries/lua.scm")],
+        imports: [],
+        blocks: [
+            "function_declaration", "function_definition", "if_statement", "for_statement",
+            "while_statement", "repeat_statement", "do_statement",
+        ],
+        attributes: [],
+    }
+    /// `.toml`.
+    #[cfg(feature = "extra")]
+    Toml {
+        name: "toml",
+        extensions: ["toml"],
+        grammar: Some(|| tree_sitter_toml_ng::LANGUAGE.into()),
+        query: [include_str!("../queries/toml.scm")],
+        imports: [],
+        blocks: ["table", "table_array_element"],
+        attributes: [],
+    }
 }
 
 impl Language {

@@ -195,7 +195,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             return Walk::Descend;
         }
         let start = engine::to_u32(node.start_position().row);
-        let end = engine::to_u32(engine::last_line(node));
+        let end = engine::to_u32(engine::last_line(node, source));
         let run_kind = if node.kind().contains("comment") {
             Some(FoldingKind::Comment)
         } else if language.is_import(node.kind()) {
