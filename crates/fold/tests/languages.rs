@@ -212,3 +212,32 @@ fn a_one_line_c_macro_neither_folds_nor_spans_the_next_line() {
         assert_eq!(folds.ranges, []);
     }
 }
+
+#[test]
+fn degenerate_inputs_never_panic_in_any_language() {
+    let deep_brackets = format!("{}{}", "{[(".repeat(100), ")]}".repeat(100));
+    let deep_tags = format!("{}{}", "<div>\n".repeat(100), "</div>\n".repeat(100));
+    let inputs = [
+        String::new(),
+        "\u{feff}".to_owned(),
+        "\r\n\r\n".to_owned(),
+        "\n".repeat(1_000),
+        deep_brackets,
+        deep_tags,
+        "end\nfi\ndone\n}\n".to_owned(),
+    ];
+    let options = OutlineOptions::default();
+    for &language in Language::ALL {
+        for input in &inputs {
+            let result = outline(language, input, &options);
+            for definition in &result.definitions {
+                assert!(definition.range.start_byte <= definition.range.end_byte);
+                assert!(definition.range.end_byte <= input.len());
+            }
+            for range in folding_ranges(language, input, &options).ranges {
+                assert!(range.start_line < range.end_line, "{}", language.name());
+            }
+            let _ = document_symbols(language, input, &options);
+        }
+    }
+}
