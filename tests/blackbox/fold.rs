@@ -204,3 +204,137 @@ fn markdown_files_fold_by_headers() {
     assert_eq!(symbols[1]["name"], "Install");
     assert_eq!(symbols[1]["kind"], 15);
 }
+
+/// For each language fixture of the fold crate: a symbol path (outer to inner) that the
+/// `textDocument/documentSymbol` answer must contain and a 1-based line where a fold must start.
+const LANGUAGE_FIXTURES: &[(&str, &[&str], u32)] = &[
+    (
+        "OrderService.java",
+        &["OrderService", "Listener", "onChange"],
+        71,
+    ),
+    ("ring_buffer.c", &["rb_write"], 74),
+    ("lru_cache.cpp", &["assets", "LruCache", "get"], 37),
+    (
+        "InventoryController.cs",
+        &[
+            "Warehouse.Api.Controllers",
+            "InventoryController",
+            "Adjust",
+            "Describe",
+        ],
+        49,
+    ),
+    (
+        "subscription.rb",
+        &["Billing", "Subscription", "renew!"],
+        53,
+    ),
+    ("UserRepository.php", &["UserRepository", "find"], 53),
+    ("theme.css", &["(prefers-color-scheme: dark)", ".card"], 74),
+    (
+        "index.html",
+        &[
+            "<html lang=\"en\">",
+            "<body>",
+            "<main>",
+            "<section id=\"products\">",
+        ],
+        36,
+    ),
+    ("package.json", &["eslintConfig", "rules"], 28),
+    ("deploy.sh", &["upload"], 46),
+    ("TaskScheduler.kt", &["TaskScheduler", "runWithRetry"], 44),
+    ("ImageCache.swift", &["ImageCache", "image"], 46),
+    ("inventory.lua", &["Inventory:add"], 23),
+    (
+        "syncd.toml",
+        &["workspace.metadata.release", "pre-release-hook"],
+        2,
+    ),
+];
+
+/// Every language fixture, served from disk over stdio: the symbols and folding ranges carry
+/// the expected entries, and their lines equal the fold engine's own answer.
+#[test]
+fn every_language_fixture_gets_symbols_and_folding_ranges_over_stdio() {
+    use roo_context_fold::{Language, OutlineOptions, document_symbols, folding_ranges};
+
+    let directory = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../fold/tests/fixtures");
+    let fixtures: Vec<(String, String)> = LANGUAGE_FIXTURES
+        .iter()
+        .map(|(file, _, _)| {
+            let text = std::fs::read_to_string(directory.join(file)).expect("fixture exists");
+            ((*file).to_owned(), text)
+        })
+        .collect();
+    let files: Vec<(&str, &str)> = fixtures
+        .iter()
+        .map(|(file, text)| (file.as_str(), text.as_str()))
+        .collect();
+    let fixture = Fixture::new(&files);
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    for ((file, symbol_path, fold_line), (_, text)) in LANGUAGE_FIXTURES.iter().zip(&fixtures) {
+        let language = Language::from_path(file).expect("a supported language");
+        let uri = file_uri(&fixture.path(file));
+        let symbols = server.call(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let mut level = &symbols;
+        for name in *symbol_path {
+            let found = level
+                .as_array()
+                .and_then(|list| list.iter().find(|symbol| symbol["name"] == *name))
+                .unwrap_or_else(|| panic!("{file}: no symbol {name} in {level}"));
+            level = &found["children"];
+        }
+        let expected = document_symbols(language, text, &OutlineOptions::default());
+        let top_lines: Vec<(u64, u64)> = symbols
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                (
+                    s["range"]["start"]["line"].as_u64().unwrap(),
+                    s["range"]["end"]["line"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let expected_lines: Vec<(u64, u64)> = expected
+            .symbols
+            .iter()
+            .map(|s| (u64::from(s.range.start.line), u64::from(s.range.end.line)))
+            .collect();
+        assert_eq!(top_lines, expected_lines, "{file}");
+
+        let ranges = server.call(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}}),
+        );
+        let lines: Vec<(u64, u64)> = ranges
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    r["startLine"].as_u64().unwrap(),
+                    r["endLine"].as_u64().unwrap(),
+                )
+            })
+            .collect();
+        let expected_ranges: Vec<(u64, u64)> =
+            folding_ranges(language, text, &OutlineOptions::default())
+                .ranges
+                .iter()
+                .map(|r| (u64::from(r.start_line), u64::from(r.end_line)))
+                .collect();
+        assert_eq!(lines, expected_ranges, "{file}");
+        assert!(
+            lines
+                .iter()
+                .any(|(start, _)| *start + 1 == u64::from(*fold_line)),
+            "{file}: no fold starts on line {fold_line}: {lines:?}"
+        );
+    }
+}

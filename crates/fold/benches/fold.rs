@@ -1,5 +1,7 @@
 //! Benchmarks of the fold engine on generated TypeScript: cold outlines on one thread and on all
-//! cores, and a folded context cold (fresh cache) against warm (unchanged files, cached).
+//! cores, and a folded context cold (fresh cache) against warm (unchanged files, cached); and cold
+//! outline throughput per language on its fixture repeated to 5 MiB, against the generated
+//! TypeScript as the baseline of the same run.
 //!
 //! `ROO_FOLD_BENCH_LIST=corpus/ts_files.txt ROO_FOLD_BENCH_BASE=corpus/repo` measures the anchors'
 //! corpus instead (../shared/bench), side by side with `node node/ts_bench.mjs` there.
@@ -124,4 +126,47 @@ fn folded_context_warm(bencher: divan::Bencher) {
     bencher
         .counter(divan::counter::ItemsCount::new(inputs.len()))
         .bench(|| folded_file_context_with(&inputs, &options, Some(&cache)));
+}
+
+/// Bytes of source per language in `cold_outline_per_language`.
+const PER_LANGUAGE_BYTES: usize = 5 * 1024 * 1024;
+
+/// Cold outlines (no cache) on one thread of each language fixture (`tests/fixtures`) repeated
+/// as separate files to 5 MiB. `generated.ts` is the TypeScript file above, the baseline.
+#[divan::bench(
+    sample_count = 5,
+    sample_size = 1,
+    args = [
+        "generated.ts", "OrderService.java", "ring_buffer.c", "lru_cache.cpp",
+        "InventoryController.cs", "subscription.rb", "UserRepository.php", "theme.css",
+        "index.html", "package.json", "deploy.sh", "TaskScheduler.kt", "ImageCache.swift",
+        "inventory.lua", "syncd.toml",
+    ]
+)]
+fn cold_outline_per_language(bencher: divan::Bencher, fixture: &str) {
+    let Some(language) = roo_context_fold::Language::from_path(fixture) else {
+        // The fixture's grammar group is switched off (cargo feature).
+        return;
+    };
+    let text = if fixture == "generated.ts" {
+        typescript_file(0)
+    } else {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures")
+            .join(fixture);
+        std::fs::read_to_string(path).expect("fixture is readable")
+    };
+    let copies = PER_LANGUAGE_BYTES.div_ceil(text.len());
+    let jobs: Vec<OutlineJob<'_>> = (0..copies)
+        .map(|_| OutlineJob {
+            language,
+            source: &text,
+        })
+        .collect();
+    // Compile the query before timing: that is once per process, not per file.
+    outline_many(&jobs[..1], &OutlineOptions::default(), 1);
+    bencher
+        .counter(divan::counter::BytesCount::new(copies * text.len()))
+        .counter(divan::counter::ItemsCount::new(copies))
+        .bench(|| outline_many(&jobs, &OutlineOptions::default(), 1));
 }

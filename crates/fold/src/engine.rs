@@ -16,7 +16,8 @@ use crate::{DefinitionKind, Language, Position, Span};
 
 thread_local! {
     /// One parser per language per thread: parsers are cheap to keep and costly to rebuild.
-    static PARSERS: RefCell<[Option<Parser>; 6]> = const { RefCell::new([const { None }; 6]) };
+    static PARSERS: RefCell<[Option<Parser>; crate::language::COUNT]> =
+        const { RefCell::new([const { None }; crate::language::COUNT]) };
     static QUERY_CURSOR: RefCell<Option<QueryCursor>> = const { RefCell::new(None) };
 }
 
@@ -111,7 +112,10 @@ pub(crate) fn candidates(
             if let Some((kind, node)) = definition {
                 found.push(Candidate {
                     kind,
-                    range: span_of(node),
+                    range: without_trailing_whitespace(
+                        definition_span(node, language.attribute_kinds()),
+                        source,
+                    ),
                     name,
                     trait_bytes,
                     pattern_index: query_match.pattern_index,
@@ -134,6 +138,88 @@ pub(crate) fn candidates(
             && later.range.end_byte == earlier.range.end_byte
     });
     (found, timed_out.get() || Instant::now() >= deadline)
+}
+
+/// The span of a definition node, starting after any leading annotations, attributes or
+/// decorators (`attributes`, possibly nested in a modifiers node), so that its first line is the
+/// declaration itself.
+fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
+    let mut span = span_of(node);
+    if attributes.is_empty() {
+        return span;
+    }
+    // The first leaf of the node that is not inside an attribute starts the declaration.
+    let mut start = None;
+    let mut cursor = node.walk();
+    'walk: loop {
+        let current = cursor.node();
+        let skipped = attributes.contains(&current.kind()) || current.is_extra();
+        if !skipped {
+            if current.child_count() == 0 {
+                start = Some(current);
+                break;
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                continue 'walk;
+            }
+            if !cursor.goto_parent() || cursor.node() == node {
+                break 'walk;
+            }
+        }
+    }
+    if let Some(start) = start.filter(|start| start.start_byte() > span.start_byte) {
+        let position = start.start_position();
+        span.start = Position {
+            line: to_u32(position.row),
+            column: to_u32(position.column),
+        };
+        span.start_byte = start.start_byte();
+    }
+    span
+}
+
+/// A span ends at its last non-blank character: a node that owns its final newline (C's
+/// `#define`) or the blank lines after it (a TOML table) ends on the last line it shows.
+fn without_trailing_whitespace(mut span: Span, source: &str) -> Span {
+    let kept = text_end(source, span.start_byte, span.end_byte);
+    if kept == span.end_byte || kept == span.start_byte {
+        return span;
+    }
+    let removed = source.get(kept..span.end_byte).unwrap_or("");
+    let line = span.end.line - to_u32(removed.matches('\n').count());
+    let line_start = source[..kept].rfind('\n').map_or(0, |newline| newline + 1);
+    span.end_byte = kept;
+    span.end = Position {
+        line,
+        column: to_u32(kept - line_start),
+    };
+    span
+}
+
+/// The end of `source[start..end]` without its trailing whitespace (scans only that whitespace).
+fn text_end(source: &str, start: usize, end: usize) -> usize {
+    let bytes = source.as_bytes();
+    let mut kept = end.min(bytes.len());
+    while kept > start && bytes[kept - 1].is_ascii_whitespace() {
+        kept -= 1;
+    }
+    kept
+}
+
+/// The last line that holds some of a node's text, not counting trailing whitespace it owns.
+pub(crate) fn last_line(node: Node<'_>, source: &str) -> usize {
+    let end = node.end_position();
+    let kept = text_end(source, node.start_byte(), node.end_byte());
+    if kept == node.end_byte() || kept == node.start_byte() {
+        return end.row;
+    }
+    let removed = source.get(kept..node.end_byte()).unwrap_or("");
+    end.row - removed.matches('\n').count()
 }
 
 /// The span of a node.

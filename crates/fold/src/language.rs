@@ -1,53 +1,324 @@
-//! Which grammar and which definition query serve a file, decided by its extension.
+//! The one table of languages: extension -> grammar -> definition query -> how to fold. Adding a
+//! language is one row in `languages!` below plus one `queries/<name>.scm` file; the kinds of its
+//! symbols are the `@definition.<kind>` capture names in that file.
 
 use std::sync::OnceLock;
 
 use tree_sitter::Query;
 
-/// A language the fold engine can outline.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Language {
+/// One row of the language table.
+pub(crate) struct LanguageRow {
+    /// Short lowercase name, also the query file's stem.
+    pub(crate) name: &'static str,
+    /// File extensions (lowercase, without the dot).
+    pub(crate) extensions: &'static [&'static str],
+    /// The tree-sitter grammar; `None` for a language read by a line parser (Markdown).
+    pub(crate) grammar: Option<fn() -> tree_sitter::Language>,
+    /// The definition query, as parts concatenated in order (TSX = TypeScript + `tsx.scm`).
+    pub(crate) query: &'static [&'static str],
+    /// Node kinds that are imports: runs of them fold as one `imports` range.
+    pub(crate) imports: &'static [&'static str],
+    /// Node kinds that fold when they span several lines, for languages whose blocks have no
+    /// brackets (Python's compound statements, Ruby's `do ... end`, ...). Matched as suffixes.
+    pub(crate) block_suffixes: &'static [&'static str],
+    /// Node kinds of annotations, attributes and decorators: when they lead a definition, the
+    /// definition's range starts after them, so its first line is the declaration itself.
+    pub(crate) attributes: &'static [&'static str],
+}
+
+/// Generates the public [`Language`] enum and the table from one list of rows, so the two can
+/// never disagree and no count is written by hand. A row's `cfg` (its grammar group's cargo
+/// feature) applies to both its enum variant and its table entry.
+macro_rules! languages {
+    ($(
+        $(#[doc = $doc:literal])*
+        $(#[cfg($cfg:meta)])?
+        $variant:ident {
+            name: $name:literal,
+            extensions: [$($extension:literal),* $(,)?],
+            grammar: $grammar:expr,
+            query: [$($query:expr),* $(,)?],
+            imports: [$($import:literal),* $(,)?],
+            blocks: [$($block:literal),* $(,)?],
+            attributes: [$($attribute_kind:literal),* $(,)?] $(,)?
+        }
+    )*) => {
+        /// A language the fold engine can outline (one row of the language table).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Language {
+            $($(#[doc = $doc])* $(#[cfg($cfg)])? $variant,)*
+        }
+
+        /// The rows, in the order of [`Language`]'s variants (a variant's discriminant is its row).
+        const TABLE: &[LanguageRow] = &[
+            $($(#[cfg($cfg)])? LanguageRow {
+                name: $name,
+                extensions: &[$($extension),*],
+                grammar: $grammar,
+                query: &[$($query),*],
+                imports: &[$($import),*],
+                block_suffixes: &[$($block),*],
+                attributes: &[$($attribute_kind),*],
+            },)*
+        ];
+
+        impl Language {
+            /// Every language compiled in, in table order.
+            pub const ALL: &[Language] = &[$($(#[cfg($cfg)])? Language::$variant,)*];
+        }
+    };
+}
+
+/// How many languages are compiled in (sizes the per-language parser and query caches).
+pub(crate) const COUNT: usize = TABLE.len();
+
+const TYPESCRIPT_QUERY: &str = include_str!("../queries/typescript.scm");
+
+languages! {
     /// `.ts`, `.mts`, `.cts` (including `.d.ts`).
-    TypeScript,
+    TypeScript {
+        name: "typescript",
+        extensions: ["ts", "mts", "cts"],
+        grammar: Some(|| tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into()),
+        query: [TYPESCRIPT_QUERY],
+        imports: ["import_statement"],
+        blocks: [],
+        attributes: ["decorator"],
+    }
     /// `.tsx`.
-    Tsx,
+    Tsx {
+        name: "tsx",
+        extensions: ["tsx"],
+        grammar: Some(|| tree_sitter_typescript::LANGUAGE_TSX.into()),
+        query: [TYPESCRIPT_QUERY, "\n", include_str!("../queries/tsx.scm")],
+        imports: ["import_statement"],
+        blocks: [],
+        attributes: ["decorator"],
+    }
     /// `.js`, `.jsx`, `.mjs`, `.cjs` (the JavaScript grammar parses JSX).
-    JavaScript,
+    JavaScript {
+        name: "javascript",
+        extensions: ["js", "jsx", "mjs", "cjs"],
+        grammar: Some(|| tree_sitter_javascript::LANGUAGE.into()),
+        query: [include_str!("../queries/javascript.scm")],
+        imports: ["import_statement"],
+        blocks: [],
+        attributes: ["decorator"],
+    }
     /// `.rs`.
-    Rust,
+    Rust {
+        name: "rust",
+        extensions: ["rs"],
+        grammar: Some(|| tree_sitter_rust::LANGUAGE.into()),
+        query: [include_str!("../queries/rust.scm")],
+        imports: ["use_declaration", "extern_crate_declaration"],
+        blocks: [],
+        attributes: [],
+    }
     /// `.py`, `.pyi`.
-    Python,
+    Python {
+        name: "python",
+        extensions: ["py", "pyi"],
+        grammar: Some(|| tree_sitter_python::LANGUAGE.into()),
+        query: [include_str!("../queries/python.scm")],
+        imports: ["import_statement", "import_from_statement"],
+        blocks: ["_statement", "_clause", "_definition"],
+        attributes: [],
+    }
     /// `.go`.
-    Go,
+    Go {
+        name: "go",
+        extensions: ["go"],
+        grammar: Some(|| tree_sitter_go::LANGUAGE.into()),
+        query: [include_str!("../queries/go.scm")],
+        imports: ["import_declaration"],
+        blocks: [],
+        attributes: [],
+    }
     /// `.md`, `.markdown`: headers and their sections, by a line parser (no grammar).
-    Markdown,
+    Markdown {
+        name: "markdown",
+        extensions: ["md", "markdown"],
+        grammar: None,
+        query: [],
+        imports: [],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.java`.
+    #[cfg(feature = "mainstream")]
+    Java {
+        name: "java",
+        extensions: ["java"],
+        grammar: Some(|| tree_sitter_java::LANGUAGE.into()),
+        query: [include_str!("../queries/java.scm")],
+        imports: ["import_declaration"],
+        blocks: [],
+        attributes: ["annotation", "marker_annotation"],
+    }
+    /// `.c`, `.h` (headers are read as C, like the original; C++ headers use `.hpp`/`.hh`).
+    #[cfg(feature = "mainstream")]
+    C {
+        name: "c",
+        extensions: ["c", "h"],
+        grammar: Some(|| tree_sitter_c::LANGUAGE.into()),
+        query: [include_str!("../queries/c.scm")],
+        imports: ["preproc_include"],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.cpp`, `.cc`, `.cxx`, `.c++`, `.hpp`, `.hh`, `.hxx`, `.h++`, `.ipp`, `.tpp`.
+    #[cfg(feature = "mainstream")]
+    Cpp {
+        name: "cpp",
+        extensions: ["cpp", "cc", "cxx", "c++", "hpp", "hh", "hxx", "h++", "ipp", "tpp"],
+        grammar: Some(|| tree_sitter_cpp::LANGUAGE.into()),
+        query: [include_str!("../queries/cpp.scm")],
+        imports: ["preproc_include", "using_declaration"],
+        blocks: [],
+        attributes: ["attribute_declaration"],
+    }
+    /// `.cs`.
+    #[cfg(feature = "mainstream")]
+    CSharp {
+        name: "c_sharp",
+        extensions: ["cs"],
+        grammar: Some(|| tree_sitter_c_sharp::LANGUAGE.into()),
+        query: [include_str!("../queries/c_sharp.scm")],
+        imports: ["using_directive"],
+        blocks: [],
+        attributes: ["attribute_list"],
+    }
+    /// `.rb`, `.rake`, `.gemspec`, `.ru`.
+    #[cfg(feature = "mainstream")]
+    Ruby {
+        name: "ruby",
+        extensions: ["rb", "rake", "gemspec", "ru"],
+        grammar: Some(|| tree_sitter_ruby::LANGUAGE.into()),
+        query: [include_str!("../queries/ruby.scm")],
+        imports: [],
+        blocks: ["do_block", "if", "unless", "case", "while", "until", "for", "begin", "heredoc_body"],
+        attributes: [],
+    }
+    /// `.php` (PHP with embedded HTML), `.phtml`.
+    #[cfg(feature = "mainstream")]
+    Php {
+        name: "php",
+        extensions: ["php", "phtml"],
+        grammar: Some(|| tree_sitter_php::LANGUAGE_PHP.into()),
+        query: [include_str!("../queries/php.scm")],
+        imports: ["namespace_use_declaration"],
+        blocks: [],
+        attributes: ["attribute_list"],
+    }
+    /// `.css`.
+    #[cfg(feature = "mainstream")]
+    Css {
+        name: "css",
+        extensions: ["css"],
+        grammar: Some(|| tree_sitter_css::LANGUAGE.into()),
+        query: [include_str!("../queries/css.scm")],
+        imports: ["import_statement"],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.html`, `.htm`, `.xhtml`.
+    #[cfg(feature = "mainstream")]
+    Html {
+        name: "html",
+        extensions: ["html", "htm", "xhtml"],
+        grammar: Some(|| tree_sitter_html::LANGUAGE.into()),
+        query: [include_str!("../queries/html.scm")],
+        imports: [],
+        blocks: ["element", "script_element", "style_element"],
+        attributes: [],
+    }
+    /// `.json` and JSON-with-comments files (`.jsonc`, `.json5` is not JSON and stays out).
+    #[cfg(feature = "mainstream")]
+    Json {
+        name: "json",
+        extensions: ["json", "jsonc"],
+        grammar: Some(|| tree_sitter_json::LANGUAGE.into()),
+        query: [include_str!("../queries/json.scm")],
+        imports: [],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.sh`, `.bash`.
+    #[cfg(feature = "mainstream")]
+    Bash {
+        name: "bash",
+        extensions: ["sh", "bash"],
+        grammar: Some(|| tree_sitter_bash::LANGUAGE.into()),
+        query: [include_str!("../queries/bash.scm")],
+        imports: [],
+        blocks: ["if_statement", "case_statement", "do_group", "heredoc_body"],
+        attributes: [],
+    }
+    /// `.kt`, `.kts`.
+    #[cfg(feature = "extra")]
+    Kotlin {
+        name: "kotlin",
+        extensions: ["kt", "kts"],
+        grammar: Some(|| tree_sitter_kotlin_ng::LANGUAGE.into()),
+        query: [include_str!("../queries/kotlin.scm")],
+        imports: ["import"],
+        blocks: [],
+        attributes: ["annotation"],
+    }
+    /// `.swift`.
+    #[cfg(feature = "extra")]
+    Swift {
+        name: "swift",
+        extensions: ["swift"],
+        grammar: Some(|| tree_sitter_swift::LANGUAGE.into()),
+        query: [include_str!("../queries/swift.scm")],
+        imports: ["import_declaration"],
+        blocks: [],
+        attributes: ["attribute"],
+    }
+    /// `.lua`.
+    #[cfg(feature = "extra")]
+    Lua {
+        name: "lua",
+        extensions: ["lua"],
+        grammar: Some(|| tree_sitter_lua::LANGUAGE.into()),
+        query: [include_str!("../queries/lua.scm")],
+        imports: [],
+        blocks: [
+            "function_declaration", "function_definition", "if_statement", "for_statement",
+            "while_statement", "repeat_statement", "do_statement",
+        ],
+        attributes: [],
+    }
+    /// `.toml`.
+    #[cfg(feature = "extra")]
+    Toml {
+        name: "toml",
+        extensions: ["toml"],
+        grammar: Some(|| tree_sitter_toml_ng::LANGUAGE.into()),
+        query: [include_str!("../queries/toml.scm")],
+        imports: [],
+        blocks: ["table", "table_array_element"],
+        attributes: [],
+    }
 }
 
 impl Language {
-    /// Every supported language, in a fixed order.
-    pub const ALL: [Language; 7] = [
-        Language::TypeScript,
-        Language::Tsx,
-        Language::JavaScript,
-        Language::Rust,
-        Language::Python,
-        Language::Go,
-        Language::Markdown,
-    ];
+    fn row(self) -> &'static LanguageRow {
+        &TABLE[self as usize]
+    }
 
     /// The language for a file extension (without the dot, any case), or `None` when unsupported.
     pub fn from_extension(extension: &str) -> Option<Language> {
-        let language = match extension.to_ascii_lowercase().as_str() {
-            "ts" | "mts" | "cts" => Language::TypeScript,
-            "tsx" => Language::Tsx,
-            "js" | "jsx" | "mjs" | "cjs" => Language::JavaScript,
-            "rs" => Language::Rust,
-            "py" | "pyi" => Language::Python,
-            "go" => Language::Go,
-            "md" | "markdown" => Language::Markdown,
-            _ => return None,
-        };
-        Some(language)
+        let extension = extension.to_ascii_lowercase();
+        Language::ALL.iter().copied().find(|language| {
+            language
+                .row()
+                .extensions
+                .iter()
+                .any(|known| *known == extension)
+        })
     }
 
     /// The language for a path (either separator), decided by the extension of its last component.
@@ -61,53 +332,61 @@ impl Language {
         Language::from_extension(extension)
     }
 
-    /// A short lowercase name (`typescript`, `tsx`, `javascript`, `rust`, `python`, `go`).
+    /// A short lowercase name (`typescript`, `tsx`, `java`, `c_sharp`, ...), the stem of its query file.
     pub fn name(self) -> &'static str {
-        match self {
-            Language::TypeScript => "typescript",
-            Language::Tsx => "tsx",
-            Language::JavaScript => "javascript",
-            Language::Rust => "rust",
-            Language::Python => "python",
-            Language::Go => "go",
-            Language::Markdown => "markdown",
-        }
+        self.row().name
+    }
+
+    /// The file extensions (lowercase, without the dot) read as this language.
+    pub fn extensions(self) -> &'static [&'static str] {
+        self.row().extensions
     }
 
     pub(crate) fn index(self) -> usize {
         self as usize
     }
 
-    /// The tree-sitter grammar for this language.
-    pub(crate) fn grammar(self) -> tree_sitter::Language {
-        match self {
-            Language::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Language::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Language::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-            Language::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Language::Python => tree_sitter_python::LANGUAGE.into(),
-            Language::Go => tree_sitter_go::LANGUAGE.into(),
-            Language::Markdown => unreachable!("Markdown is parsed by the header parser"),
-        }
+    /// True for languages read by a line parser instead of a grammar (Markdown).
+    #[cfg(test)]
+    pub(crate) fn has_grammar(self) -> bool {
+        self.row().grammar.is_some()
     }
 
-    /// The query source text (`queries/<lang>.scm`; TSX is the TypeScript query plus `tsx.scm`).
+    /// The tree-sitter grammar for this language.
+    pub(crate) fn grammar(self) -> tree_sitter::Language {
+        let grammar = self
+            .row()
+            .grammar
+            .unwrap_or_else(|| unreachable!("{} is read by a line parser", self.name()));
+        grammar()
+    }
+
+    /// Node kinds that are imports (their runs fold as `imports`).
+    pub(crate) fn is_import(self, kind: &str) -> bool {
+        self.row().imports.contains(&kind)
+    }
+
+    /// Node kinds that fold when multi-line although they have no brackets.
+    pub(crate) fn is_unbracketed_block(self, kind: &str) -> bool {
+        self.row()
+            .block_suffixes
+            .iter()
+            .any(|suffix| kind.ends_with(suffix))
+    }
+
+    /// Node kinds of annotations/attributes/decorators that do not start a definition.
+    pub(crate) fn attribute_kinds(self) -> &'static [&'static str] {
+        self.row().attributes
+    }
+
+    /// The query source text: the row's parts, concatenated.
     pub(crate) fn query_source(self) -> String {
-        const TYPESCRIPT: &str = include_str!("../queries/typescript.scm");
-        match self {
-            Language::TypeScript => TYPESCRIPT.to_owned(),
-            Language::Tsx => format!("{TYPESCRIPT}\n{}", include_str!("../queries/tsx.scm")),
-            Language::JavaScript => include_str!("../queries/javascript.scm").to_owned(),
-            Language::Rust => include_str!("../queries/rust.scm").to_owned(),
-            Language::Python => include_str!("../queries/python.scm").to_owned(),
-            Language::Go => include_str!("../queries/go.scm").to_owned(),
-            Language::Markdown => unreachable!("Markdown has no query"),
-        }
+        self.row().query.concat()
     }
 
     /// The compiled definition query, compiled once per language per process.
     pub(crate) fn query(self) -> &'static CompiledQuery {
-        static QUERIES: [OnceLock<CompiledQuery>; 6] = [const { OnceLock::new() }; 6];
+        static QUERIES: [OnceLock<CompiledQuery>; COUNT] = [const { OnceLock::new() }; COUNT];
         QUERIES[self.index()].get_or_init(|| {
             let query = Query::new(&self.grammar(), &self.query_source()).unwrap_or_else(|error| {
                 // The queries are data compiled into the binary and checked by a unit test.
@@ -169,14 +448,11 @@ pub(crate) fn base_name(path: &str) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DefinitionKind;
 
     #[test]
     fn every_grammar_loads_into_a_parser_and_every_query_compiles() {
-        // Markdown has no grammar: its headers are read by a line parser.
-        for language in Language::ALL
-            .into_iter()
-            .filter(|l| *l != Language::Markdown)
-        {
+        for &language in Language::ALL.iter().filter(|l| l.has_grammar()) {
             let mut parser = tree_sitter::Parser::new();
             parser
                 .set_language(&language.grammar())
@@ -191,7 +467,36 @@ mod tests {
                 language.name()
             );
             assert!(compiled.roles.contains(&CaptureRole::Name));
+            // A misspelt kind in a query would silently become `other`.
+            for role in &compiled.roles {
+                assert_ne!(
+                    *role,
+                    CaptureRole::Definition(DefinitionKind::Other),
+                    "{} query has an unknown @definition kind",
+                    language.name()
+                );
+            }
         }
+    }
+
+    #[test]
+    fn table_rows_are_consistent() {
+        let mut seen_extensions = std::collections::HashSet::new();
+        let mut seen_names = std::collections::HashSet::new();
+        for (index, &language) in Language::ALL.iter().enumerate() {
+            assert_eq!(language.index(), index, "{}", language.name());
+            assert!(seen_names.insert(language.name()), "{}", language.name());
+            assert!(!language.extensions().is_empty(), "{}", language.name());
+            for extension in language.extensions() {
+                assert_eq!(*extension, extension.to_ascii_lowercase());
+                assert!(
+                    seen_extensions.insert(*extension),
+                    "extension {extension} is claimed twice"
+                );
+                assert_eq!(Language::from_extension(extension), Some(language));
+            }
+        }
+        assert_eq!(Language::ALL.len(), COUNT);
     }
 
     #[test]
@@ -216,5 +521,21 @@ mod tests {
         assert_eq!(Language::from_path("Makefile"), None);
         assert_eq!(Language::from_path("dir.ts/file"), None);
         assert_eq!(Language::from_path(".ts"), None);
+    }
+
+    #[cfg(feature = "mainstream")]
+    #[test]
+    fn mainstream_extensions_map_to_their_languages() {
+        assert_eq!(Language::from_path("A.java"), Some(Language::Java));
+        assert_eq!(Language::from_path("a.h"), Some(Language::C));
+        assert_eq!(Language::from_path("a.HPP"), Some(Language::Cpp));
+        assert_eq!(Language::from_path("a.c++"), Some(Language::Cpp));
+        assert_eq!(Language::from_path("A.cs"), Some(Language::CSharp));
+        assert_eq!(Language::from_path("Rakefile.rake"), Some(Language::Ruby));
+        assert_eq!(Language::from_path("index.php"), Some(Language::Php));
+        assert_eq!(Language::from_path("site.css"), Some(Language::Css));
+        assert_eq!(Language::from_path("index.htm"), Some(Language::Html));
+        assert_eq!(Language::from_path("package.json"), Some(Language::Json));
+        assert_eq!(Language::from_path("run.sh"), Some(Language::Bash));
     }
 }

@@ -43,6 +43,12 @@ pub enum DefinitionKind {
     Macro,
     /// A test or test group (`describe`, `it`, `test`).
     Test,
+    /// A property (C# properties; JSON keys holding an object or array).
+    Property,
+    /// A CSS rule set, named by its selectors.
+    Rule,
+    /// An HTML landmark element, `<script>` or `<style>`.
+    Element,
     /// A capture kind this version does not know.
     Other,
     /// A Markdown header and its section.
@@ -68,8 +74,24 @@ impl DefinitionKind {
             "variable" => DefinitionKind::Variable,
             "macro" => DefinitionKind::Macro,
             "test" => DefinitionKind::Test,
+            "property" => DefinitionKind::Property,
+            "rule" => DefinitionKind::Rule,
+            "element" => DefinitionKind::Element,
             _ => DefinitionKind::Other,
         }
+    }
+
+    /// Kinds whose directly nested functions are methods.
+    fn holds_methods(self) -> bool {
+        matches!(
+            self,
+            DefinitionKind::Class
+                | DefinitionKind::Interface
+                | DefinitionKind::Struct
+                | DefinitionKind::Enum
+                | DefinitionKind::Trait
+                | DefinitionKind::Impl
+        )
     }
 
     /// A short lowercase name (`class`, `function`, ...).
@@ -91,6 +113,9 @@ impl DefinitionKind {
             DefinitionKind::Variable => "variable",
             DefinitionKind::Macro => "macro",
             DefinitionKind::Test => "test",
+            DefinitionKind::Property => "property",
+            DefinitionKind::Rule => "rule",
+            DefinitionKind::Element => "element",
             DefinitionKind::Other => "other",
             DefinitionKind::Heading => "heading",
         }
@@ -100,6 +125,10 @@ impl DefinitionKind {
     pub fn lsp_symbol_kind(self) -> u32 {
         match self {
             DefinitionKind::Module => 2,
+            DefinitionKind::Property => 7,
+            // As VS Code's CSS and HTML services: selectors are classes, elements are fields.
+            DefinitionKind::Rule => 5,
+            DefinitionKind::Element => 8,
             DefinitionKind::Class => 5,
             DefinitionKind::Method => 6,
             DefinitionKind::Field => 8,
@@ -346,6 +375,8 @@ pub(crate) fn analyze(
     if language == Language::Markdown {
         return (crate::markdown::header_candidates(source), diagnostics);
     }
+    // Compiling a query (once per process) is not this file's cost: it stays out of its budget.
+    language.query();
     let deadline = engine::deadline_after(options.parse_timeout);
     let Some(tree) = engine::parse(language, source, deadline) else {
         diagnostics.push(OutlineDiagnostic::Timeout {
@@ -395,10 +426,23 @@ pub(crate) fn build_definitions(
             options.max_line_chars,
         );
         let name = definition_name(&candidate, source, &first_line);
-        let kind = if candidate.kind == DefinitionKind::Method && name == "constructor" {
-            DefinitionKind::Constructor
-        } else {
-            candidate.kind
+        // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
+        while let Some(&top) = open.last() {
+            if definitions[top].range.contains(&candidate.range) {
+                break;
+            }
+            open.pop();
+        }
+        let parent = open.last().copied();
+        let kind = match candidate.kind {
+            DefinitionKind::Method if name == "constructor" => DefinitionKind::Constructor,
+            // A function directly inside a type is a method: the queries need not say so.
+            DefinitionKind::Function
+                if parent.is_some_and(|parent| definitions[parent].kind.holds_methods()) =>
+            {
+                DefinitionKind::Method
+            }
+            kind => kind,
         };
         let selection_range = candidate
             .name
@@ -409,14 +453,6 @@ pub(crate) fn build_definitions(
                 start_byte: candidate.range.start_byte,
                 end_byte: candidate.range.start_byte,
             });
-        // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
-        while let Some(&top) = open.last() {
-            if definitions[top].range.contains(&candidate.range) {
-                break;
-            }
-            open.pop();
-        }
-        let parent = open.last().copied();
         open.push(definitions.len());
         definitions.push(Definition {
             kind,
@@ -445,8 +481,13 @@ fn definition_name(candidate: &Candidate, source: &str, first_line: &str) -> Str
         }
         None => first_line.trim().to_owned(),
     };
-    let single_line = raw.lines().next().unwrap_or("").trim();
-    let unquoted = strip_quotes(single_line);
+    // A name written over several lines (a CSS selector list, an HTML start tag) reads as one.
+    let single_line = raw
+        .split_whitespace()
+        .take(MAX_NAME_CHARS)
+        .collect::<Vec<_>>()
+        .join(" ");
+    let unquoted = strip_quotes(&single_line);
     let mut name: String = unquoted.chars().take(MAX_NAME_CHARS).collect();
     if name.len() < unquoted.len() {
         name.push('…');

@@ -161,6 +161,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             diagnostics,
         };
     }
+    language.query();
     let deadline = engine::deadline_after(options.parse_timeout);
     let Some(tree) = engine::parse(language, source, deadline) else {
         diagnostics.push(OutlineDiagnostic::Timeout {
@@ -194,10 +195,10 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             return Walk::Descend;
         }
         let start = engine::to_u32(node.start_position().row);
-        let end = engine::to_u32(node.end_position().row);
+        let end = engine::to_u32(engine::last_line(node, source));
         let run_kind = if node.kind().contains("comment") {
             Some(FoldingKind::Comment)
-        } else if is_import(language, node.kind()) {
+        } else if language.is_import(node.kind()) {
             Some(FoldingKind::Imports)
         } else {
             None
@@ -215,7 +216,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             return Walk::Skip;
         }
         flush(&mut run, &mut raw);
-        if end > start && (is_bracketed(node) || is_python_compound(language, node)) {
+        if end > start && (is_bracketed(node) || language.is_unbracketed_block(node.kind())) {
             raw.push((start, end, FoldingKind::Region));
         }
         Walk::Descend
@@ -225,15 +226,14 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
     let mut ranges: Vec<FoldingRange> = raw
         .into_iter()
         .filter_map(|(start_line, end_line, kind)| {
-            let closing = lines.line(source, end_line as usize).trim_start();
-            let end_line = if kind == FoldingKind::Region
-                && closing.starts_with(['}', ')', ']'])
-                && end_line > start_line
-            {
-                end_line - 1
-            } else {
-                end_line
-            };
+            let closing = lines.line(source, end_line as usize);
+            let end_line =
+                if kind == FoldingKind::Region && is_closing_line(closing) && end_line > start_line
+                {
+                    end_line - 1
+                } else {
+                    end_line
+                };
             (end_line > start_line).then_some(FoldingRange {
                 start_line,
                 end_line,
@@ -258,14 +258,22 @@ fn flush(run: &mut Option<LineRun>, raw: &mut Vec<LineRun>) {
     }
 }
 
-fn is_import(language: Language, kind: &str) -> bool {
-    match language {
-        Language::TypeScript | Language::Tsx | Language::JavaScript => kind == "import_statement",
-        Language::Rust => kind == "use_declaration" || kind == "extern_crate_declaration",
-        Language::Python => kind == "import_statement" || kind == "import_from_statement",
-        Language::Go => kind == "import_declaration",
-        Language::Markdown => false,
+/// A line that only closes a block: it starts with `}`, `)`, `]` or a closing tag `</`, or is a
+/// closing keyword (`end`, `fi`, `done`, `esac`) followed by nothing but punctuation. It stays
+/// visible when the block above it is folded.
+fn is_closing_line(line: &str) -> bool {
+    let trimmed = line.trim();
+    if trimmed.starts_with(['}', ')', ']']) || trimmed.starts_with("</") {
+        return true;
     }
+    let word_end = trimmed
+        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+        .unwrap_or(trimmed.len());
+    let (word, rest) = trimmed.split_at(word_end);
+    matches!(word, "end" | "fi" | "done" | "esac")
+        && rest
+            .chars()
+            .all(|c| c.is_ascii_punctuation() || c.is_whitespace())
 }
 
 /// A node whose first and last children are a matching bracket pair: `{...}`, `(...)`, `[...]`.
@@ -281,11 +289,4 @@ fn is_bracketed(node: Node<'_>) -> bool {
         (first.kind(), last.kind()),
         ("{", "}") | ("(", ")") | ("[", "]")
     ) && !first.is_named()
-}
-
-fn is_python_compound(language: Language, node: Node<'_>) -> bool {
-    language == Language::Python
-        && (node.kind().ends_with("_statement")
-            || node.kind().ends_with("_clause")
-            || node.kind().ends_with("_definition"))
 }

@@ -226,7 +226,7 @@ fn binary_and_invalid_utf8_bytes_never_crash() {
     assert!(result.content.contains("function f() {"));
     // Lossy text also outlines directly.
     let lossy = String::from_utf8_lossy(&noise).into_owned();
-    for language in Language::ALL {
+    for &language in Language::ALL {
         let _ = outline(language, &lossy, &OutlineOptions::default());
     }
 }
