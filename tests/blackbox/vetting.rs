@@ -158,3 +158,29 @@ fn check_command_exit_codes_follow_the_verdict() {
     assert!(out.starts_with("undecidable"), "{out}");
     assert!(out.contains("inlineCode"), "{out}");
 }
+
+/// tree-sitter-bash's scanner is C code that crashed the whole process (SIGSEGV) on `{` followed
+/// by a plane-14 character: one command, or one `.sh` file folded, ended the sidecar. Both
+/// grammar users parse an ASCII shadow with the same byte offsets; the server answers and keeps
+/// serving.
+#[test]
+fn a_character_that_crashed_the_bash_grammar_neither_stops_vetting_nor_folding() {
+    let fixture = workspace();
+    fixture.write(
+        "src/run.sh",
+        "{\u{E011F}\nsetup() {\n  echo \u{E011F}{\u{E011F}\n  ls\n  ls\n}\n",
+    );
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    for command in [
+        "{\u{E011F}",
+        "cat .env {\u{E011F}",
+        "echo {\u{10FFFF} && cat .env",
+    ] {
+        let verdict = vet(&mut server, command);
+        assert_ne!(verdict["verdict"], "allowed", "{command:?}: {verdict}");
+    }
+    let outline = server.call("roo/fold/outline", json!({"path": "src/run.sh"}));
+    assert!(outline.to_string().contains("setup"), "{outline}");
+    // Still serving.
+    assert_eq!(vet(&mut server, "cat src/app.ts")["verdict"], "allowed");
+}

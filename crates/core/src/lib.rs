@@ -7,6 +7,7 @@ pub mod context;
 pub mod conversation;
 pub mod files_list;
 pub mod fs;
+pub mod grammar_input;
 pub mod mentions;
 pub mod path;
 pub mod rules;

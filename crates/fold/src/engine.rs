@@ -38,7 +38,11 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
                 .expect("bundled grammars are ABI-compatible (checked by a unit test)");
             parser
         });
-        let bytes = source.as_bytes();
+        // Grammar scanners are C code that is not safe on every code point (tree-sitter-bash
+        // crashes on `{` before a plane-14 character): parse the ASCII shadow, whose byte
+        // ranges, lines and columns are the source's.
+        let shadow = roo_context_core::grammar_input::ascii_shadow(source);
+        let bytes = shadow.as_bytes();
         let mut progress = |_: &ParseState| {
             if Instant::now() >= deadline {
                 ControlFlow::Break(())

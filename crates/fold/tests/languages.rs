@@ -243,3 +243,50 @@ fn degenerate_inputs_never_panic_in_any_language() {
         }
     }
 }
+
+/// Grammar scanners are C code: tree-sitter-bash 0.25.1 crashed the whole process (SIGSEGV) on
+/// `{` followed by a plane-14 character. Every language gets every ASCII byte followed by
+/// characters from every plane (and on their own), in files of one line and inside a
+/// definition; the test process itself is what would die.
+#[test]
+fn any_code_point_after_any_ascii_byte_never_crashes_a_grammar() {
+    let samples = [
+        '\u{80}',
+        '\u{a0}',
+        '\u{e9}',
+        '\u{2028}',
+        '\u{3000}',
+        '\u{feff}',
+        '\u{fffd}',
+        '\u{10000}',
+        '\u{1f600}',
+        '\u{20000}',
+        '\u{e0000}',
+        '\u{e011f}',
+        '\u{e01ef}',
+        '\u{f0000}',
+        '\u{10ffff}',
+    ];
+    let options = OutlineOptions::default();
+    for &language in Language::ALL {
+        for ascii in (0x20u8..0x7f).map(char::from).chain(['\n', '\t']) {
+            let mut text = String::new();
+            for sample in samples {
+                text.push(ascii);
+                text.push(sample);
+                text.push(' ');
+            }
+            let wrapped = format!("{text}\nfunction f {{\n{text}\n}}\nclass C {{ {text} }}\n");
+            for input in [&text, &wrapped] {
+                let result = outline(language, input, &options);
+                for definition in &result.definitions {
+                    assert!(definition.range.end_byte <= input.len());
+                    assert!(input.is_char_boundary(definition.range.start_byte));
+                    assert!(input.is_char_boundary(definition.range.end_byte));
+                }
+                let _ = folding_ranges(language, input, &options);
+                let _ = document_symbols(language, input, &options);
+            }
+        }
+    }
+}

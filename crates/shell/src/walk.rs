@@ -33,7 +33,10 @@ fn parse(text: &str) -> Option<tree_sitter::Tree> {
                 .ok()?;
             *slot = Some(parser);
         }
-        slot.as_mut()?.parse(text, None)
+        // The grammar's scanner is not safe on every code point: parse the ASCII shadow, whose
+        // byte ranges are the text's.
+        let shadow = roo_context_core::grammar_input::ascii_shadow(text);
+        slot.as_mut()?.parse(shadow.as_bytes(), None)
     })
 }
 
