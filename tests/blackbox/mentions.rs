@@ -224,6 +224,21 @@ fn a_host_that_never_answers_a_url_mention_is_told_to_cancel_it() {
 }
 
 #[test]
+fn cancelling_a_parse_cancels_the_host_request_it_waits_on() {
+    let fixture = fixture();
+    let (mut server, _home) = start(&fixture);
+    let id = server.send_request(
+        "roo/mentions/parse",
+        json!({"text": "see @https://example.com/slow", "hostTimeoutMs": 60000}),
+    );
+    let asked = server.host_request("roo/host/resolveMention");
+    server.notify("$/cancelRequest", json!({"id": id}));
+    let cancel = server.notification("$/cancelRequest");
+    assert_eq!(cancel, json!({"id": asked["id"]}));
+    assert_eq!(server.response(id)["error"]["code"], -32800);
+}
+
+#[test]
 fn a_host_that_answers_in_time_is_not_told_to_cancel() {
     let fixture = fixture();
     let (mut server, _home) = start(&fixture);
