@@ -25,6 +25,9 @@ for forbidden in tokio tower-lsp-server ls-types; do
 done
 echo "ok"
 
+step "unused dependencies (a planted one must be caught first)"
+bash tests/unused-deps.sh
+
 step "clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 

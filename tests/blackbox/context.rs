@@ -194,6 +194,8 @@ fn context_host_timeout_returns_the_history_unchanged_and_tells_the_host() {
         notice,
         json!({"requestId": request_id, "reason": "timeout"})
     );
+    let cancel = server.notification("$/cancelRequest");
+    assert_eq!(cancel, json!({"id": server.unanswered[0]["id"]}));
 }
 
 #[test]
@@ -210,6 +212,9 @@ fn context_cancel_request_cancels_an_in_flight_condense() {
     let notice = server.notification("roo/host/cancelSummarize");
     assert_eq!(notice["requestId"], summarize["params"]["requestId"]);
     assert_eq!(notice["reason"], "cancelled");
+    // Our caller cancelled, so the host's own request is cancelled by its id too.
+    let cancel = server.notification("$/cancelRequest");
+    assert_eq!(cancel, json!({"id": summarize["id"]}));
     // A late answer is ignored and the server keeps serving.
     server.send(
         &json!({"jsonrpc": "2.0", "id": summarize["id"], "result": {"text": "late", "cost": 1}}),

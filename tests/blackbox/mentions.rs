@@ -208,6 +208,57 @@ fn a_host_that_answers_too_late_times_out_and_the_server_goes_on() {
 }
 
 #[test]
+fn a_host_that_never_answers_a_url_mention_is_told_to_cancel_it() {
+    let fixture = fixture();
+    let (mut server, _home) = start(&fixture);
+    server.leave_unanswered("roo/host/resolveMention");
+    let result = server.call(
+        "roo/mentions/parse",
+        json!({"text": "see @https://example.com/slow", "hostTimeoutMs": 100}),
+    );
+    assert_eq!(result["diagnostics"][0]["code"], "hostTimeout");
+    let asked = server.unanswered[0].clone();
+    assert_eq!(asked["params"]["kind"], "url");
+    let cancel = server.notification("$/cancelRequest");
+    assert_eq!(cancel, json!({"id": asked["id"]}));
+}
+
+#[test]
+fn cancelling_a_parse_cancels_the_host_request_it_waits_on() {
+    let fixture = fixture();
+    let (mut server, _home) = start(&fixture);
+    let id = server.send_request(
+        "roo/mentions/parse",
+        json!({"text": "see @https://example.com/slow", "hostTimeoutMs": 60000}),
+    );
+    let asked = server.host_request("roo/host/resolveMention");
+    server.notify("$/cancelRequest", json!({"id": id}));
+    let cancel = server.notification("$/cancelRequest");
+    assert_eq!(cancel, json!({"id": asked["id"]}));
+    assert_eq!(server.response(id)["error"]["code"], -32800);
+}
+
+#[test]
+fn a_host_that_answers_in_time_is_not_told_to_cancel() {
+    let fixture = fixture();
+    let (mut server, _home) = start(&fixture);
+    server.set_host(Box::new(|_, _| Ok(json!({"content": "page"}))));
+    server.call(
+        "roo/mentions/parse",
+        json!({"text": "see @https://example.com/fast", "hostTimeoutMs": 5000}),
+    );
+    // A later timed-out call is cancelled; the answered one before it never was.
+    server.leave_unanswered("roo/host/resolveMention");
+    server.call(
+        "roo/mentions/parse",
+        json!({"text": "see @https://example.com/slow", "hostTimeoutMs": 100}),
+    );
+    let slow = server.unanswered[0]["id"].clone();
+    let cancel = server.notification("$/cancelRequest");
+    assert_eq!(cancel["id"], slow);
+}
+
+#[test]
 fn process_user_content_expands_only_user_authored_spans() {
     let fixture = fixture();
     let (mut server, _home) = start(&fixture);

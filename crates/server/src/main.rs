@@ -5,6 +5,7 @@ mod counting;
 mod documents;
 mod framing;
 mod handlers;
+mod host_call;
 mod logging;
 mod lsp_edge;
 mod rpc;

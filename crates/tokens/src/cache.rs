@@ -12,8 +12,7 @@ use std::hash::BuildHasher;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use crate::content::count_content_with;
-use crate::{ContentPart, CountMode, count_exact, fudge};
+use crate::count_exact;
 
 /// Number of independently locked shards.
 const SHARDS: usize = 8;
@@ -93,16 +92,6 @@ impl TokenCache {
             .fetch_add(text.len() as u64, Ordering::Relaxed);
         lock(shard).insert(key, count, self.generation_capacity);
         count
-    }
-
-    /// The original's estimate of one text block, `ceil(count × 1.5)`, using the cache.
-    pub fn estimate_text(&self, text: &str) -> usize {
-        fudge(self.count_exact(text))
-    }
-
-    /// [`crate::count_content`] with every text and serialized tool block counted through the cache.
-    pub fn count_content(&self, parts: &[ContentPart<'_>], mode: CountMode) -> usize {
-        count_content_with(parts, mode, |text| self.count_exact(text))
     }
 
     /// Hit and miss counters since creation (or the last [`TokenCache::clear`]) and the size.
@@ -247,14 +236,6 @@ mod tests {
         cache.clear();
         assert!(cache.is_empty());
         assert_eq!(cache.stats(), CacheStats::default());
-    }
-
-    #[test]
-    fn estimate_uses_the_fudge_factor() {
-        let cache = TokenCache::default();
-        assert_eq!(cache.estimate_text("Hello world"), 3);
-        assert_eq!(cache.estimate_text("Hello world"), 3);
-        assert_eq!(cache.stats().hits, 1);
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Exact, linear-time o200k_base token counting, the original's estimate rules, and a content cache.
+//! Exact, linear-time o200k_base token counting and a content cache. The original's per-block and
+//! estimate rules live in one place, the core (`roo_context_core::conversation::tokens`).
 //!
 //! Counting goes through [`bpe_openai`]'s o200k_base tokenizer: it pre-tokenizes with the same
 //! pattern as tiktoken (as a linear-time automaton) and counts each piece with a linear-time BPE
@@ -10,14 +11,10 @@
 //! [`warm`] loads them on a background thread.
 //!
 //! - [`count_exact`] / [`count_exact_till_limit`]: exact o200k_base counts of a text.
-//! - [`estimate_text`] / [`fudge`] / [`count_text`]: the original's estimate, `ceil(tokens × 1.5)`.
-//! - [`ContentPart`] / [`count_content`]: the original's per-block rules (text, image formula,
-//!   tool_use / tool_result serialization) summed, exact or estimated ([`CountMode`]).
 //! - [`TokenCache`]: a bounded, thread-safe cache of text counts keyed by content hash, so a growing
 //!   conversation only pays for its new content.
 
 mod cache;
-mod content;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
@@ -25,10 +22,6 @@ use std::thread::JoinHandle;
 use bpe_openai::Tokenizer;
 
 pub use cache::{CacheStats, TokenCache};
-pub use content::{
-    ContentPart, CountMode, IMAGE_WITHOUT_DATA_TOKENS, ToolResultContent, ToolResultItem,
-    count_content, image_tokens, tool_result_text, tool_use_text, utf16_len,
-};
 
 /// Set once the o200k_base tables have been loaded by anyone (a count or [`warm`]).
 static LOADED: AtomicBool = AtomicBool::new(false);
@@ -83,28 +76,6 @@ pub fn count_exact_till_limit(text: &str, token_limit: usize) -> Option<usize> {
     tokenizer.count_till_limit(&tokenizer.normalize(text), token_limit)
 }
 
-/// The original's fudge factor: `ceil(raw × 1.5)`, computed exactly in integers.
-///
-/// The original applies it once to the sum over all blocks of a content array, not per block.
-pub fn fudge(raw_tokens: usize) -> usize {
-    raw_tokens.saturating_add(raw_tokens.div_ceil(2))
-}
-
-/// The original's estimate for one text block: `ceil(count_exact(text) × 1.5)`.
-///
-/// `"Hello world"` → 2 tokens → 3.
-pub fn estimate_text(text: &str) -> usize {
-    fudge(count_exact(text))
-}
-
-/// One text counted in `mode`: [`count_exact`] or [`estimate_text`].
-pub fn count_text(text: &str, mode: CountMode) -> usize {
-    match mode {
-        CountMode::Exact => count_exact(text),
-        CountMode::Estimate => estimate_text(text),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,29 +98,6 @@ mod tests {
         ] {
             check_exact(text, expected);
         }
-    }
-
-    #[test]
-    fn fudge_rounds_half_up_like_math_ceil() {
-        for (raw, expected) in [
-            (0, 0),
-            (1, 2),
-            (2, 3),
-            (3, 5),
-            (32, 48),
-            (300, 450),
-            (usize::MAX, usize::MAX),
-        ] {
-            assert_eq!(fudge(raw), expected, "fudge({raw})");
-        }
-    }
-
-    #[test]
-    fn estimate_text_applies_the_fudge_factor() {
-        assert_eq!(estimate_text("Hello world"), 3);
-        assert_eq!(estimate_text(""), 0);
-        assert_eq!(count_text("Hello world", CountMode::Estimate), 3);
-        assert_eq!(count_text("Hello world", CountMode::Exact), 2);
     }
 
     #[test]

@@ -26,6 +26,7 @@ use serde_json::Value;
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
+use crate::host_call::{HostCallError, call_host};
 use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
@@ -215,20 +216,22 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
         request_id: params.request_id.clone(),
         reason: Some("cancelled"),
     };
-    let call = client.send_request::<HostSummarize>(params);
-    let reply = match tokio::time::timeout(Duration::from_millis(timeout_ms), call).await {
-        Err(_) => {
+    let call = call_host::<HostSummarize>(client, params, Duration::from_millis(timeout_ms));
+    let reply = match call.await {
+        Err(HostCallError::TimedOut) => {
             notice.reason = Some("timeout");
             return SummarizeReply::TimedOut {
                 after_ms: timeout_ms,
             };
         }
-        Ok(Err(error)) if error.code == ErrorCode::MethodNotFound => SummarizeReply::NoSummarizer,
-        Ok(Err(error)) => SummarizeReply::Failed {
+        Err(HostCallError::Failed(error)) if error.code == ErrorCode::MethodNotFound => {
+            SummarizeReply::NoSummarizer
+        }
+        Err(HostCallError::Failed(error)) => SummarizeReply::Failed {
             error: Box::new(host_error_from_rpc(error)),
             cost: 0.0,
         },
-        Ok(Ok(result)) => match result.error {
+        Ok(result) => match result.error {
             Some(error) => SummarizeReply::Failed {
                 error: Box::new(HostError {
                     message: error.message,

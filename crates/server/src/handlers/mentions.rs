@@ -26,6 +26,7 @@ use roo_context_protocol::methods;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::request::Request;
 
+use crate::host_call::{HostCallError, call_host};
 use crate::state::SharedState;
 use crate::tracker::FileTracker;
 
@@ -273,10 +274,10 @@ async fn ask_host(
         include_diagnostic_messages: ctx.options.include_diagnostic_messages.unwrap_or(true),
         max_diagnostic_messages: ctx.options.max_diagnostic_messages.unwrap_or(50),
     };
-    let call = client.send_request::<ResolveMention>(params);
-    match tokio::time::timeout(Duration::from_millis(timeout_ms), call).await {
-        Ok(Ok(result)) => (Ok(result.content), None),
-        Ok(Err(error)) => {
+    let call = call_host::<ResolveMention>(client, params, Duration::from_millis(timeout_ms));
+    match call.await {
+        Ok(result) => (Ok(result.content), None),
+        Err(HostCallError::Failed(error)) => {
             let message = format!(
                 "the host could not resolve it: {} (code {})",
                 error.message,
@@ -286,7 +287,7 @@ async fn ask_host(
                 core::MentionDiagnostic::new("hostError", format!("@{value}: {message}"));
             (Err(message), Some(diagnostic))
         }
-        Err(_) => {
+        Err(HostCallError::TimedOut) => {
             let message = format!(
                 "the host did not answer {} within {timeout_ms} ms",
                 methods::HOST_RESOLVE_MENTION
