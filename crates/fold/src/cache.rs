@@ -34,17 +34,22 @@ pub fn outline_many(
     }
     let next = AtomicUsize::new(0);
     let mut results: Vec<Option<Outline>> = vec![None; jobs.len()];
+    // Workers inherit the request's cancellation flag, so a cancelled request stops every parse.
+    let flag = roo_context_core::cancel::current_flag();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
+                let flag = flag.clone();
                 scope.spawn(|| {
-                    let mut done = Vec::new();
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(job) = jobs.get(index) else { break };
-                        done.push((index, outline(job.language, job.source, options)));
-                    }
-                    done
+                    roo_context_core::cancel::with_flag(flag, || {
+                        let mut done = Vec::new();
+                        loop {
+                            let index = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(job) = jobs.get(index) else { break };
+                            done.push((index, outline(job.language, job.source, options)));
+                        }
+                        done
+                    })
                 })
             })
             .collect();

@@ -43,8 +43,9 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
         // ranges, lines and columns are the source's.
         let shadow = roo_context_core::grammar_input::ascii_shadow(source);
         let bytes = shadow.as_bytes();
+        // The request's cancellation flag (`$/cancelRequest`) stops the parse like its deadline.
         let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
                 ControlFlow::Break(())
             } else {
                 ControlFlow::Continue(())
@@ -88,7 +89,7 @@ pub(crate) fn candidates(
     QUERY_CURSOR.with_borrow_mut(|cursor| {
         let cursor = cursor.get_or_insert_with(QueryCursor::new);
         let mut progress = |_: &QueryCursorState| {
-            if Instant::now() >= deadline {
+            if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
                 timed_out.set(true);
                 ControlFlow::Break(())
             } else {

@@ -447,3 +447,49 @@ fn markdown_without_headers_has_no_outline() {
     "#]],
     );
 }
+
+/// A cancelled request (`$/cancelRequest` sets the flag the server runs its work with) stops
+/// every parse, on the calling thread and on the parallel cold path's workers, and reports it
+/// like a timeout, which the outline cache never keeps.
+#[test]
+fn a_cancelled_request_stops_parsing_on_every_thread() {
+    use roo_context_fold::{OutlineDiagnostic, OutlineJob, outline_many};
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+
+    let source = "export class A {\n  a() {\n    return 1;\n  }\n}\n".repeat(200);
+    let jobs: Vec<OutlineJob<'_>> = (0..4)
+        .map(|_| OutlineJob {
+            language: Language::TypeScript,
+            source: &source,
+        })
+        .collect();
+    let options = OutlineOptions::default();
+    let timed_out = |outline: &roo_context_fold::Outline| {
+        outline
+            .diagnostics
+            .iter()
+            .any(|d| matches!(d, OutlineDiagnostic::Timeout { .. }))
+    };
+
+    let cancelled = Some(Arc::new(AtomicBool::new(true)));
+    let outlines = roo_context_core::cancel::with_flag(cancelled, || {
+        let mut all = outline_many(&jobs, &options, 2);
+        all.push(outline(Language::TypeScript, &source, &options));
+        all
+    });
+    assert!(
+        outlines
+            .iter()
+            .all(|o| timed_out(o) && o.definitions.is_empty())
+    );
+
+    let running = Some(Arc::new(AtomicBool::new(false)));
+    let outlines =
+        roo_context_core::cancel::with_flag(running, || outline_many(&jobs, &options, 2));
+    assert!(
+        outlines
+            .iter()
+            .all(|o| !timed_out(o) && o.definitions.len() == 200)
+    );
+}

@@ -89,6 +89,16 @@ pub fn fold_context(
         .paths
         .iter()
         .map(|path| {
+            // A cancelled request reads nothing more (its answer is dropped anyway).
+            if roo_context_core::cancel::cancelled() {
+                host_kinds.push(Some("cancelled"));
+                return FoldInput {
+                    display_path: path.clone(),
+                    content: FoldContent::Skipped {
+                        reason: "the request was cancelled".into(),
+                    },
+                };
+            }
             let decision = policy.check_access(&state.resolver, &state.fs, Some(&base), path);
             let content = if !decision.allowed() {
                 host_kinds.push(Some("blocked"));
