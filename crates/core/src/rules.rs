@@ -70,7 +70,32 @@ pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
 /// Decodes ignore-file bytes as git does: a UTF-8 byte-order mark is dropped and invalid bytes
 /// cost at most their line (they become U+FFFD, which is also how non-UTF-8 file names are
 /// matched). Returns the text and the 1-based numbers of the lines that were not valid UTF-8.
+///
+/// UTF-16 (what Windows PowerShell 5's `>` and Notepad's "Unicode" write) is decoded as such:
+/// read as UTF-8 every one of its lines holds NULs and matches nothing, so the folder would be
+/// left open. It is recognised by its byte-order mark, or without one by NULs that all sit on
+/// one side of every byte pair.
 pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
+    if let Some(little_endian) = utf16_byte_order(bytes) {
+        let units = bytes.chunks(2).map(|pair| match (pair, little_endian) {
+            ([low, high], true) | ([high, low], false) => u16::from_le_bytes([*low, *high]),
+            // An odd trailing byte is not a character.
+            _ => 0xFFFD,
+        });
+        let mut text: String = char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect();
+        if text.starts_with('\u{FEFF}') {
+            text.remove(0);
+        }
+        let bad_lines = text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, line)| line.contains(char::REPLACEMENT_CHARACTER))
+            .map(|(index, _)| index + 1)
+            .collect();
+        return (text, bad_lines);
+    }
     let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => (text.to_owned(), Vec::new()),
@@ -83,6 +108,34 @@ pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
                 .collect();
             (String::from_utf8_lossy(bytes).into_owned(), bad_lines)
         }
+    }
+}
+
+/// `Some(true)` for UTF-16 little-endian, `Some(false)` for big-endian, `None` for anything else.
+fn utf16_byte_order(bytes: &[u8]) -> Option<bool> {
+    match bytes {
+        [0xFF, 0xFE, ..] => return Some(true),
+        [0xFE, 0xFF, ..] => return Some(false),
+        _ => {}
+    }
+    if !bytes.contains(&0) {
+        return None;
+    }
+    // Mostly-ASCII UTF-16 has a NUL in most pairs, always on the same side; a stray NUL in a
+    // UTF-8 file does not make it UTF-16.
+    let nuls_at = |parity: usize| {
+        bytes
+            .iter()
+            .skip(parity)
+            .step_by(2)
+            .filter(|&&b| b == 0)
+            .count()
+    };
+    let pairs = bytes.len() / 2;
+    match (nuls_at(0), nuls_at(1)) {
+        (0, odd) if odd * 2 >= pairs => Some(true),
+        (even, 0) if even * 2 >= pairs => Some(false),
+        _ => None,
     }
 }
 
@@ -446,6 +499,34 @@ mod tests {
             &text,
             &[("secret/a", true), ("x.pem", true), ("x.k\u{FFFD}y", true)],
         );
+    }
+
+    #[test]
+    fn a_utf16_ignore_file_is_decoded_not_left_without_rules() {
+        let utf16 = |text: &str, bom: bool, little: bool| -> Vec<u8> {
+            let mut out = Vec::new();
+            let units = bom.then_some(0xFEFF).into_iter().chain(text.encode_utf16());
+            for unit in units {
+                out.extend(if little {
+                    unit.to_le_bytes()
+                } else {
+                    unit.to_be_bytes()
+                });
+            }
+            out
+        };
+        let source = "# keys\r\nsecrets/\r\n*.pem\r\n";
+        for (bom, little) in [(true, true), (true, false), (false, true), (false, false)] {
+            let (text, bad) = decode_ignore_bytes(&utf16(source, bom, little));
+            assert_eq!((text.as_str(), bad), (source, vec![]), "bom {bom} le {little}");
+            check(
+                &text,
+                &[("secrets/a", true), ("k.pem", true), ("src/a.ts", false)],
+            );
+        }
+        // A stray NUL in a UTF-8 file costs its line, not the file.
+        let (text, _) = decode_ignore_bytes(b"a\x00b\nsecrets/\n*.pem\n");
+        check(&text, &[("secrets/a", true), ("k.pem", true)]);
     }
 
     #[test]

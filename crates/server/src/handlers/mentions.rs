@@ -229,7 +229,17 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
         return message.to_owned();
     }
     let format = format!("--format={COMMIT_INFO_FORMAT}");
-    let result = git(cwd, &["show", &format, "--no-patch", hash]).and_then(|info| {
+    // A hex name may be a blob or a tree, whose `git show` is its raw content (a blocked file's
+    // bytes) with no diff header to judge it by: only a commit is shown, by its full id.
+    let commit = git(
+        cwd,
+        &["rev-parse", "--verify", "--quiet", &format!("{hash}^{{commit}}")],
+    )
+    .map(|id| id.trim().to_owned())
+    .map_err(|_| format!("{hash} is not a commit"));
+    let result = commit.and_then(|commit| {
+        let hash = commit.as_str();
+        let info = git(cwd, &["show", &format, "--no-patch", hash])?;
         let top = git_top(cwd)?;
         let judge = git_path_judge(state, top);
         let mut stat_args = vec!["show", "--stat=100000,100000", "--format="];
