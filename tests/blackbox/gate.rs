@@ -441,3 +441,41 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn a_hash_mention_of_a_blob_or_tree_never_shows_its_content() {
+    let fixture = Fixture::new(&[
+        (".rooignore", ".env\nsecrets/\n"),
+        (".env", &format!("TOKEN={SECRET}\n")),
+        ("secrets/key.txt", &format!("{SECRET}\n")),
+        ("src/app.ts", "export const app = 1;\n"),
+    ]);
+    let root = fixture.root();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "first"]);
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&fixture, home.path(), Value::Null);
+    for object in ["HEAD:.env", "HEAD:secrets/key.txt", "HEAD:secrets", "HEAD^{tree}"] {
+        let hash = git(root, &["rev-parse", object]).trim().to_owned();
+        for shown in [&hash[..], &hash[..7]] {
+            let answer = server.call(
+                "roo/mentions/parse",
+                json!({"text": format!("see @{shown}")}),
+            );
+            let answer = text_of(&answer);
+            assert!(!answer.contains(SECRET), "{object}: {answer}");
+            assert!(!answer.contains("key.txt"), "{object}: {answer}");
+            assert!(answer.contains("not a commit"), "{object}: {answer}");
+        }
+    }
+    // A real commit is still shown.
+    let hash = git(root, &["rev-parse", "HEAD"]).trim().to_owned();
+    let commit = server.call(
+        "roo/mentions/parse",
+        json!({"text": format!("see @{}", &hash[..8])}),
+    );
+    let commit = text_of(&commit);
+    assert!(commit.contains("app = 1"), "{commit}");
+    assert!(!commit.contains(SECRET), "{commit}");
+}

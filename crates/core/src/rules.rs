@@ -73,8 +73,8 @@ pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
 ///
 /// UTF-16 (what Windows PowerShell 5's `>` and Notepad's "Unicode" write) is decoded as such:
 /// read as UTF-8 every one of its lines holds NULs and matches nothing, so the folder would be
-/// left open. It is recognised by its byte-order mark, or without one by NULs that all sit on
-/// one side of every byte pair.
+/// left open. It is recognised by its byte-order mark or its NULs, and only when the UTF-8
+/// reading has no usable rule.
 pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
     if let Some(little_endian) = utf16_byte_order(bytes) {
         let units = bytes.chunks(2).map(|pair| match (pair, little_endian) {
@@ -96,7 +96,11 @@ pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
             .collect();
         return (text, bad_lines);
     }
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    // A UTF-16 mark on a file read as UTF-8 is dropped too: left, it would cost the first rule.
+    let bytes = [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"]
+        .iter()
+        .find_map(|mark| bytes.strip_prefix(*mark))
+        .unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => (text.to_owned(), Vec::new()),
         Err(_) => {
@@ -112,31 +116,39 @@ pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
 }
 
 /// `Some(true)` for UTF-16 little-endian, `Some(false)` for big-endian, `None` for anything else.
+/// Only bytes whose UTF-8 reading has no usable rule (every rule line holds a NUL or is not
+/// UTF-8) are read as UTF-16, so the guess can never cost a rule the UTF-8 reading had.
 fn utf16_byte_order(bytes: &[u8]) -> Option<bool> {
-    match bytes {
-        [0xFF, 0xFE, ..] => return Some(true),
-        [0xFE, 0xFF, ..] => return Some(false),
-        _ => {}
-    }
-    if !bytes.contains(&0) {
+    let bom = match bytes {
+        [0xFF, 0xFE, ..] => Some(true),
+        [0xFE, 0xFF, ..] => Some(false),
+        _ => None,
+    };
+    if bom.is_none() && !bytes.contains(&0) {
         return None;
     }
-    // Mostly-ASCII UTF-16 has a NUL in most pairs, always on the same side; a stray NUL in a
-    // UTF-8 file does not make it UTF-16.
-    let nuls_at = |parity: usize| {
-        bytes
-            .iter()
-            .skip(parity)
-            .step_by(2)
-            .filter(|&&b| b == 0)
-            .count()
-    };
-    let pairs = bytes.len() / 2;
-    match (nuls_at(0), nuls_at(1)) {
-        (0, odd) if odd * 2 >= pairs => Some(true),
-        (even, 0) if even * 2 >= pairs => Some(false),
-        _ => None,
+    let usable_utf8_rule = bytes.split(|b| *b == b'\n').any(|line| {
+        let Ok(line) = std::str::from_utf8(line) else {
+            return false;
+        };
+        let line = line.trim_end_matches(['\r', ' ']);
+        !line.is_empty() && !line.starts_with('#') && !line.contains('\0')
+    });
+    if usable_utf8_rule {
+        return None;
     }
+    bom.or_else(|| {
+        let nuls_at = |parity: usize| {
+            bytes
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .filter(|&&b| b == 0)
+                .count()
+        };
+        // ASCII in UTF-16 has its NUL in the high byte: second in little-endian order.
+        Some(nuls_at(1) >= nuls_at(0))
+    })
 }
 
 /// Compiles `lines` into as few matchers as the matcher's size limit allows, halving a group
@@ -524,9 +536,18 @@ mod tests {
                 &[("secrets/a", true), ("k.pem", true), ("src/a.ts", false)],
             );
         }
-        // A stray NUL in a UTF-8 file costs its line, not the file.
-        let (text, _) = decode_ignore_bytes(b"a\x00b\nsecrets/\n*.pem\n");
-        check(&text, &[("secrets/a", true), ("k.pem", true)]);
+        // A stray NUL, or NULs on one side of every pair, or a UTF-16 byte-order mark, never
+        // cost a UTF-8 file its usable rules.
+        for bytes in [
+            &b"a\x00b\nsecrets/\n*.pem\n"[..],
+            b"\xFF\xFEx\nsecrets/\n*.pem\n",
+            b"\xFF\xFEsecrets/\n*.pem\n",
+            b"\xFE\xFFsecrets/\n*.pem\n",
+            b"\x00a\x00b\x00c\x00d\x00e\x00f\x00g\x00h\x00i\nsecrets/\n*.pem\n",
+        ] {
+            let (text, _) = decode_ignore_bytes(bytes);
+            check(&text, &[("secrets/a", true), ("k.pem", true)]);
+        }
     }
 
     #[test]
