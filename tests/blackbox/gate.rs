@@ -456,7 +456,12 @@ fn a_hash_mention_of_a_blob_or_tree_never_shows_its_content() {
     git(root, &["commit", "-q", "-m", "first"]);
     let home = tempfile::tempdir().unwrap();
     let mut server = start(&fixture, home.path(), Value::Null);
-    for object in ["HEAD:.env", "HEAD:secrets/key.txt", "HEAD:secrets", "HEAD^{tree}"] {
+    for object in [
+        "HEAD:.env",
+        "HEAD:secrets/key.txt",
+        "HEAD:secrets",
+        "HEAD^{tree}",
+    ] {
         let hash = git(root, &["rev-parse", object]).trim().to_owned();
         for shown in [&hash[..], &hash[..7]] {
             let answer = server.call(

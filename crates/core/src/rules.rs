@@ -530,7 +530,11 @@ mod tests {
         let source = "# keys\r\nsecrets/\r\n*.pem\r\n";
         for (bom, little) in [(true, true), (true, false), (false, true), (false, false)] {
             let (text, bad) = decode_ignore_bytes(&utf16(source, bom, little));
-            assert_eq!((text.as_str(), bad), (source, vec![]), "bom {bom} le {little}");
+            assert_eq!(
+                (text.as_str(), bad),
+                (source, vec![]),
+                "bom {bom} le {little}"
+            );
             check(
                 &text,
                 &[("secrets/a", true), ("k.pem", true), ("src/a.ts", false)],

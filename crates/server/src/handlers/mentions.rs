@@ -233,7 +233,12 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
     // bytes) with no diff header to judge it by: only a commit is shown, by its full id.
     let commit = git(
         cwd,
-        &["rev-parse", "--verify", "--quiet", &format!("{hash}^{{commit}}")],
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{hash}^{{commit}}"),
+        ],
     )
     .map(|id| id.trim().to_owned())
     .map_err(|_| format!("{hash} is not a commit"));
