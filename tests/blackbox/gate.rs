@@ -484,3 +484,29 @@ fn a_hash_mention_of_a_blob_or_tree_never_shows_its_content() {
     assert!(commit.contains("app = 1"), "{commit}");
     assert!(!commit.contains(SECRET), "{commit}");
 }
+
+#[test]
+fn a_task_metadata_file_that_is_a_fifo_or_device_never_hangs_or_floods_track() {
+    let fixture = hostile_workspace();
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&fixture, home.path(), Value::Null);
+    let fifo = tempfile::tempdir().unwrap();
+    let status = Command::new("mkfifo")
+        .arg(fifo.path().join("task_metadata.json"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let zero = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero.path().join("task_metadata.json")).unwrap();
+    for (task, storage) in [("fifo", fifo.path()), ("zero", zero.path())] {
+        let tracked = server.request(
+            "roo/files/track",
+            json!({"taskId": task, "storageDir": storage, "path": "src/app.ts", "source": "read_tool"}),
+        );
+        let error = tracked.expect_err("an unusable metadata file is an error");
+        assert!(error.to_string().contains("task_metadata.json"), "{error}");
+    }
+    // Still serving, and the special files were left in place.
+    server.call("roo/workspace/status", json!({}));
+    assert!(fifo.path().join("task_metadata.json").exists());
+}
