@@ -510,3 +510,48 @@ fn a_task_metadata_file_that_is_a_fifo_or_device_never_hangs_or_floods_track() {
     server.call("roo/workspace/status", json!({}));
     assert!(fifo.path().join("task_metadata.json").exists());
 }
+
+/// A user's git configuration must not change the output the filters parse: colours would
+/// hide the `diff --git` headers, `diff.relative` would make paths relative to another folder.
+#[test]
+fn git_mentions_stay_filtered_whatever_the_users_git_configuration() {
+    let fixture = Fixture::new(&[
+        ("pkg/.rooignore", "secret.txt\n"),
+        ("pkg/secret.txt", "old\n"),
+        ("pkg/app.ts", "export const app = 1;\n"),
+    ]);
+    let root = fixture.root();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "first"]);
+    fixture.write("pkg/secret.txt", &format!("{SECRET}\n"));
+    fixture.write("pkg/app.ts", "export const app = 2;\n");
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "second"]);
+    let hash = git(root, &["rev-parse", "HEAD"]).trim().to_owned();
+    fixture.write("pkg/secret.txt", &format!("{SECRET}-2\n"));
+    fixture.write("pkg/app.ts", "export const app = 3;\n");
+
+    for config in [
+        "[color]\n\tui = always\n",
+        "[color]\n\tdiff = always\n\tstatus = always\n",
+        "[diff]\n\trelative = true\n",
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join(".gitconfig"), config).unwrap();
+        let home_text = home.path().to_string_lossy().into_owned();
+        let mut server = Server::spawn_with_env(&[
+            ("HOME", home_text.as_str()),
+            ("XDG_CONFIG_HOME", home_text.as_str()),
+        ]);
+        server
+            .initialize(&[&fixture.path("pkg")], Value::Null)
+            .expect("initialize");
+        for text in ["see @git-changes".to_owned(), format!("see @{hash}")] {
+            let answer = server.call("roo/mentions/parse", json!({"text": text}));
+            let answer = text_of(&answer);
+            assert!(!answer.contains(SECRET), "{config}: {answer}");
+            assert!(answer.contains("app = "), "{config}: {answer}");
+        }
+    }
+}

@@ -143,9 +143,25 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
     (plan, files)
 }
 
+/// Settings that keep git's output what the filters parse, whatever the user's configuration:
+/// colour codes would hide the `diff --git` headers that sections are judged by, and
+/// `diff.relative` would make diff paths relative to the folder git runs in rather than to the
+/// repository's top, where they are judged.
+const GIT_PARSEABLE_OUTPUT: [&str; 8] = [
+    "-c",
+    "color.ui=never",
+    "-c",
+    "color.diff=never",
+    "-c",
+    "color.status=never",
+    "-c",
+    "diff.relative=false",
+];
+
 /// Runs `git` in `cwd`; `Err` carries Node's `exec` wording (`Command failed: ...`).
 fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
     let output = std::process::Command::new("git")
+        .args(GIT_PARSEABLE_OUTPUT)
         .args(args)
         .current_dir(cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
