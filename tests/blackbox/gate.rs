@@ -242,6 +242,17 @@ fn a_nul_in_any_path_is_refused_naming_the_field() {
             json!({"text": "hi", "options": {"cwd": "src\u{0}"}}),
             "options.cwd",
         ),
+        // A NUL-suffixed name no rule matches would be listed although `.env` is hidden.
+        (
+            "roo/ignore/formatFilesList",
+            json!({"files": ["src/app.ts", ".env\u{0}"]}),
+            "files[1]",
+        ),
+        (
+            "roo/ignore/formatFilesList",
+            json!({"files": ["app.ts"], "listedDir": "src\u{0}"}),
+            "listedDir",
+        ),
     ];
     for (method, params, field) in cases {
         let error = server.request(method, params).unwrap_err();
