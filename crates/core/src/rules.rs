@@ -47,8 +47,9 @@ pub struct RuleSet {
     /// Set when the rules could not be compiled; the set then matches every path.
     pub compile_error: Option<String>,
     file: Option<String>,
-    // Verdicts of ancestor folders, memoised: a batch of paths shares few folders.
-    folder_memo: RwLock<HashMap<String, Option<RuleOrigin>>>,
+    // Verdicts of ancestor folders, memoised: a batch of paths shares few folders. Bounded by
+    // the bytes of its keys (see `FOLDER_MEMO_BYTES`).
+    folder_memo: RwLock<FolderMemo>,
 }
 
 impl std::fmt::Debug for RuleSet {
@@ -60,6 +61,16 @@ impl std::fmt::Debug for RuleSet {
             .finish()
     }
 }
+
+/// Memoised folder verdicts and the bytes their keys hold.
+#[derive(Default)]
+struct FolderMemo {
+    verdicts: HashMap<String, Option<RuleOrigin>>,
+    key_bytes: usize,
+}
+
+/// The most key bytes the folder memo holds before it starts afresh.
+const FOLDER_MEMO_BYTES: usize = 4 * 1024 * 1024;
 
 /// Longest relative path matched; a longer one is always matched (blocked or protected).
 pub const MAX_MATCHED_PATH_BYTES: usize = 8 * 1024;
@@ -255,7 +266,7 @@ impl RuleSet {
             diagnostics,
             compile_error,
             file: file.map(str::to_owned),
-            folder_memo: RwLock::new(HashMap::default()),
+            folder_memo: RwLock::new(FolderMemo::default()),
         }
     }
 
@@ -267,7 +278,7 @@ impl RuleSet {
             diagnostics: Vec::new(),
             compile_error: Some(reason),
             file: file.map(str::to_owned),
-            folder_memo: RwLock::new(HashMap::default()),
+            folder_memo: RwLock::new(FolderMemo::default()),
         }
     }
 
@@ -313,13 +324,20 @@ impl RuleSet {
             .folder_memo
             .read()
             .ok()
-            .and_then(|m| m.get(folder).cloned())
+            .and_then(|m| m.verdicts.get(folder).cloned())
         {
             return hit;
         }
         let verdict = self.verdict(folder, true);
         if let Ok(mut memo) = self.folder_memo.write() {
-            memo.insert(folder.to_owned(), verdict.clone());
+            // Distinct deep paths would otherwise grow it without end (an 8 KB path of 4,000
+            // folders adds 16 MB of prefixes): start afresh once the budget is spent.
+            if memo.key_bytes + folder.len() > FOLDER_MEMO_BYTES {
+                memo.verdicts.clear();
+                memo.key_bytes = 0;
+            }
+            memo.key_bytes += folder.len();
+            memo.verdicts.insert(folder.to_owned(), verdict.clone());
         }
         verdict
     }
@@ -552,6 +570,21 @@ mod tests {
             let (text, _) = decode_ignore_bytes(bytes);
             check(&text, &[("secrets/a", true), ("k.pem", true)]);
         }
+    }
+
+    #[test]
+    fn distinct_deep_paths_never_grow_the_folder_memo_past_its_budget() {
+        let rules = RuleSet::new(Some(".rooignore"), "*.pem\n", &[]);
+        let deep = "x/".repeat(MAX_MATCHED_PATH_BYTES / 2 - 8);
+        for i in 0..8 {
+            assert!(rules.matched(&format!("d{i}/{deep}k")).is_none());
+            assert!(rules.matched(&format!("d{i}/{deep}k.pem")).is_some());
+        }
+        let memo = rules.folder_memo.read().unwrap();
+        let held: usize = memo.verdicts.keys().map(String::len).sum();
+        assert_eq!(held, memo.key_bytes);
+        // Unbounded, these 16 paths would leave about 130 MB of folder keys behind.
+        assert!(held <= 8 * 1024 * 1024, "{held} bytes of folder keys held");
     }
 
     #[test]
