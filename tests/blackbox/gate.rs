@@ -566,3 +566,65 @@ fn git_mentions_stay_filtered_whatever_the_users_git_configuration() {
         }
     }
 }
+
+/// Open-document text is the editor's copy of a file: it obeys the same rule as the file, under
+/// every spelling of its address (links, `..`, case, percent-encoding).
+#[test]
+fn open_documents_of_blocked_files_never_reach_symbols_folding_or_outlines() {
+    let fixture = hostile_workspace();
+    fixture.symlink("../secrets/token.ts", "src/link.ts");
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&fixture, home.path(), Value::Null);
+    let text = format!(
+        "export function {SECRET}() {{\n  const a = 1;\n  const b = 2;\n  return a + b;\n}}\n"
+    );
+    let root = file_uri(fixture.root());
+    let uris = [
+        file_uri(&fixture.path("secrets/token.ts")),
+        file_uri(&fixture.path("src/link.ts")),
+        format!("{root}/src/../secrets/token.ts"),
+        format!("{root}/SECRETS/token.ts"),
+        format!("{root}/%73ecrets/token.ts"),
+        format!("{root}/.env"),
+    ];
+    for uri in &uris {
+        server.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "typescript", "version": 1, "text": text}}),
+        );
+        for method in ["textDocument/documentSymbol", "textDocument/foldingRange"] {
+            let answer = server.request(method, json!({"textDocument": {"uri": uri}}));
+            let answer = format!("{answer:?}");
+            assert!(!answer.contains(SECRET), "{method} {uri}: {answer}");
+            assert!(
+                answer.contains("Null") || answer.contains("[]") || answer.contains("Err"),
+                "{method} {uri}: {answer}"
+            );
+        }
+    }
+    // Control: an allowed file's open text does reach symbols, so the checks above can fail.
+    let allowed = file_uri(&fixture.path("src/app.ts"));
+    server.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": allowed, "languageId": "typescript", "version": 1, "text": text}}),
+    );
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": allowed}}),
+    );
+    assert!(symbols.to_string().contains(SECRET), "{symbols}");
+    for path in [
+        "secrets/token.ts",
+        "src/link.ts",
+        "src/../secrets/token.ts",
+        "SECRETS/token.ts",
+    ] {
+        let outline = server.request("roo/fold/outline", json!({"path": path}));
+        assert!(
+            !format!("{outline:?}").contains(SECRET),
+            "{path}: {outline:?}"
+        );
+        let context = server.call("roo/fold/context", json!({"paths": [path]}));
+        assert!(!context.to_string().contains(SECRET), "{path}: {context}");
+    }
+}
