@@ -194,3 +194,113 @@ fn an_uncompilable_protected_pattern_update_keeps_the_last_good_protection() {
     assert!(protected(&mut server, "a.txt"));
     assert_eq!(status(&mut server)["protectionError"], Value::Null);
 }
+
+const SECRET: &str = "failClosedSecretValue";
+
+fn utf16le_with_mark(text: &str) -> Vec<u8> {
+    std::iter::once(0xFEFF)
+        .chain(text.encode_utf16())
+        .flat_map(u16::to_le_bytes)
+        .collect()
+}
+
+#[test]
+fn a_utf16_ignore_file_as_windows_powershell_writes_it_still_blocks() {
+    let fixture = Fixture::new(&[
+        ("secret.txt", SECRET),
+        ("secrets/key.ts", &format!("export const {SECRET} = 1;\n")),
+        ("a.txt", "x"),
+    ]);
+    std::fs::write(
+        fixture.path(".rooignore"),
+        utf16le_with_mark("secret.txt\r\nsecrets/\r\n"),
+    )
+    .unwrap();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    assert!(!allowed(&mut server, "secret.txt"));
+    assert!(!allowed(&mut server, "secrets/key.ts"));
+    assert!(allowed(&mut server, "a.txt"));
+    let mention = server.call(
+        "roo/mentions/parse",
+        json!({"text": "@/secret.txt @/secrets/key.ts"}),
+    );
+    assert!(!mention.to_string().contains(SECRET), "{mention}");
+}
+
+/// Random ignore-file bytes with the rules `secret.txt` and `secrets/` on lines of their own.
+fn hostile_ignore_bytes() -> impl proptest::strategy::Strategy<Value = Vec<u8>> {
+    use proptest::prelude::*;
+    let line = prop_oneof![
+        4 => proptest::collection::vec(any::<u8>(), 0..200),
+        1 => (any::<u8>(), 1usize..30_000).prop_map(|(b, n)| vec![b; n]),
+        1 => (1usize..800).prop_map(|n| b"*a?".repeat(n)),
+        1 => Just(b"\xEF\xBB\xBF\xFF\xFE\x00\r\\".to_vec()),
+    ]
+    .prop_map(|mut line| {
+        line.iter_mut()
+            .filter(|b| **b == b'\n')
+            .for_each(|b| *b = b'x');
+        if line.first() == Some(&b'!') {
+            line[0] = b'#';
+        }
+        line
+    });
+    (
+        proptest::collection::vec(line.clone(), 0..5),
+        proptest::collection::vec(line, 0..5),
+        any::<bool>(),
+    )
+        .prop_map(|(before, after, crlf)| {
+            let mut lines = before;
+            lines.extend([b"secret.txt".to_vec(), b"secrets/".to_vec()]);
+            lines.extend(after);
+            lines.join(if crlf { &b"\r\n"[..] } else { &b"\n"[..] })
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config {
+        cases: 6,
+        failure_persistence: None,
+        ..Default::default()
+    })]
+
+    /// Whatever bytes the ignore file holds at start-up and after a reload, the server keeps
+    /// answering and the blocked paths' contents never reach an answer.
+    #[test]
+    fn no_ignore_file_bytes_open_a_folder_or_stop_the_server(
+        first in hostile_ignore_bytes(),
+        second in hostile_ignore_bytes(),
+    ) {
+        let fixture = Fixture::new(&[
+            ("secret.txt", SECRET),
+            ("secrets/key.ts", &format!("export function {SECRET}() {{\n  return 1;\n}}\n")),
+        ]);
+        std::fs::write(fixture.path(".rooignore"), &first).unwrap();
+        let mut server = Server::start(&[fixture.root()], Value::Null);
+        let check = |server: &mut Server| {
+            assert!(!allowed(server, "secret.txt"));
+            assert!(!allowed(server, "secrets/key.ts"));
+            let mention = server.call(
+                "roo/mentions/parse",
+                json!({"text": "@/secret.txt @/secrets/key.ts @/secrets/"}),
+            );
+            assert!(!mention.to_string().contains(SECRET), "{mention}");
+            let outline = server.request("roo/fold/outline", json!({"path": "secrets/key.ts"}));
+            assert!(!format!("{outline:?}").contains(SECRET), "{outline:?}");
+        };
+        check(&mut server);
+        // An atomic replace: every state the server can see blocks both paths.
+        let mut next = second;
+        next.extend_from_slice(b"\nmarker.txt\n");
+        let temp = fixture.path(".rooignore.tmp-save");
+        std::fs::write(&temp, &next).unwrap();
+        std::fs::rename(&temp, fixture.path(".rooignore")).unwrap();
+        server.wait_until(RELOADED, |s| {
+            check(s);
+            (!allowed(s, "marker.txt") || status(s)["folders"][0]["lastError"].is_string())
+                .then_some(())
+        });
+        check(&mut server);
+    }
+}

@@ -242,6 +242,17 @@ fn a_nul_in_any_path_is_refused_naming_the_field() {
             json!({"text": "hi", "options": {"cwd": "src\u{0}"}}),
             "options.cwd",
         ),
+        // A NUL-suffixed name no rule matches would be listed although `.env` is hidden.
+        (
+            "roo/ignore/formatFilesList",
+            json!({"files": ["src/app.ts", ".env\u{0}"]}),
+            "files[1]",
+        ),
+        (
+            "roo/ignore/formatFilesList",
+            json!({"files": ["app.ts"], "listedDir": "src\u{0}"}),
+            "listedDir",
+        ),
     ];
     for (method, params, field) in cases {
         let error = server.request(method, params).unwrap_err();
@@ -439,5 +450,181 @@ proptest::proptest! {
         for answer in &answers {
             proptest::prop_assert!(!text_of(answer).contains(SECRET), "{}", answer);
         }
+    }
+}
+
+#[test]
+fn a_hash_mention_of_a_blob_or_tree_never_shows_its_content() {
+    let fixture = Fixture::new(&[
+        (".rooignore", ".env\nsecrets/\n"),
+        (".env", &format!("TOKEN={SECRET}\n")),
+        ("secrets/key.txt", &format!("{SECRET}\n")),
+        ("src/app.ts", "export const app = 1;\n"),
+    ]);
+    let root = fixture.root();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "first"]);
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&fixture, home.path(), Value::Null);
+    for object in [
+        "HEAD:.env",
+        "HEAD:secrets/key.txt",
+        "HEAD:secrets",
+        "HEAD^{tree}",
+    ] {
+        let hash = git(root, &["rev-parse", object]).trim().to_owned();
+        for shown in [&hash[..], &hash[..7]] {
+            let answer = server.call(
+                "roo/mentions/parse",
+                json!({"text": format!("see @{shown}")}),
+            );
+            let answer = text_of(&answer);
+            assert!(!answer.contains(SECRET), "{object}: {answer}");
+            assert!(!answer.contains("key.txt"), "{object}: {answer}");
+            assert!(answer.contains("not a commit"), "{object}: {answer}");
+        }
+    }
+    // A real commit is still shown.
+    let hash = git(root, &["rev-parse", "HEAD"]).trim().to_owned();
+    let commit = server.call(
+        "roo/mentions/parse",
+        json!({"text": format!("see @{}", &hash[..8])}),
+    );
+    let commit = text_of(&commit);
+    assert!(commit.contains("app = 1"), "{commit}");
+    assert!(!commit.contains(SECRET), "{commit}");
+}
+
+#[test]
+fn a_task_metadata_file_that_is_a_fifo_or_device_never_hangs_or_floods_track() {
+    let fixture = hostile_workspace();
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&fixture, home.path(), Value::Null);
+    let fifo = tempfile::tempdir().unwrap();
+    let status = Command::new("mkfifo")
+        .arg(fifo.path().join("task_metadata.json"))
+        .status()
+        .expect("mkfifo runs");
+    assert!(status.success());
+    let zero = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("/dev/zero", zero.path().join("task_metadata.json")).unwrap();
+    for (task, storage) in [("fifo", fifo.path()), ("zero", zero.path())] {
+        let tracked = server.request(
+            "roo/files/track",
+            json!({"taskId": task, "storageDir": storage, "path": "src/app.ts", "source": "read_tool"}),
+        );
+        let error = tracked.expect_err("an unusable metadata file is an error");
+        assert!(error.to_string().contains("task_metadata.json"), "{error}");
+    }
+    // Still serving, and the special files were left in place.
+    server.call("roo/workspace/status", json!({}));
+    assert!(fifo.path().join("task_metadata.json").exists());
+}
+
+/// A user's git configuration must not change the output the filters parse: colours would
+/// hide the `diff --git` headers, `diff.relative` would make paths relative to another folder.
+#[test]
+fn git_mentions_stay_filtered_whatever_the_users_git_configuration() {
+    let fixture = Fixture::new(&[
+        ("pkg/.rooignore", "secret.txt\n"),
+        ("pkg/secret.txt", "old\n"),
+        ("pkg/app.ts", "export const app = 1;\n"),
+    ]);
+    let root = fixture.root();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "first"]);
+    fixture.write("pkg/secret.txt", &format!("{SECRET}\n"));
+    fixture.write("pkg/app.ts", "export const app = 2;\n");
+    git(root, &["add", "-A", "-f"]);
+    git(root, &["commit", "-q", "-m", "second"]);
+    let hash = git(root, &["rev-parse", "HEAD"]).trim().to_owned();
+    fixture.write("pkg/secret.txt", &format!("{SECRET}-2\n"));
+    fixture.write("pkg/app.ts", "export const app = 3;\n");
+
+    for config in [
+        "[color]\n\tui = always\n",
+        "[color]\n\tdiff = always\n\tstatus = always\n",
+        "[diff]\n\trelative = true\n",
+    ] {
+        let home = tempfile::tempdir().unwrap();
+        std::fs::write(home.path().join(".gitconfig"), config).unwrap();
+        let home_text = home.path().to_string_lossy().into_owned();
+        let mut server = Server::spawn_with_env(&[
+            ("HOME", home_text.as_str()),
+            ("XDG_CONFIG_HOME", home_text.as_str()),
+        ]);
+        server
+            .initialize(&[&fixture.path("pkg")], Value::Null)
+            .expect("initialize");
+        for text in ["see @git-changes".to_owned(), format!("see @{hash}")] {
+            let answer = server.call("roo/mentions/parse", json!({"text": text}));
+            let answer = text_of(&answer);
+            assert!(!answer.contains(SECRET), "{config}: {answer}");
+            assert!(answer.contains("app = "), "{config}: {answer}");
+        }
+    }
+}
+
+/// Open-document text is the editor's copy of a file: it obeys the same rule as the file, under
+/// every spelling of its address (links, `..`, case, percent-encoding).
+#[test]
+fn open_documents_of_blocked_files_never_reach_symbols_folding_or_outlines() {
+    let fixture = hostile_workspace();
+    fixture.symlink("../secrets/token.ts", "src/link.ts");
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&fixture, home.path(), Value::Null);
+    let text = format!(
+        "export function {SECRET}() {{\n  const a = 1;\n  const b = 2;\n  return a + b;\n}}\n"
+    );
+    let root = file_uri(fixture.root());
+    let uris = [
+        file_uri(&fixture.path("secrets/token.ts")),
+        file_uri(&fixture.path("src/link.ts")),
+        format!("{root}/src/../secrets/token.ts"),
+        format!("{root}/SECRETS/token.ts"),
+        format!("{root}/%73ecrets/token.ts"),
+        format!("{root}/.env"),
+    ];
+    for uri in &uris {
+        server.notify(
+            "textDocument/didOpen",
+            json!({"textDocument": {"uri": uri, "languageId": "typescript", "version": 1, "text": text}}),
+        );
+        for method in ["textDocument/documentSymbol", "textDocument/foldingRange"] {
+            let answer = server.request(method, json!({"textDocument": {"uri": uri}}));
+            let answer = format!("{answer:?}");
+            assert!(!answer.contains(SECRET), "{method} {uri}: {answer}");
+            assert!(
+                answer.contains("Null") || answer.contains("[]") || answer.contains("Err"),
+                "{method} {uri}: {answer}"
+            );
+        }
+    }
+    // Control: an allowed file's open text does reach symbols, so the checks above can fail.
+    let allowed = file_uri(&fixture.path("src/app.ts"));
+    server.notify(
+        "textDocument/didOpen",
+        json!({"textDocument": {"uri": allowed, "languageId": "typescript", "version": 1, "text": text}}),
+    );
+    let symbols = server.call(
+        "textDocument/documentSymbol",
+        json!({"textDocument": {"uri": allowed}}),
+    );
+    assert!(symbols.to_string().contains(SECRET), "{symbols}");
+    for path in [
+        "secrets/token.ts",
+        "src/link.ts",
+        "src/../secrets/token.ts",
+        "SECRETS/token.ts",
+    ] {
+        let outline = server.request("roo/fold/outline", json!({"path": path}));
+        assert!(
+            !format!("{outline:?}").contains(SECRET),
+            "{path}: {outline:?}"
+        );
+        let context = server.call("roo/fold/context", json!({"paths": [path]}));
+        assert!(!context.to_string().contains(SECRET), "{path}: {context}");
     }
 }

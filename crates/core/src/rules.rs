@@ -47,8 +47,9 @@ pub struct RuleSet {
     /// Set when the rules could not be compiled; the set then matches every path.
     pub compile_error: Option<String>,
     file: Option<String>,
-    // Verdicts of ancestor folders, memoised: a batch of paths shares few folders.
-    folder_memo: RwLock<HashMap<String, Option<RuleOrigin>>>,
+    // Verdicts of ancestor folders, memoised: a batch of paths shares few folders. Bounded by
+    // the bytes of its keys (see `FOLDER_MEMO_BYTES`).
+    folder_memo: RwLock<FolderMemo>,
 }
 
 impl std::fmt::Debug for RuleSet {
@@ -61,6 +62,16 @@ impl std::fmt::Debug for RuleSet {
     }
 }
 
+/// Memoised folder verdicts and the bytes their keys hold.
+#[derive(Default)]
+struct FolderMemo {
+    verdicts: HashMap<String, Option<RuleOrigin>>,
+    key_bytes: usize,
+}
+
+/// The most key bytes the folder memo holds before it starts afresh.
+const FOLDER_MEMO_BYTES: usize = 4 * 1024 * 1024;
+
 /// Longest relative path matched; a longer one is always matched (blocked or protected).
 pub const MAX_MATCHED_PATH_BYTES: usize = 8 * 1024;
 
@@ -70,8 +81,37 @@ pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
 /// Decodes ignore-file bytes as git does: a UTF-8 byte-order mark is dropped and invalid bytes
 /// cost at most their line (they become U+FFFD, which is also how non-UTF-8 file names are
 /// matched). Returns the text and the 1-based numbers of the lines that were not valid UTF-8.
+///
+/// UTF-16 (what Windows PowerShell 5's `>` and Notepad's "Unicode" write) is decoded as such:
+/// read as UTF-8 every one of its lines holds NULs and matches nothing, so the folder would be
+/// left open. It is recognised by its byte-order mark or its NULs, and only when the UTF-8
+/// reading has no usable rule.
 pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
-    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    if let Some(little_endian) = utf16_byte_order(bytes) {
+        let units = bytes.chunks(2).map(|pair| match (pair, little_endian) {
+            ([low, high], true) | ([high, low], false) => u16::from_le_bytes([*low, *high]),
+            // An odd trailing byte is not a character.
+            _ => 0xFFFD,
+        });
+        let mut text: String = char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect();
+        if text.starts_with('\u{FEFF}') {
+            text.remove(0);
+        }
+        let bad_lines = text
+            .split('\n')
+            .enumerate()
+            .filter(|(_, line)| line.contains(char::REPLACEMENT_CHARACTER))
+            .map(|(index, _)| index + 1)
+            .collect();
+        return (text, bad_lines);
+    }
+    // A UTF-16 mark on a file read as UTF-8 is dropped too: left, it would cost the first rule.
+    let bytes = [&b"\xEF\xBB\xBF"[..], b"\xFF\xFE", b"\xFE\xFF"]
+        .iter()
+        .find_map(|mark| bytes.strip_prefix(*mark))
+        .unwrap_or(bytes);
     match std::str::from_utf8(bytes) {
         Ok(text) => (text.to_owned(), Vec::new()),
         Err(_) => {
@@ -84,6 +124,42 @@ pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
             (String::from_utf8_lossy(bytes).into_owned(), bad_lines)
         }
     }
+}
+
+/// `Some(true)` for UTF-16 little-endian, `Some(false)` for big-endian, `None` for anything else.
+/// Only bytes whose UTF-8 reading has no usable rule (every rule line holds a NUL or is not
+/// UTF-8) are read as UTF-16, so the guess can never cost a rule the UTF-8 reading had.
+fn utf16_byte_order(bytes: &[u8]) -> Option<bool> {
+    let bom = match bytes {
+        [0xFF, 0xFE, ..] => Some(true),
+        [0xFE, 0xFF, ..] => Some(false),
+        _ => None,
+    };
+    if bom.is_none() && !bytes.contains(&0) {
+        return None;
+    }
+    let usable_utf8_rule = bytes.split(|b| *b == b'\n').any(|line| {
+        let Ok(line) = std::str::from_utf8(line) else {
+            return false;
+        };
+        let line = line.trim_end_matches(['\r', ' ']);
+        !line.is_empty() && !line.starts_with('#') && !line.contains('\0')
+    });
+    if usable_utf8_rule {
+        return None;
+    }
+    bom.or_else(|| {
+        let nuls_at = |parity: usize| {
+            bytes
+                .iter()
+                .skip(parity)
+                .step_by(2)
+                .filter(|&&b| b == 0)
+                .count()
+        };
+        // ASCII in UTF-16 has its NUL in the high byte: second in little-endian order.
+        Some(nuls_at(1) >= nuls_at(0))
+    })
 }
 
 /// Compiles `lines` into as few matchers as the matcher's size limit allows, halving a group
@@ -190,7 +266,7 @@ impl RuleSet {
             diagnostics,
             compile_error,
             file: file.map(str::to_owned),
-            folder_memo: RwLock::new(HashMap::default()),
+            folder_memo: RwLock::new(FolderMemo::default()),
         }
     }
 
@@ -202,7 +278,7 @@ impl RuleSet {
             diagnostics: Vec::new(),
             compile_error: Some(reason),
             file: file.map(str::to_owned),
-            folder_memo: RwLock::new(HashMap::default()),
+            folder_memo: RwLock::new(FolderMemo::default()),
         }
     }
 
@@ -248,13 +324,20 @@ impl RuleSet {
             .folder_memo
             .read()
             .ok()
-            .and_then(|m| m.get(folder).cloned())
+            .and_then(|m| m.verdicts.get(folder).cloned())
         {
             return hit;
         }
         let verdict = self.verdict(folder, true);
         if let Ok(mut memo) = self.folder_memo.write() {
-            memo.insert(folder.to_owned(), verdict.clone());
+            // Distinct deep paths would otherwise grow it without end (an 8 KB path of 4,000
+            // folders adds 16 MB of prefixes): start afresh once the budget is spent.
+            if memo.key_bytes + folder.len() > FOLDER_MEMO_BYTES {
+                memo.verdicts.clear();
+                memo.key_bytes = 0;
+            }
+            memo.key_bytes += folder.len();
+            memo.verdicts.insert(folder.to_owned(), verdict.clone());
         }
         verdict
     }
@@ -446,6 +529,62 @@ mod tests {
             &text,
             &[("secret/a", true), ("x.pem", true), ("x.k\u{FFFD}y", true)],
         );
+    }
+
+    #[test]
+    fn a_utf16_ignore_file_is_decoded_not_left_without_rules() {
+        let utf16 = |text: &str, bom: bool, little: bool| -> Vec<u8> {
+            let mut out = Vec::new();
+            let units = bom.then_some(0xFEFF).into_iter().chain(text.encode_utf16());
+            for unit in units {
+                out.extend(if little {
+                    unit.to_le_bytes()
+                } else {
+                    unit.to_be_bytes()
+                });
+            }
+            out
+        };
+        let source = "# keys\r\nsecrets/\r\n*.pem\r\n";
+        for (bom, little) in [(true, true), (true, false), (false, true), (false, false)] {
+            let (text, bad) = decode_ignore_bytes(&utf16(source, bom, little));
+            assert_eq!(
+                (text.as_str(), bad),
+                (source, vec![]),
+                "bom {bom} le {little}"
+            );
+            check(
+                &text,
+                &[("secrets/a", true), ("k.pem", true), ("src/a.ts", false)],
+            );
+        }
+        // A stray NUL, or NULs on one side of every pair, or a UTF-16 byte-order mark, never
+        // cost a UTF-8 file its usable rules.
+        for bytes in [
+            &b"a\x00b\nsecrets/\n*.pem\n"[..],
+            b"\xFF\xFEx\nsecrets/\n*.pem\n",
+            b"\xFF\xFEsecrets/\n*.pem\n",
+            b"\xFE\xFFsecrets/\n*.pem\n",
+            b"\x00a\x00b\x00c\x00d\x00e\x00f\x00g\x00h\x00i\nsecrets/\n*.pem\n",
+        ] {
+            let (text, _) = decode_ignore_bytes(bytes);
+            check(&text, &[("secrets/a", true), ("k.pem", true)]);
+        }
+    }
+
+    #[test]
+    fn distinct_deep_paths_never_grow_the_folder_memo_past_its_budget() {
+        let rules = RuleSet::new(Some(".rooignore"), "*.pem\n", &[]);
+        let deep = "x/".repeat(MAX_MATCHED_PATH_BYTES / 2 - 8);
+        for i in 0..8 {
+            assert!(rules.matched(&format!("d{i}/{deep}k")).is_none());
+            assert!(rules.matched(&format!("d{i}/{deep}k.pem")).is_some());
+        }
+        let memo = rules.folder_memo.read().unwrap();
+        let held: usize = memo.verdicts.keys().map(String::len).sum();
+        assert_eq!(held, memo.key_bytes);
+        // Unbounded, these 16 paths would leave about 130 MB of folder keys behind.
+        assert!(held <= 8 * 1024 * 1024, "{held} bytes of folder keys held");
     }
 
     #[test]

@@ -36,7 +36,15 @@ pub fn decode<P: DeserializeOwned>(params: Value) -> Result<P> {
 }
 
 /// Fields that carry file-system paths, at the top of any method's params or in its `options`.
-const PATH_FIELDS: [&str; 5] = ["path", "paths", "cwd", "newPath", "storageDir"];
+const PATH_FIELDS: [&str; 7] = [
+    "path",
+    "paths",
+    "cwd",
+    "newPath",
+    "storageDir",
+    "files",
+    "listedDir",
+];
 
 /// The first path field (`paths[2]`, `options.cwd`) holding a NUL character. No OS path can
 /// contain one, and a NUL would make the name judged differ from the file opened. Only path

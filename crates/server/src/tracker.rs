@@ -760,7 +760,7 @@ struct TaskActor {
 fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>), TrackerError> {
     remove_leftover_temp_files(dir);
     let target = dir.join(TASK_METADATA_FILE);
-    let bytes = match std::fs::read(&target) {
+    let bytes = match read_metadata_bytes(&target) {
         Ok(bytes) => bytes,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
             return Ok((TaskMetadata::default(), None));
@@ -794,6 +794,20 @@ fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>), TrackerE
                 }),
             ))
         }
+    }
+}
+
+/// The largest `task_metadata.json` read; a bigger one is an error and is left alone.
+const MAX_METADATA_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads the metadata file without ever blocking or flooding: through the read gate's opener
+/// (which judges what it opened), so only a regular file is read, a FIFO is never waited on, and
+/// at most [`MAX_METADATA_BYTES`] are read. The file is not model input, so any path is allowed.
+fn read_metadata_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
+    match open_gated(&OsFs, target, MAX_METADATA_BYTES, true, &|_| true) {
+        Ok(file) => file.read_all(),
+        Err(GateRefusal::Io(error)) => Err(error),
+        Err(refusal) => Err(std::io::Error::other(refusal.to_string())),
     }
 }
 

@@ -144,9 +144,25 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
     (plan, files)
 }
 
+/// Settings that keep git's output what the filters parse, whatever the user's configuration:
+/// colour codes would hide the `diff --git` headers that sections are judged by, and
+/// `diff.relative` would make diff paths relative to the folder git runs in rather than to the
+/// repository's top, where they are judged.
+const GIT_PARSEABLE_OUTPUT: [&str; 8] = [
+    "-c",
+    "color.ui=never",
+    "-c",
+    "color.diff=never",
+    "-c",
+    "color.status=never",
+    "-c",
+    "diff.relative=false",
+];
+
 /// Runs `git` in `cwd`; `Err` carries Node's `exec` wording (`Command failed: ...`).
 fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
     let output = std::process::Command::new("git")
+        .args(GIT_PARSEABLE_OUTPUT)
         .args(args)
         .current_dir(cwd)
         .env("GIT_TERMINAL_PROMPT", "0")
@@ -230,7 +246,22 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
         return message.to_owned();
     }
     let format = format!("--format={COMMIT_INFO_FORMAT}");
-    let result = git(cwd, &["show", &format, "--no-patch", hash]).and_then(|info| {
+    // A hex name may be a blob or a tree, whose `git show` is its raw content (a blocked file's
+    // bytes) with no diff header to judge it by: only a commit is shown, by its full id.
+    let commit = git(
+        cwd,
+        &[
+            "rev-parse",
+            "--verify",
+            "--quiet",
+            &format!("{hash}^{{commit}}"),
+        ],
+    )
+    .map(|id| id.trim().to_owned())
+    .map_err(|_| format!("{hash} is not a commit"));
+    let result = commit.and_then(|commit| {
+        let hash = commit.as_str();
+        let info = git(cwd, &["show", &format, "--no-patch", hash])?;
         let top = git_top(cwd)?;
         let judge = git_path_judge(state, top);
         let mut stat_args = vec!["show", "--stat=100000,100000", "--format="];
