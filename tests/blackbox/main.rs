@@ -21,6 +21,7 @@ mod ordering;
 mod parity;
 mod reload;
 mod security;
+mod skills;
 mod starvation;
 mod surrogates;
 mod vetting;

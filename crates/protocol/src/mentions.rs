@@ -30,6 +30,9 @@ pub struct MentionOptions {
     /// How long to wait for each `roo/host/resolveMention` answer (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_timeout_ms: Option<u64>,
+    /// The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_mode: Option<String>,
 }
 
 /// Params of `roo/mentions/parse`.

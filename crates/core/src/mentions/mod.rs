@@ -8,6 +8,7 @@ pub mod git;
 pub mod parse;
 pub mod read;
 pub mod scan;
+pub mod skills;
 
 pub use commands::{
     Command, CommandCatalog, CommandLookup, CommandSource, FolderCommandCatalog, Skill, built_in,
@@ -21,3 +22,4 @@ pub use scan::{
     CommandMatch, MentionKind, MentionMatch, ScanStats, scan_commands, scan_mentions,
     scan_mentions_with_stats, unescape_spaces,
 };
+pub use skills::{DEFAULT_MODE, SkillFolders, find_skill, is_valid_skill_name};

@@ -122,6 +122,12 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
         &ctx.state.resolver,
         Some(&ctx.cwd),
         ctx.home.as_deref(),
+    )
+    .with_mode(
+        ctx.options
+            .current_mode
+            .as_deref()
+            .unwrap_or(core::DEFAULT_MODE),
     );
     let plan = plan_mentions(text, &catalog);
     let reader = MentionReader {
