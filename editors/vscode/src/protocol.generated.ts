@@ -1388,6 +1388,10 @@ export interface ParseMentionsParams {
    * How long to wait for each `roo/host/resolveMention` answer (default 10000).
    */
   hostTimeoutMs?: number | null;
+  /**
+   * The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
+   */
+  currentMode?: string | null;
 }
 /**
  * Result of `roo/mentions/parse` (`ParseMentionsResult` plus diagnostics).
@@ -1461,6 +1465,10 @@ export interface ProcessUserContentParams {
    * How long to wait for each `roo/host/resolveMention` answer (default 10000).
    */
   hostTimeoutMs?: number | null;
+  /**
+   * The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
+   */
+  currentMode?: string | null;
 }
 /**
  * Result of `roo/mentions/processUserContent`.
