@@ -15,6 +15,7 @@ mod fold;
 mod gate;
 mod guard;
 mod history;
+mod images;
 mod lifecycle;
 mod mentions;
 mod ordering;

@@ -5,6 +5,7 @@
 
 pub mod commands;
 pub mod git;
+pub mod images;
 pub mod parse;
 pub mod read;
 pub mod scan;
@@ -13,6 +14,7 @@ pub mod skills;
 pub use commands::{
     Command, CommandCatalog, CommandLookup, CommandSource, FolderCommandCatalog, Skill, built_in,
 };
+pub use images::{ImageOptions, resolve_image_mentions};
 pub use parse::{
     Fetch, Fetched, MentionDiagnostic, MentionPlan, ParsedMentions, TextExpansion, assemble,
     plan_mentions, slash_command_help, user_content_texts, user_spans, walk_user_content,
