@@ -200,3 +200,17 @@ fn base64_of(text: &str) -> String {
     }
     out
 }
+
+#[test]
+fn the_documented_example_is_what_the_binary_answers() {
+    let fixture = fixture();
+    let mut server = start(&fixture);
+    let method = "roo/mentions/resolveImages";
+    let examples = crate::parity::documented_examples(method);
+    let (request, response) = (&examples[0], &examples[1]);
+    assert_eq!(request["method"], method);
+    assert_eq!(
+        resolve(&mut server, request["params"].clone()),
+        response["result"]
+    );
+}
