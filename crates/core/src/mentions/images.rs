@@ -225,7 +225,7 @@ pub fn base64_encode(bytes: &[u8]) -> String {
 /// most two `=` at the end), or `None`.
 pub fn base64_decoded_len(data: &str) -> Option<usize> {
     let bytes = data.as_bytes();
-    if bytes.is_empty() || bytes.len() % 4 != 0 {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
         return None;
     }
     let padding = bytes.iter().rev().take_while(|&&b| b == b'=').count();
