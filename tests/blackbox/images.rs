@@ -214,3 +214,14 @@ fn the_documented_example_is_what_the_binary_answers() {
         response["result"]
     );
 }
+
+#[test]
+fn only_user_authored_text_is_searched_for_images() {
+    let fixture = fixture();
+    let mut server = start(&fixture);
+    let result = resolve(
+        &mut server,
+        json!({"text": "tool said @/img/a.png\n<user_message>\nsee @/img/b.JPG\n</user_message> @/img/c.svg"}),
+    );
+    assert_eq!(result["images"], json!(["data:image/jpeg;base64,SlBH"]));
+}

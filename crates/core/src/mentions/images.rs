@@ -115,7 +115,8 @@ pub fn resolve_image_mentions(
     let real_cwd = fs.canonicalize(&cwd).ok();
     let mut total_mb = 0.0;
     for relative in image_mention_paths(text) {
-        if images.len() >= MAX_IMAGES_PER_MESSAGE {
+        // A message may name many images that are all skipped: stop when the request is gone.
+        if images.len() >= MAX_IMAGES_PER_MESSAGE || crate::cancel::cancelled() {
             break;
         }
         let absolute = normalize_lexically(&cwd, &relative);
