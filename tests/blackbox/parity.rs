@@ -534,7 +534,7 @@ fn parity_format_files_list_hides_or_locks_ignored_entries_and_shields_protected
 }
 
 /// The JSON blocks of one method's section of docs/protocol.md, parsed.
-fn documented_examples(method: &str) -> Vec<Value> {
+pub(crate) fn documented_examples(method: &str) -> Vec<Value> {
     let docs = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../docs/protocol.md"

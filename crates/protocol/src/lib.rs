@@ -84,6 +84,8 @@ pub mod methods {
     pub const MENTIONS_PARSE: &str = "roo/mentions/parse";
     /// Expands mentions in a whole user content array (`processUserContentMentions`).
     pub const MENTIONS_PROCESS_USER_CONTENT: &str = "roo/mentions/processUserContent";
+    /// Turns image mentions into data URLs (`resolveImageMentions`).
+    pub const MENTIONS_RESOLVE_IMAGES: &str = "roo/mentions/resolveImages";
     /// Server-to-client request: resolve `@problems`, `@terminal` or a URL.
     pub const HOST_RESOLVE_MENTION: &str = "roo/host/resolveMention";
     /// Test-only (enabled by `ROO_CONTEXT_DEBUG_METHODS=1`): panics inside a handler.
@@ -119,5 +121,6 @@ pub mod methods {
         CONTEXT_CLASSIFY_ERROR,
         MENTIONS_PARSE,
         MENTIONS_PROCESS_USER_CONTENT,
+        MENTIONS_RESOLVE_IMAGES,
     ];
 }

@@ -30,6 +30,9 @@ pub struct MentionOptions {
     /// How long to wait for each `roo/host/resolveMention` answer (default 10000).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub host_timeout_ms: Option<u64>,
+    /// The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current_mode: Option<String>,
 }
 
 /// Params of `roo/mentions/parse`.
@@ -170,4 +173,40 @@ pub struct ResolveMentionParams {
 pub struct ResolveMentionResult {
     /// The text placed inside the section.
     pub content: String,
+}
+
+/// Params of `roo/mentions/resolveImages` (the original's `resolveImageMentions`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveImagesParams {
+    /// The message; `@/path.png`-style mentions in its user-authored text are read.
+    pub text: String,
+    /// Images already attached (`data:image/...;base64,...`); malformed ones are dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<Vec<String>>,
+    /// Folder mention paths are relative to, and images must lie inside; defaults to the
+    /// first workspace folder.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Whether the model accepts images (default true); when false nothing is read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supports_images: Option<bool>,
+    /// Per-image limit in MB (default 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_image_file_size: Option<f64>,
+    /// Limit of all images together in MB (default 20).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_total_image_size: Option<f64>,
+}
+
+/// Result of `roo/mentions/resolveImages`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ResolveImagesResult {
+    /// The text, unchanged.
+    pub text: String,
+    /// The kept supplied images, then the mentioned ones, de-duplicated, at most 20.
+    pub images: Vec<String>,
 }

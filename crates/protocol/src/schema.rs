@@ -132,6 +132,11 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
             C2S,
             methods::MENTIONS_PROCESS_USER_CONTENT,
         ),
+        request::<ResolveImagesParams, ResolveImagesResult>(
+            g,
+            C2S,
+            methods::MENTIONS_RESOLVE_IMAGES,
+        ),
         request::<ResolveMentionParams, ResolveMentionResult>(
             g,
             S2C,

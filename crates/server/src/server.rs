@@ -123,6 +123,10 @@ impl Backend {
             methods::MENTIONS_PROCESS_USER_CONTENT,
             Backend::mentions_process_user_content,
         )
+        .custom_method(
+            methods::MENTIONS_RESOLVE_IMAGES,
+            Backend::mentions_resolve_images,
+        )
         .custom_method(methods::FOLD_OUTLINE, Backend::fold_outline)
         .custom_method(methods::HISTORY_EFFECTIVE, Backend::history_effective)
         .custom_method(methods::HISTORY_MERGE, Backend::history_merge)
@@ -350,6 +354,17 @@ impl Backend {
             )
             .await
             .map_err(crate::rpc::internal)?;
+            encode(result)
+        })
+        .await
+    }
+
+    async fn mentions_resolve_images(&self, params: Value) -> Result<Value> {
+        guarded(methods::MENTIONS_RESOLVE_IMAGES, async {
+            let params = decode(params)?;
+            let result = crate::handlers::mentions::resolve_images(&self.state, params)
+                .await
+                .map_err(crate::rpc::internal)?;
             encode(result)
         })
         .await

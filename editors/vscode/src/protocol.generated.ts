@@ -99,6 +99,8 @@ export interface RooProtocolDefinitions {
   ProtectParams: ProtectParams;
   ProtectResult: ProtectResult;
   RequestDegradationInfo: RequestDegradationInfo;
+  ResolveImagesParams: ResolveImagesParams;
+  ResolveImagesResult: ResolveImagesResult;
   ResolveMentionParams: ResolveMentionParams;
   ResolveMentionResult: ResolveMentionResult;
   RewindParams: RewindParams;
@@ -1388,6 +1390,10 @@ export interface ParseMentionsParams {
    * How long to wait for each `roo/host/resolveMention` answer (default 10000).
    */
   hostTimeoutMs?: number | null;
+  /**
+   * The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
+   */
+  currentMode?: string | null;
 }
 /**
  * Result of `roo/mentions/parse` (`ParseMentionsResult` plus diagnostics).
@@ -1461,6 +1467,10 @@ export interface ProcessUserContentParams {
    * How long to wait for each `roo/host/resolveMention` answer (default 10000).
    */
   hostTimeoutMs?: number | null;
+  /**
+   * The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
+   */
+  currentMode?: string | null;
 }
 /**
  * Result of `roo/mentions/processUserContent`.
@@ -1580,6 +1590,55 @@ export interface ProtectParams {
    * Base folder for relative paths.
    */
   cwd?: string | null;
+}
+/**
+ * Params of `roo/mentions/resolveImages` (the original's `resolveImageMentions`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ResolveImagesParams".
+ */
+export interface ResolveImagesParams {
+  /**
+   * The message; `@/path.png`-style mentions in its user-authored text are read.
+   */
+  text: string;
+  /**
+   * Images already attached (`data:image/...;base64,...`); malformed ones are dropped.
+   */
+  images?: string[] | null;
+  /**
+   * Folder mention paths are relative to, and images must lie inside; defaults to the
+   * first workspace folder.
+   */
+  cwd?: string | null;
+  /**
+   * Whether the model accepts images (default true); when false nothing is read.
+   */
+  supportsImages?: boolean | null;
+  /**
+   * Per-image limit in MB (default 5).
+   */
+  maxImageFileSize?: number | null;
+  /**
+   * Limit of all images together in MB (default 20).
+   */
+  maxTotalImageSize?: number | null;
+}
+/**
+ * Result of `roo/mentions/resolveImages`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ResolveImagesResult".
+ */
+export interface ResolveImagesResult {
+  /**
+   * The text, unchanged.
+   */
+  text: string;
+  /**
+   * The kept supplied images, then the mentioned ones, de-duplicated, at most 20.
+   */
+  images: string[];
 }
 /**
  * Params of the server-to-client request `roo/host/resolveMention`.
@@ -1994,6 +2053,7 @@ export interface RooRequests {
   "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
   "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
   "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
+  "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
   "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
@@ -2042,6 +2102,7 @@ export const ROO_REQUEST_METHODS = {
   contextClassifyError: "roo/context/classifyError",
   mentionsParse: "roo/mentions/parse",
   mentionsProcessUserContent: "roo/mentions/processUserContent",
+  mentionsResolveImages: "roo/mentions/resolveImages",
   filesTrack: "roo/files/track",
   filesMarkRooEdited: "roo/files/markRooEdited",
   filesRead: "roo/files/read",

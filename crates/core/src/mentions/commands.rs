@@ -9,6 +9,8 @@ use crate::access::{BlockReason, Policy};
 use crate::fs::{EntryKind, FileSystem, open_gated};
 use crate::path::Resolver;
 
+use super::skills::{DEFAULT_MODE, SkillFolders, find_skill};
+
 /// Where a command comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -41,8 +43,7 @@ pub struct Command {
     pub mode: Option<String>,
 }
 
-/// A skill (found only when no command has the name). roo-context has no skills manager yet;
-/// the type exists so a catalog can supply them and the help block formats them as the original.
+/// A skill (found only when no command has the name; see `skills.rs` for where skills live).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skill {
@@ -50,9 +51,11 @@ pub struct Skill {
     pub name: String,
     /// Its description.
     pub description: Option<String>,
-    /// Where it comes from (shown as `Source:`).
+    /// Where it comes from (shown as `Source:`): `project` or `global`.
     pub source: String,
-    /// The instructions.
+    /// The `SKILL.md` file it was read from.
+    pub path: String,
+    /// The instructions (the body after the front matter, trimmed).
     pub instructions: String,
 }
 
@@ -128,13 +131,19 @@ pub fn built_in(name: &str) -> Option<CommandLookup> {
 /// `.zoo` exists, else `.roo/commands` when `.roo` exists, else `.zoo/commands` (Zoo 3.82; for a
 /// Roo-only tree this is Roo's `.roo/commands`).
 pub fn command_folder(base: &Path, fs: &dyn FileSystem) -> PathBuf {
+    config_folder(base, fs).join("commands")
+}
+
+/// The configuration folder under `base`: `.zoo` when it exists, else `.roo` when it exists,
+/// else `.zoo`. Commands and skills both live under it.
+pub fn config_folder(base: &Path, fs: &dyn FileSystem) -> PathBuf {
     let is_dir = |p: &Path| matches!(fs.kind(p), Ok(EntryKind::Directory));
     if is_dir(&base.join(".zoo")) {
-        base.join(".zoo/commands")
+        base.join(".zoo")
     } else if is_dir(&base.join(".roo")) {
-        base.join(".roo/commands")
+        base.join(".roo")
     } else {
-        base.join(".zoo/commands")
+        base.join(".zoo")
     }
 }
 
@@ -151,6 +160,8 @@ pub struct FolderCommandCatalog<'a> {
     pub policy: &'a Policy,
     /// The shared path resolver.
     pub resolver: &'a Resolver,
+    /// Where skills are looked up when no command has the name.
+    pub skills: SkillFolders,
 }
 
 /// Command files larger than this are not commands (they would flood the prompt).
@@ -171,7 +182,18 @@ impl<'a> FolderCommandCatalog<'a> {
             global: home.map(|h| command_folder(h, fs)),
             policy,
             resolver,
+            skills: SkillFolders {
+                project: cwd.map(|c| config_folder(c, fs)),
+                global: home.map(|h| config_folder(h, fs)),
+                mode: DEFAULT_MODE.to_owned(),
+            },
         }
+    }
+
+    /// The same catalog with skills chosen for `mode` (the original's `currentMode`).
+    pub fn with_mode(mut self, mode: &str) -> Self {
+        self.skills.mode = mode.to_owned();
+        self
     }
 
     /// The command `name`, with its source.
@@ -192,7 +214,11 @@ impl<'a> FolderCommandCatalog<'a> {
 
 impl CommandCatalog for FolderCommandCatalog<'_> {
     fn lookup(&self, name: &str) -> Option<CommandLookup> {
-        self.command(name).map(CommandLookup::Command)
+        if let Some(command) = self.command(name) {
+            return Some(CommandLookup::Command(command));
+        }
+        find_skill(self.fs, self.policy, self.resolver, &self.skills, name)
+            .map(CommandLookup::Skill)
     }
 }
 
@@ -201,35 +227,9 @@ impl FolderCommandCatalog<'_> {
     /// name or by what it links to, is no command; the global folder lies outside the
     /// workspace by design, so `denyOutsideWorkspace` does not apply to files really inside it.
     fn load_command(&self, folder: &Path, name: &str, source: CommandSource) -> Option<Command> {
-        let fs = self.fs;
-        if !matches!(fs.kind(folder), Ok(EntryKind::Directory)) {
-            return None;
-        }
         let path = folder.join(format!("{name}.md"));
-        let by_name = self
-            .policy
-            .check_access(self.resolver, fs, None, &path.to_string_lossy());
-        match by_name.blocked {
-            None => {}
-            Some(BlockReason::OutsideWorkspace) if source == CommandSource::Global => {}
-            Some(_) => return None,
-        }
-        let global_folder = (source == CommandSource::Global)
-            .then(|| fs.canonicalize(folder).ok())
-            .flatten();
-        let allowed = |real: &Path| {
-            self.policy.allows_real_path(real)
-                || (!self.policy.real_path_blocked_by_rules(real)
-                    && global_folder
-                        .as_deref()
-                        .is_some_and(|g| real.starts_with(g)))
-        };
-        // The gate follows links, which covers the original's "read the link target" fallback.
-        let bytes = open_gated(fs, &path, COMMAND_FILE_BOUND, true, &allowed)
-            .ok()?
-            .read_all()
-            .ok()?;
-        let text = String::from_utf8(bytes).ok()?;
+        let global = source == CommandSource::Global;
+        let text = read_settings_file(self.fs, self.policy, self.resolver, folder, &path, global)?;
         if text.is_empty() {
             return None;
         }
@@ -246,6 +246,43 @@ impl FolderCommandCatalog<'_> {
     }
 }
 
+/// Reads a command or skill file under `folder` through the read gate, as UTF-8, bounded by
+/// [`COMMAND_FILE_BOUND`]. A file the ignore rules block, by its name or by what it links to,
+/// reads as absent; the global folder lies outside the workspace by design, so
+/// `denyOutsideWorkspace` does not apply to files (really) inside it when `global` is set.
+pub(crate) fn read_settings_file(
+    fs: &dyn FileSystem,
+    policy: &Policy,
+    resolver: &Resolver,
+    folder: &Path,
+    path: &Path,
+    global: bool,
+) -> Option<String> {
+    if !matches!(fs.kind(folder), Ok(EntryKind::Directory)) {
+        return None;
+    }
+    let by_name = policy.check_access(resolver, fs, None, &path.to_string_lossy());
+    match by_name.blocked {
+        None => {}
+        Some(BlockReason::OutsideWorkspace) if global => {}
+        Some(_) => return None,
+    }
+    let global_folder = global.then(|| fs.canonicalize(folder).ok()).flatten();
+    let allowed = |real: &Path| {
+        policy.allows_real_path(real)
+            || (!policy.real_path_blocked_by_rules(real)
+                && global_folder
+                    .as_deref()
+                    .is_some_and(|g| real.starts_with(g)))
+    };
+    // The gate follows links, which covers the original's "read the link target" fallback.
+    let bytes = open_gated(fs, path, COMMAND_FILE_BOUND, true, &allowed)
+        .ok()?
+        .read_all()
+        .ok()?;
+    String::from_utf8(bytes).ok()
+}
+
 /// A Markdown file split into YAML front matter (string scalars only) and body.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FrontMatter {
@@ -256,6 +293,15 @@ pub struct FrontMatter {
 }
 
 impl FrontMatter {
+    /// The value of `key` as written (the last one wins, as in YAML parsers).
+    pub fn raw_field(&self, key: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
     /// The trimmed value of `key`, when it is a non-empty string.
     pub fn field(&self, key: &str) -> Option<String> {
         self.fields

@@ -22,6 +22,9 @@ pub struct MentionsArgs {
     /// List ignored folder entries with a lock instead of hiding them.
     #[arg(long)]
     show_ignored: bool,
+    /// The mode skills are chosen for (`skills-<mode>` folders win; default `code`).
+    #[arg(long)]
+    mode: Option<String>,
     /// The message; `-` or nothing reads it from stdin.
     text: Option<String>,
 }
@@ -61,6 +64,7 @@ pub fn run(args: MentionsArgs) -> ExitCode {
         text,
         options: MentionOptions {
             show_roo_ignored_files: Some(args.show_ignored),
+            current_mode: args.mode,
             ..MentionOptions::default()
         },
     };

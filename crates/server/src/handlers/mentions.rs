@@ -123,6 +123,12 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
         &ctx.state.resolver,
         Some(&ctx.cwd),
         ctx.home.as_deref(),
+    )
+    .with_mode(
+        ctx.options
+            .current_mode
+            .as_deref()
+            .unwrap_or(core::DEFAULT_MODE),
     );
     let plan = plan_mentions(text, &catalog);
     let reader = MentionReader {
@@ -466,4 +472,43 @@ pub async fn process_user_content(
         diagnostics,
         mentioned_files,
     })
+}
+
+/// `roo/mentions/resolveImages`: image mentions read as data URLs on the blocking pool.
+pub async fn resolve_images(
+    state: &Arc<SharedState>,
+    params: ResolveImagesParams,
+) -> Result<ResolveImagesResult, String> {
+    let policy = state.policy();
+    let cwd = match params.cwd.as_deref() {
+        Some(cwd) => normalize_lexically(policy.base(), cwd),
+        None => policy.base().to_path_buf(),
+    };
+    let state = state.clone();
+    blocking(move || {
+        let policy = state.policy();
+        let options = core::images::ImageOptions {
+            cwd: &cwd,
+            supports_images: params.supports_images.unwrap_or(true),
+            max_image_file_size_mb: params
+                .max_image_file_size
+                .unwrap_or(core::images::DEFAULT_MAX_IMAGE_FILE_SIZE_MB),
+            max_total_image_size_mb: params
+                .max_total_image_size
+                .unwrap_or(core::images::DEFAULT_MAX_TOTAL_IMAGE_SIZE_MB),
+        };
+        let images = core::resolve_image_mentions(
+            &OsFs,
+            &policy,
+            &state.resolver,
+            &params.text,
+            params.images.as_deref().unwrap_or_default(),
+            &options,
+        );
+        ResolveImagesResult {
+            text: params.text,
+            images,
+        }
+    })
+    .await
 }
