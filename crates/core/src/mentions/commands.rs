@@ -229,7 +229,8 @@ impl FolderCommandCatalog<'_> {
             .ok()?
             .read_all()
             .ok()?;
-        let text = String::from_utf8(bytes).ok()?;
+        // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
+        let text = crate::wire_text::encode_text(&String::from_utf8(bytes).ok()?).into_owned();
         if text.is_empty() {
             return None;
         }

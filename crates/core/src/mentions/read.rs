@@ -119,7 +119,9 @@ pub fn read_numbered_lines(reader: impl Read, limit: usize) -> io::Result<Number
     let mut newlines = 0usize;
     let finish_line = |current: &mut Vec<u8>, kept: &mut Vec<String>| {
         if kept.len() < limit {
-            kept.push(truncate_line(&String::from_utf8_lossy(current)));
+            // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
+            let line = truncate_line(&String::from_utf8_lossy(current));
+            kept.push(crate::wire_text::encode_text(&line).into_owned());
         }
         current.clear();
     };
@@ -186,8 +188,11 @@ pub fn add_line_numbers(content: &str) -> String {
 /// The text of a Jupyter notebook: markdown and code cells, each cell's source lines joined
 /// with `\n` and followed by a newline, line-numbered (never truncated).
 pub fn notebook_text(json: &str) -> Result<NumberedText, String> {
+    // Read as the wire reads the host's JSON: a lone surrogate escape (JavaScript writes them)
+    // parses, and the notebook's own U+FDD0 stays itself on the way out.
     let notebook: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("Invalid notebook: {e}"))?;
+        serde_json::from_slice(&crate::wire_text::encode_json(json.as_bytes()))
+            .map_err(|e| format!("Invalid notebook: {e}"))?;
     let mut text = String::new();
     for cell in notebook["cells"].as_array().into_iter().flatten() {
         let kind = cell["cell_type"].as_str();
