@@ -44,6 +44,7 @@ fn the_workspace_own_sentinels_reach_the_host_unchanged() {
         (".roo/commands/c.md", &format!("Do {TRICKY} now\n")),
         ("n.ipynb", &notebook.to_string()),
         ("g.txt", "old\n"),
+        ("d/n\u{FDD0}\u{F0000}\u{FDD0}\u{FDD0}.txt", "in a folder\n"),
     ]);
     let root = fixture.root();
     git(root, &["init", "-q"]);
@@ -59,6 +60,26 @@ fn the_workspace_own_sentinels_reach_the_host_unchanged() {
     assert_eq!(
         mention["contentBlocks"][0]["content"],
         format!("[read_file for 'notes.txt']\nFile: notes.txt\n1 | {TRICKY}\n2 | ")
+    );
+    let name = "n\u{FDD0}\u{F0000}\u{FDD0}\u{FDD0}.txt";
+    let folder = server.call("roo/mentions/parse", json!({"text": "@/d/"}));
+    assert_eq!(
+        folder["contentBlocks"][0]["content"],
+        format!(
+            "[read_file for folder 'd/']\nFolder listing:\n└── {name}\n\n\n--- File Contents ---\n\n\
+             [read_file for 'd/{name}']\nFile: d/{name}\n1 | in a folder\n2 | "
+        )
+    );
+    // The host's own U+FDD0 and tag, raw, come back as it sent them inside a path the
+    // sidecar resolved.
+    let missing = server.call(
+        "roo/mentions/parse",
+        json!({"text": format!("@/gone{name}")}),
+    );
+    let missing = text_of(&missing);
+    assert!(
+        missing.contains(&format!("stat '{}/gone{name}'", root.display())),
+        "{missing}"
     );
     let notebook = server.call("roo/mentions/parse", json!({"text": "@/n.ipynb"}));
     let notebook = text_of(&notebook);
@@ -83,7 +104,10 @@ fn the_workspace_own_sentinels_reach_the_host_unchanged() {
     let changes = server.call("roo/mentions/parse", json!({"text": "see @git-changes"}));
     let changes = text_of(&changes);
     assert!(changes.contains(&format!("+{TRICKY}")), "{changes}");
-    let commit = server.call("roo/mentions/parse", json!({"text": format!("see @{hash}")}));
+    let commit = server.call(
+        "roo/mentions/parse",
+        json!({"text": format!("see @{hash}")}),
+    );
     let commit = text_of(&commit);
     assert!(commit.contains(&format!("+Do {TRICKY} now")), "{commit}");
 }

@@ -355,6 +355,12 @@ fn read_file_text(
     })
 }
 
+/// A path the sidecar resolved (a real file name, or the host's name as the file system reads it)
+/// as a text for the host: its own U+FDD0 must not read as an encoded lone surrogate on the wire.
+fn wire_path(path: &Path) -> String {
+    crate::wire_text::encode_text(&path.display().to_string()).into_owned()
+}
+
 /// Node's wording of a failed `stat` (`ENOENT: no such file or directory, stat '<abs>'`).
 pub fn node_stat_error(error: &io::Error, absolute: &Path) -> String {
     let code = match error.kind() {
@@ -367,7 +373,7 @@ pub fn node_stat_error(error: &io::Error, absolute: &Path) -> String {
             _ => error.to_string(),
         },
     };
-    format!("{code}, stat '{}'", absolute.display())
+    format!("{code}, stat '{}'", wire_path(absolute))
 }
 
 /// Where and how mentions are read: the workspace's access policy and the mention's base folder.
@@ -508,7 +514,7 @@ impl MentionReader<'_> {
             )),
             Err(GateRefusal::Io(_) | GateRefusal::TooLarge { .. }) => error_block(format!(
                 "[read_file for '{p}']\nError: File not found: {}",
-                absolute.display()
+                wire_path(absolute)
             )),
             Ok(FileText::Binary) => error_block(format!(
                 "[read_file for '{p}']\nNote: Binary file omitted from context."
@@ -579,10 +585,12 @@ impl MentionReader<'_> {
             } else {
                 "├── "
             };
+            // A real file name, not the host's text (see `wire_path`).
+            let shown_name = crate::wire_text::encode_text(&entry.name);
             let name = if *ignored {
-                format!("{} {}", crate::access::LOCK_SYMBOL, entry.name)
+                format!("{} {}", crate::access::LOCK_SYMBOL, shown_name)
             } else {
-                entry.name.clone()
+                shown_name.clone().into_owned()
             };
             match entry.kind {
                 EntryKind::Directory => listing.push_str(&format!("{prefix}{name}/\n")),
@@ -593,7 +601,7 @@ impl MentionReader<'_> {
                         && let Ok(FileText::Text(numbered)) =
                             read_file_text(self.fs, self.policy, &child, DEFAULT_LINE_LIMIT)
                     {
-                        let child_p = join_mention_path(p, &entry.name);
+                        let child_p = join_mention_path(p, &shown_name);
                         contents.push(format_file_content(&child_p, &numbered));
                     }
                 }
