@@ -6,6 +6,7 @@ mod raw;
 
 mod access;
 mod caches;
+mod cancel_fold;
 mod cli;
 mod context;
 mod demo;

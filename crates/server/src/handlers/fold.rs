@@ -119,6 +119,8 @@ pub fn fold_context(
         max_chars: params
             .max_chars
             .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
+        // A `$/cancelRequest` stops the work between windows of files (see `rpc::blocking`).
+        stop: roo_context_core::cancel::current_flag(),
         ..FoldOptions::default()
     };
     let cache = cache_for(cache, params.min_component_lines);
