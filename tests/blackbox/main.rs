@@ -6,6 +6,7 @@ mod raw;
 
 mod access;
 mod caches;
+mod cancel_fold;
 mod cli;
 mod context;
 mod demo;
@@ -21,7 +22,9 @@ mod mentions;
 mod ordering;
 mod parity;
 mod reload;
+mod resync;
 mod security;
+mod sentinel;
 mod skills;
 mod starvation;
 mod surrogates;

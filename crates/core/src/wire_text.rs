@@ -246,6 +246,25 @@ pub fn encode_text(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// [`encode_text`] of raw bytes the sidecar read itself (a file), before they are decoded:
+/// each complete U+FDD0 is doubled, every other byte (invalid UTF-8 included) is kept, so a
+/// lossy decode afterwards sees the same text with each U+FDD0 doubled.
+pub fn encode_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
+    let finder = memchr::memmem::Finder::new(&SENTINEL_UTF8);
+    if finder.find(bytes).is_none() {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 6);
+    let mut copied = 0;
+    for found in finder.find_iter(bytes) {
+        out.extend_from_slice(&bytes[copied..found + 3]);
+        out.extend_from_slice(&SENTINEL_UTF8);
+        copied = found + 3;
+    }
+    out.extend_from_slice(&bytes[copied..]);
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -327,6 +346,25 @@ mod tests {
     fn invalid_escapes_stay_invalid() {
         for raw in [r#""\ud83""#, r#""\uZZZZ""#, r#""\"#, r#""\u"#] {
             assert!(serde_json::from_slice::<Value>(&encode_json(raw.as_bytes())).is_err());
+        }
+    }
+
+    #[test]
+    fn read_bytes_round_trip_through_the_wire() {
+        for bytes in [
+            &b""[..],
+            "a\u{FDD0}\u{F0000}b\n\u{FDD0}\u{FDD0}c".as_bytes(),
+            b"\xef\xb7\x90\xef\xb7",
+            b"\xff\xef\xb7\x90\xf3\xb0\x80\x80",
+        ] {
+            let encoded = encode_bytes(bytes);
+            let text = String::from_utf8_lossy(&encoded);
+            assert_eq!(model_text(&text), String::from_utf8_lossy(bytes));
+            let json = Value::String(text.into_owned()).to_string();
+            assert_eq!(
+                decode_json_str(&json),
+                Value::String(String::from_utf8_lossy(bytes).into_owned()).to_string()
+            );
         }
     }
 

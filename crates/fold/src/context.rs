@@ -44,7 +44,7 @@ pub enum FoldContent {
 }
 
 /// Options for [`folded_file_context_with`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct FoldOptions {
     /// Budget for the whole content, in UTF-16 code units (the host's string length).
     pub max_chars: usize,
@@ -52,6 +52,9 @@ pub struct FoldOptions {
     pub outline: OutlineOptions,
     /// Threads for cold outlines (0 = all cores).
     pub threads: usize,
+    /// Set when the request was cancelled: no further window of files is outlined, so a
+    /// cancelled request frees its worker (the result is then incomplete, and discarded).
+    pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for FoldOptions {
@@ -60,6 +63,7 @@ impl Default for FoldOptions {
             max_chars: DEFAULT_MAX_CHARS,
             outline: OutlineOptions::default(),
             threads: 0,
+            stop: None,
         }
     }
 }
@@ -210,6 +214,11 @@ pub fn folded_file_context_with(
     let mut used = 0usize;
     let mut start = 0;
     'windows: while start < total {
+        let stopped = options.stop.as_ref();
+        if stopped.is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed)) {
+            skip_rest_over_budget(&mut result, &inputs[start..], options.max_chars);
+            break;
+        }
         let end = (start + window).min(total);
         let prepared: Vec<Prepared<'_>> = inputs[start..end].iter().map(prepare).collect();
         let outlines = outline_window(&inputs[start..end], &prepared, options, cache, threads);

@@ -55,16 +55,31 @@ async fn read_line_limited<R: AsyncBufRead + Unpin>(
             None => (available, false),
         };
         let take = chunk.len();
-        if line.len() < MAX_HEADER_LINE {
-            let room = MAX_HEADER_LINE - line.len();
-            line.extend_from_slice(&chunk[..take.min(room)]);
+        // Keep the line's *end*: after a body whose Content-Length lied, the next frame's
+        // header is glued to the end of the rest of that body (see `embedded_length`).
+        line.extend_from_slice(&chunk[take.saturating_sub(MAX_HEADER_LINE)..]);
+        if line.len() > 2 * MAX_HEADER_LINE {
+            line.drain(..line.len() - MAX_HEADER_LINE);
         }
         reader.consume(take);
         total += take;
         if done {
+            if line.len() > MAX_HEADER_LINE {
+                line.drain(..line.len() - MAX_HEADER_LINE);
+            }
             return Ok(total);
         }
     }
+}
+
+/// The `Content-Length` header at the end of a garbage line: a body shorter or longer than its
+/// header said leaves its rest (usually without a newline) in front of the next frame's header,
+/// and reading on from there keeps every later frame instead of losing them all.
+fn embedded_length(text: &str) -> Option<&str> {
+    const NAME: &str = "content-length:";
+    let lower = text.to_ascii_lowercase();
+    let at = lower.rfind(NAME)?;
+    Some(&text[at + NAME.len()..])
 }
 
 async fn read_header<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result<Header> {
@@ -103,6 +118,16 @@ async fn read_header<R: AsyncBufRead + Unpin>(reader: &mut R) -> std::io::Result
                 );
             }
             Some((name, _)) if name.trim().eq_ignore_ascii_case("content-type") => {}
+            _ if embedded_length(text).is_some() => {
+                tracing::warn!("skipping bytes before a Content-Length header");
+                let value = embedded_length(text).expect("checked");
+                length = Some(
+                    value
+                        .trim()
+                        .parse::<usize>()
+                        .map_err(|_| format!("invalid Content-Length {:?}", value.trim())),
+                );
+            }
             _ => {
                 return Ok(Header::Garbage(format!(
                     "not a header line: {:?}",

@@ -280,7 +280,9 @@ pub(crate) fn read_settings_file(
         .ok()?
         .read_all()
         .ok()?;
-    String::from_utf8(bytes).ok()
+    // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
+    let text = String::from_utf8(bytes).ok()?;
+    Some(crate::wire_text::encode_text(&text).into_owned())
 }
 
 /// A Markdown file split into YAML front matter (string scalars only) and body.

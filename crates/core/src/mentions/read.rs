@@ -119,7 +119,9 @@ pub fn read_numbered_lines(reader: impl Read, limit: usize) -> io::Result<Number
     let mut newlines = 0usize;
     let finish_line = |current: &mut Vec<u8>, kept: &mut Vec<String>| {
         if kept.len() < limit {
-            kept.push(truncate_line(&String::from_utf8_lossy(current)));
+            // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
+            let line = truncate_line(&String::from_utf8_lossy(current));
+            kept.push(crate::wire_text::encode_text(&line).into_owned());
         }
         current.clear();
     };
@@ -186,8 +188,11 @@ pub fn add_line_numbers(content: &str) -> String {
 /// The text of a Jupyter notebook: markdown and code cells, each cell's source lines joined
 /// with `\n` and followed by a newline, line-numbered (never truncated).
 pub fn notebook_text(json: &str) -> Result<NumberedText, String> {
+    // Read as the wire reads the host's JSON: a lone surrogate escape (JavaScript writes them)
+    // parses, and the notebook's own U+FDD0 stays itself on the way out.
     let notebook: serde_json::Value =
-        serde_json::from_str(json).map_err(|e| format!("Invalid notebook: {e}"))?;
+        serde_json::from_slice(&crate::wire_text::encode_json(json.as_bytes()))
+            .map_err(|e| format!("Invalid notebook: {e}"))?;
     let mut text = String::new();
     for cell in notebook["cells"].as_array().into_iter().flatten() {
         let kind = cell["cell_type"].as_str();
@@ -350,6 +355,12 @@ fn read_file_text(
     })
 }
 
+/// A path the sidecar resolved (a real file name, or the host's name as the file system reads it)
+/// as a text for the host: its own U+FDD0 must not read as an encoded lone surrogate on the wire.
+fn wire_path(path: &Path) -> String {
+    crate::wire_text::encode_text(&path.display().to_string()).into_owned()
+}
+
 /// Node's wording of a failed `stat` (`ENOENT: no such file or directory, stat '<abs>'`).
 pub fn node_stat_error(error: &io::Error, absolute: &Path) -> String {
     let code = match error.kind() {
@@ -362,7 +373,7 @@ pub fn node_stat_error(error: &io::Error, absolute: &Path) -> String {
             _ => error.to_string(),
         },
     };
-    format!("{code}, stat '{}'", absolute.display())
+    format!("{code}, stat '{}'", wire_path(absolute))
 }
 
 /// Where and how mentions are read: the workspace's access policy and the mention's base folder.
@@ -503,7 +514,7 @@ impl MentionReader<'_> {
             )),
             Err(GateRefusal::Io(_) | GateRefusal::TooLarge { .. }) => error_block(format!(
                 "[read_file for '{p}']\nError: File not found: {}",
-                absolute.display()
+                wire_path(absolute)
             )),
             Ok(FileText::Binary) => error_block(format!(
                 "[read_file for '{p}']\nNote: Binary file omitted from context."
@@ -574,10 +585,12 @@ impl MentionReader<'_> {
             } else {
                 "├── "
             };
+            // A real file name, not the host's text (see `wire_path`).
+            let shown_name = crate::wire_text::encode_text(&entry.name);
             let name = if *ignored {
-                format!("{} {}", crate::access::LOCK_SYMBOL, entry.name)
+                format!("{} {}", crate::access::LOCK_SYMBOL, shown_name)
             } else {
-                entry.name.clone()
+                shown_name.clone().into_owned()
             };
             match entry.kind {
                 EntryKind::Directory => listing.push_str(&format!("{prefix}{name}/\n")),
@@ -588,7 +601,7 @@ impl MentionReader<'_> {
                         && let Ok(FileText::Text(numbered)) =
                             read_file_text(self.fs, self.policy, &child, DEFAULT_LINE_LIMIT)
                     {
-                        let child_p = join_mention_path(p, &entry.name);
+                        let child_p = join_mention_path(p, &shown_name);
                         contents.push(format_file_content(&child_p, &numbered));
                     }
                 }

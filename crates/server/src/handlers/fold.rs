@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use roo_context_core::access::Policy;
 use roo_context_core::fs::{GateRefusal, open_gated};
 use roo_context_core::path::normalize_lexically;
+use roo_context_core::wire_text;
 use roo_context_fold::{
     FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
     folded_file_context_with,
@@ -45,8 +46,9 @@ pub fn read_source(
         }
         other => other.to_string(),
     })?;
+    // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
     file.read_all()
-        .map(FoldContent::Bytes)
+        .map(|bytes| FoldContent::Bytes(wire_text::encode_bytes(&bytes).into_owned()))
         .map_err(|e| format!("cannot read: {e}"))
 }
 
@@ -127,6 +129,8 @@ pub fn fold_context(
         max_chars: params
             .max_chars
             .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
+        // A `$/cancelRequest` stops the work between windows of files (see `rpc::blocking`).
+        stop: roo_context_core::cancel::current_flag(),
         ..FoldOptions::default()
     };
     let cache = cache_for(cache, params.min_component_lines);

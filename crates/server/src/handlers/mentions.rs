@@ -243,7 +243,9 @@ pub fn working_state(state: &SharedState, cwd: &Path) -> String {
             format_working_state(&status, &diff)
         })
     });
-    result.unwrap_or_else(|message| format!("Failed to get working state: {message}"))
+    let text = result.unwrap_or_else(|message| format!("Failed to get working state: {message}"));
+    // Git's output (file names, contents) is not the host's text: its own U+FDD0 stays one.
+    roo_context_core::wire_text::encode_text(&text).into_owned()
 }
 
 /// The original's `getCommitInfo`, without blocked paths.
@@ -280,7 +282,9 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
         let diff = filter_diff(&git(cwd, &diff_args)?, &judge);
         Ok(format_commit_info(&info, &stats, &diff))
     });
-    result.unwrap_or_else(|message| format!("Failed to get commit info: {message}"))
+    let text = result.unwrap_or_else(|message| format!("Failed to get commit info: {message}"));
+    // Git's output (file names, contents) is not the host's text: its own U+FDD0 stays one.
+    roo_context_core::wire_text::encode_text(&text).into_owned()
 }
 
 /// Asks the host; the error message names what went wrong, the diagnostic says it for machines.
