@@ -190,6 +190,18 @@ impl GatedFile {
     }
 }
 
+/// Reads a file that is not model input (an ignore file, `task_metadata.json`) without ever
+/// blocking or flooding: through [`open_gated`]'s opener with every real path allowed, so only
+/// a regular file is read, a FIFO is never waited on, a swap for a special file between any
+/// earlier check and the open is caught, and at most `bound` bytes are read (larger is an error).
+pub fn read_regular_file(fs: &dyn FileSystem, path: &Path, bound: u64) -> io::Result<Vec<u8>> {
+    match open_gated(fs, path, bound, true, &|_| true) {
+        Ok(file) => file.read_all(),
+        Err(GateRefusal::Io(error)) => Err(error),
+        Err(refusal) => Err(io::Error::other(refusal.to_string())),
+    }
+}
+
 /// The read gate: the one function through which every byte that can reach the model is read
 /// (mentions, command files, folded context, outlines, symbols, folding ranges, fingerprints).
 /// It opens `path` once, then judges what was opened rather than the name: the object must be

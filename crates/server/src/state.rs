@@ -90,17 +90,16 @@ fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, Unusable> {
         Ok(_) => {}
         Err(error) => return unusable(error.to_string()),
     }
-    let mut bytes = Vec::new();
-    let read = std::fs::File::open(&path).and_then(|file| {
-        use std::io::Read;
-        file.take(MAX_IGNORE_FILE_BYTES + 1).read_to_end(&mut bytes)
-    });
+    // Read through the gate's opener: a swap for a FIFO after the check above is an error,
+    // never a reload that waits for a writer for ever.
+    let read = roo_context_core::fs::read_regular_file(
+        &roo_context_core::fs::OsFs,
+        &path,
+        MAX_IGNORE_FILE_BYTES,
+    );
     match read {
         Err(error) => unusable(error.to_string()),
-        Ok(_) if bytes.len() as u64 > MAX_IGNORE_FILE_BYTES => {
-            unusable(format!("more than the {MAX_IGNORE_FILE_BYTES}-byte limit"))
-        }
-        Ok(_) => {
+        Ok(bytes) => {
             let file = IgnoreFile::from_bytes(name, &bytes);
             match file.unusable_reason() {
                 Some(reason) => unusable(reason.to_owned()),

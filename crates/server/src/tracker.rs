@@ -800,15 +800,9 @@ fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>), TrackerE
 /// The largest `task_metadata.json` read; a bigger one is an error and is left alone.
 const MAX_METADATA_BYTES: u64 = 256 * 1024 * 1024;
 
-/// Reads the metadata file without ever blocking or flooding: through the read gate's opener
-/// (which judges what it opened), so only a regular file is read, a FIFO is never waited on, and
-/// at most [`MAX_METADATA_BYTES`] are read. The file is not model input, so any path is allowed.
+/// Reads the metadata file without ever blocking or flooding (not model input, so any path).
 fn read_metadata_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
-    match open_gated(&OsFs, target, MAX_METADATA_BYTES, true, &|_| true) {
-        Ok(file) => file.read_all(),
-        Err(GateRefusal::Io(error)) => Err(error),
-        Err(refusal) => Err(std::io::Error::other(refusal.to_string())),
-    }
+    roo_context_core::fs::read_regular_file(&OsFs, target, MAX_METADATA_BYTES)
 }
 
 const TEMP_PREFIX: &str = ".task_metadata.json.tmp-";
