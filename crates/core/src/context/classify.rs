@@ -24,41 +24,8 @@ fn str_at<'a>(value: &'a Value, path: &[&str]) -> Option<&'a str> {
         .as_str()
 }
 
-/// JavaScript's `String(value)` for JSON values.
-fn js_string(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        Value::Bool(flag) => flag.to_string(),
-        Value::Number(number) => match number.as_f64() {
-            Some(float) if float.fract() == 0.0 && float.abs() < 1e21 && number.is_f64() => {
-                // `String(400.0)` is "400"; `-0` prints as "0".
-                format!("{}", float as i64)
-            }
-            _ => number.to_string(),
-        },
-        Value::String(text) => text.clone(),
-        Value::Array(items) => items
-            .iter()
-            .map(|item| match item {
-                Value::Null => String::new(),
-                other => js_string(other),
-            })
-            .collect::<Vec<_>>()
-            .join(","),
-        Value::Object(_) => "[object Object]".to_owned(),
-    }
-}
-
-/// JavaScript truthiness of a JSON value.
-fn js_truthy(value: &Value) -> bool {
-    match value {
-        Value::Null => false,
-        Value::Bool(flag) => *flag,
-        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0 && !n.is_nan()),
-        Value::String(text) => !text.is_empty(),
-        Value::Array(_) | Value::Object(_) => true,
-    }
-}
+use crate::conversation::message::is_truthy as js_truthy;
+use crate::conversation::shaping::js_string;
 
 /// `a ?? b`: the value unless it is absent or null.
 fn present(value: Option<&Value>) -> Option<&Value> {

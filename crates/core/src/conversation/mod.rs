@@ -9,9 +9,9 @@
 
 mod diagnostics;
 mod effective;
-mod message;
+pub(crate) mod message;
 mod rewind;
-mod shaping;
+pub(crate) mod shaping;
 mod tokens;
 
 pub use diagnostics::{

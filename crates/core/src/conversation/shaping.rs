@@ -349,8 +349,8 @@ fn js_value_for_line(value: &Value) -> String {
     }
 }
 
-/// JavaScript's `String(x)` for a JSON value.
-fn js_string(value: &Value) -> String {
+/// JavaScript's `String(x)` for a JSON value (the one owner of this rule in the core).
+pub(crate) fn js_string(value: &Value) -> String {
     match value {
         Value::Null => "null".into(),
         Value::Bool(flag) => flag.to_string(),
@@ -371,7 +371,8 @@ fn js_string(value: &Value) -> String {
 fn js_number(number: &Number) -> String {
     match number.as_f64() {
         Some(float) if number.is_f64() && float.fract() == 0.0 && float.abs() < 1e21 => {
-            format!("{float:.0}")
+            // `String(400.0)` is "400"; adding +0 turns -0 into 0, as `String(-0)` prints "0".
+            format!("{:.0}", float + 0.0)
         }
         _ => number.to_string(),
     }
