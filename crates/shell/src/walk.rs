@@ -767,7 +767,16 @@ impl Walker<'_> {
                 break;
             }
             let wrapper = name;
-            xargs |= wrapper == "xargs";
+            // `parallel` takes its arguments from its input unless given after `:::`, and from
+            // files after `::::` or `-a`.
+            let rest = &words[(i + 1).min(words.len())..];
+            xargs |= wrapper == "xargs"
+                || (matches!(wrapper.as_str(), "parallel" | "sem")
+                    && (!rest.iter().any(|w| w.text == ":::")
+                        || rest.iter().any(|w| {
+                            matches!(w.text.as_str(), "::::" | "::::+" | "-a" | "--arg-file")
+                                || w.text.starts_with("--arg-file=")
+                        })));
             i += 1;
             let mut positionals = wrapper_positionals(&wrapper);
             while i < words.len() {
@@ -875,6 +884,10 @@ impl Walker<'_> {
             if SCRIPT_WRAPPERS.contains(&wrapper.as_str()) && words.len() == i + 1 {
                 let mut inner = folders.clone();
                 let script = words[i].clone();
+                if xargs {
+                    // `echo .env | parallel cat`: the script's operands come from the input.
+                    self.undecide(Construct::XargsInput, &script.typed);
+                }
                 self.nested(&script, &mut inner, stdin, depth);
                 return;
             }
@@ -1001,6 +1014,28 @@ impl Walker<'_> {
         if args.iter().any(|v| inline_code_option(name, &v.text)) {
             self.undecide(Construct::InlineCode, &command_text());
         }
+        if args.iter().any(|v| names_from_list(name, &v.text))
+            || (matches!(name, "tar" | "bsdtar" | "gtar")
+                && args.first().is_some_and(|v| {
+                    !v.text.starts_with('-')
+                        && v.text.contains('T')
+                        && v.text.chars().all(|c| c.is_ascii_alphabetic())
+                }))
+        {
+            self.undecide(Construct::XargsInput, &command_text());
+        }
+        let sql_shell = SQL_SHELLS.contains(&name) || matches!(name, "psql" | "mysql" | "mariadb");
+        let sql_operands = args.iter().filter(|v| !v.text.starts_with('-')).count();
+        if sql_shell
+            && ((SQL_SHELLS.contains(&name) && sql_operands >= 2)
+                || !matches!(stdin, Stdin::Terminal))
+        {
+            self.undecide(Construct::InlineCode, &command_text());
+        }
+        let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+        if serves_folder(name, &texts) {
+            self.check(&Val::literal(name, "."), folders, Mode::Tree);
+        }
         let interpreter = INTERPRETERS.contains(&name) && !matches!(name, "awk" | "gawk");
         let script_from_stdin = !args
             .iter()
@@ -1043,7 +1078,38 @@ impl Walker<'_> {
         );
         let reader = (READERS.contains(&name) || interpreter || git_tree)
             && !matches!(name, "curl" | "wget");
-        let recursive = is_recursive(name, &options) || git_tree;
+        // A folder pathspec of a subcommand that prints file contents (`git log -p -- secrets`)
+        // reads every file under it, as history.
+        let git_shows = matches!(
+            git_sub.as_ref().map(|(_, s)| s.as_str()),
+            Some(
+                "log"
+                    | "show"
+                    | "diff"
+                    | "whatchanged"
+                    | "blame"
+                    | "annotate"
+                    | "format-patch"
+                    | "stash"
+                    | "difftool"
+                    | "cat-file"
+            )
+        );
+        let recursive = is_recursive(name, &options) || git_tree || git_shows;
+        if name == "git"
+            && let Some(work_tree) = args.iter().enumerate().find_map(|(j, v)| {
+                if v.text == "--work-tree" {
+                    args.get(j + 1).cloned()
+                } else {
+                    v.text.strip_prefix("--work-tree=").map(|t| Val {
+                        text: t.to_owned(),
+                        ..v.clone()
+                    })
+                }
+            })
+        {
+            self.check(&work_tree, folders, Mode::Tree);
+        }
         let mut pattern_pending =
             PATTERN_FIRST.contains(&name) || git_sub.as_ref().is_some_and(|(_, s)| s == "grep");
         let mut skip_archive_rev = git_sub.as_ref().is_some_and(|(_, s)| s == "archive");
