@@ -479,9 +479,14 @@ pub fn wrapper_script_option(wrapper: &str, option: &str) -> bool {
             "su" | "runuser" | "script" | "flock" | "sg" | "xvfb-run" | "expect",
             "-c" | "--command"
         ) | ("env", "-S" | "--split-string")
-            | ("sudo", "-s")
-    ) || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
-        && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
+            | ("sudo", "-s" | "-i" | "--shell" | "--login")
+    ) || (matches!(wrapper, "su" | "runuser" | "script" | "flock")
+        && option.starts_with('-')
+        && !option.starts_with("--")
+        && option.len() > 2
+        && option.ends_with('c'))
+        || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
+            && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
 }
 
 /// Wrappers that take fixed positional operands before the command (`timeout 5 cmd`,
@@ -578,6 +583,46 @@ pub fn names_from_list(program: &str, arg: &str) -> bool {
         _ => false,
     }
 }
+
+/// Commands that list files or folders (PowerShell names and aliases).
+pub const POWERSHELL_LISTERS: &[&str] = &[
+    "get-childitem",
+    "gci",
+    "dir",
+    "ls",
+    "get-item",
+    "gi",
+    "resolve-path",
+    "rvpa",
+];
+
+/// PowerShell commands that open the paths of the items piped to them.
+pub const POWERSHELL_PIPE_READERS: &[&str] = &[
+    "get-content",
+    "gc",
+    "cat",
+    "type",
+    "select-string",
+    "sls",
+    "copy-item",
+    "cpi",
+    "copy",
+    "cp",
+    "move-item",
+    "mi",
+    "mv",
+    "compress-archive",
+    "get-filehash",
+    "format-hex",
+    "import-csv",
+    "ipcsv",
+    "invoke-item",
+    "ii",
+    // A script block run per item may open it (`gci secrets | % { gc $_ }`).
+    "foreach-object",
+    "foreach",
+    "%",
+];
 
 /// Programs whose argument after the database is SQL, which can read files.
 pub const SQL_SHELLS: &[&str] = &["sqlite3", "duckdb"];
@@ -741,19 +786,31 @@ pub fn powershell_switch(param: &str) -> bool {
 }
 
 /// Parameters whose value is a path (`-Path a,b` names two).
-pub fn powershell_path_param(param: &str) -> bool {
+pub const POWERSHELL_PATH_PARAMS: &[&str] = &[
+    "-path",
+    "-literalpath",
+    "-lp",
+    "-pspath",
+    "-filepath",
+    "-destination",
+    "-destinationpath",
+    "-inputfile",
+    "-infile",
+    "-fullname",
+    "-attachments",
+];
+
+/// Parameters whose value is text, never a path (`-Pattern .env` searches for the text).
+pub fn powershell_text_param(param: &str) -> bool {
     matches!(
         param,
-        "-path"
-            | "-literalpath"
-            | "-lp"
-            | "-pspath"
-            | "-filepath"
-            | "-destination"
-            | "-destinationpath"
-            | "-inputfile"
-            | "-fullname"
+        "-pattern" | "-filter" | "-include" | "-exclude" | "-encoding" | "-delimiter" | "-value"
     )
+}
+
+/// Whether `param` (lower case) is one of [`POWERSHELL_PATH_PARAMS`].
+pub fn powershell_path_param(param: &str) -> bool {
+    POWERSHELL_PATH_PARAMS.contains(&param)
 }
 
 /// The positional parameters of a cmdlet, in order: `true` for a path.

@@ -45,6 +45,7 @@ pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
         home: oracle.home(),
         blocked: None,
         undecidable: None,
+        listing_feeds_reader: false,
     };
     if command.len() > crate::MAX_COMMAND_BYTES {
         walker.words_only(command, &Folders::start());
@@ -166,6 +167,9 @@ struct Walker<'a> {
     home: Option<String>,
     blocked: Option<BlockedArgument>,
     undecidable: Option<Undecidable>,
+    /// The command being walked is a pipeline stage whose output a later PowerShell reader
+    /// takes as paths (`gci secrets | gc`).
+    listing_feeds_reader: bool,
 }
 
 impl Walker<'_> {
@@ -261,13 +265,24 @@ impl Walker<'_> {
                 self.children(node, &mut inner, stdin, cx);
             }
             "pipeline" => {
-                let mut first = true;
-                for child in named(node) {
+                let stages: Vec<Node> = named(node).collect();
+                // In PowerShell, items listed into a reader are opened by their path.
+                let readers: Vec<bool> = stages
+                    .iter()
+                    .map(|stage| {
+                        let text = cx.text(*stage).trim_start_matches(['&', '.', ' ']);
+                        let first = text.split_whitespace().next().unwrap_or("");
+                        POWERSHELL_PIPE_READERS.contains(&program_name(first).as_str())
+                    })
+                    .collect();
+                let outer = self.listing_feeds_reader;
+                for (j, child) in stages.iter().enumerate() {
                     let mut inner = folders.clone();
-                    let input = if first { stdin.clone() } else { Stdin::Pipe };
-                    self.statement(child, &mut inner, &input, cx);
-                    first = false;
+                    let input = if j == 0 { stdin.clone() } else { Stdin::Pipe };
+                    self.listing_feeds_reader = outer || readers[j + 1..].iter().any(|r| *r);
+                    self.statement(*child, &mut inner, &input, cx);
                 }
+                self.listing_feeds_reader = outer;
             }
             "redirected_statement" => self.redirected(node, folders, stdin, cx),
             "file_redirect" => self.redirect(node, folders, cx),
@@ -415,6 +430,17 @@ impl Walker<'_> {
                 "subshell" => {
                     let mut inner = folders.clone();
                     self.statement(child, &mut inner, stdin, cx);
+                    // `gc ('.e'+'nv')`, `iex (gc x -Raw)`: a PowerShell expression is an
+                    // argument whose value is computed.
+                    if has_name {
+                        let text = cx.text(child);
+                        words.push(Val {
+                            typed: text.to_owned(),
+                            text: text.to_owned(),
+                            glob: false,
+                            dynamic: Some(Construct::Substitution),
+                        });
+                    }
                 }
                 "command_name" => {
                     has_name = true;
@@ -636,6 +662,13 @@ impl Walker<'_> {
                 readings.push((val.typed.replace('\\', "/"), val.glob));
             }
         }
+        // cmd's escape character: `type .e^nv` opens `.env`.
+        let escaped: Vec<(String, bool)> = readings
+            .iter()
+            .filter(|(r, _)| r.contains('^'))
+            .map(|(r, g)| (cmd_unescape(r), *g))
+            .collect();
+        readings.extend(escaped);
         for (reading, glob) in readings {
             for dir in &folders.dirs {
                 let path = join(dir, &reading);
@@ -784,7 +817,9 @@ impl Walker<'_> {
                 let value = val.text.as_str();
                 if wrapper_script_option(&wrapper, value) {
                     let rest = &words[(i + 1).min(words.len())..];
-                    let script = if matches!(wrapper.as_str(), "cmd" | "cmd.exe" | "command.com") {
+                    let script = if matches!(wrapper.as_str(), "cmd" | "cmd.exe" | "command.com")
+                        || wrapper == "sudo"
+                    {
                         windows_script(rest)
                     } else {
                         match rest.first() {
@@ -965,9 +1000,20 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            if is_pipe_file(&args[i].text) {
+                // `bash <(curl …)`: the script is another command's output.
+                self.undecide(Construct::ScriptFromInput, &args[i].typed);
+                return;
+            }
             if !reads_stdin(&args[i].text) {
                 // `bash script.sh`: the script is read.
                 self.check(&args[i], folders, Mode::Read);
+                if powershell {
+                    // `powershell Get-Content .env`: Windows PowerShell runs the words as a
+                    // command (pwsh would open a script file of that name, judged above).
+                    let mut inner = folders.clone();
+                    self.nested(&windows_script(&args[i..]), &mut inner, stdin, depth);
+                }
                 return;
             }
             break;
@@ -1002,6 +1048,18 @@ impl Walker<'_> {
         if is_remote(name, args.first().map(|v| v.text.as_str())) {
             self.undecide(Construct::Remote, &command_text());
         }
+        if self.listing_feeds_reader && POWERSHELL_LISTERS.contains(&name) {
+            let operands: Vec<&Val> = args
+                .iter()
+                .filter(|v| !v.text.starts_with('-') && v.dynamic.is_none())
+                .collect();
+            if operands.is_empty() {
+                self.check(&Val::literal(name, "."), folders, Mode::Tree);
+            }
+            for operand in operands {
+                self.check(operand, folders, Mode::Tree);
+            }
+        }
         if is_powershell(name) {
             self.powershell(name, args, folders);
             return;
@@ -1032,6 +1090,19 @@ impl Walker<'_> {
         {
             self.undecide(Construct::InlineCode, &command_text());
         }
+        if matches!(name, "at" | "batch") && !matches!(stdin, Stdin::Terminal) {
+            // `at now <<< 'cat .env'`: the job is read from the input.
+            self.undecide(Construct::ScriptFromInput, &command_text());
+        }
+        if matches!(name, "hyperfine" | "tmux" | "screen" | "watchexec") {
+            // Their operands are shell commands run later (`tmux new 'cat .env'`).
+            for arg in args {
+                self.words_only(&arg.text, folders);
+                if arg.dynamic.is_some() || arg.text.contains(['$', '`', '(', '<']) {
+                    self.undecide(Construct::InlineCode, &arg.typed);
+                }
+            }
+        }
         let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
         if serves_folder(name, &texts) {
             self.check(&Val::literal(name, "."), folders, Mode::Tree);
@@ -1045,6 +1116,15 @@ impl Walker<'_> {
             && script_from_stdin
         {
             self.undecide(Construct::InlineCode, &command_text());
+        }
+        if (interpreter || matches!(name, "source" | "."))
+            && args
+                .iter()
+                .find(|v| !v.text.starts_with('-'))
+                .is_some_and(|v| is_pipe_file(&v.text))
+        {
+            // `source <(echo cat .env)`: the script is another command's output.
+            self.undecide(Construct::ScriptFromInput, &command_text());
         }
         if name == "find" {
             self.find(args, folders, stdin);
@@ -1256,6 +1336,16 @@ impl Walker<'_> {
             }
             self.check(val, &folder, mode);
         }
+        // `make` reads the makefile of the folder it runs in (`make -C secrets`).
+        if matches!(name, "make" | "gmake")
+            && !args
+                .iter()
+                .any(|v| v.text.starts_with("-f") || v.text.starts_with("--file"))
+        {
+            for makefile in ["GNUmakefile", "makefile", "Makefile"] {
+                self.check(&Val::literal(name, makefile), &folder, Mode::Read);
+            }
+        }
         // `rg x`, `git grep x`: no folder operand means the whole tree.
         if operands == 0
             && matches!(stdin, Stdin::Terminal)
@@ -1318,8 +1408,9 @@ impl Walker<'_> {
     /// PowerShell cmdlets read their parameters by name; positions only for the rest.
     fn powershell(&mut self, name: &str, args: &[Val], folders: &Folders) {
         let positionals = powershell_positionals(name);
-        let recursive = args.iter().any(|v| v.text.eq_ignore_ascii_case("-recurse"))
-            && is_recursive(name, &["-recurse".to_owned()]);
+        let recursive = (args.iter().any(|v| v.text.eq_ignore_ascii_case("-recurse"))
+            && is_recursive(name, &["-recurse".to_owned()]))
+            || is_recursive(name, &[]);
         let mode = if recursive { Mode::Tree } else { Mode::Read };
         let mut position = 0;
         let mut k = 0;
@@ -1341,6 +1432,10 @@ impl Walker<'_> {
                 if powershell_switch(&param) {
                     continue;
                 }
+                // A prefix of a path parameter is that parameter (`-Pa` is `-Path`).
+                let path_param = powershell_path_param(&param)
+                    || (param.len() > 2
+                        && POWERSHELL_PATH_PARAMS.iter().any(|p| p.starts_with(&param)));
                 let value = match attached {
                     Some(v) => Val {
                         text: v,
@@ -1354,13 +1449,16 @@ impl Walker<'_> {
                         None => continue,
                     },
                 };
-                if powershell_path_param(&param) {
+                if path_param {
                     let mode = if param.starts_with("-destination") {
                         Mode::Read
                     } else {
                         mode
                     };
                     self.powershell_paths(&value, folders, mode);
+                } else if !powershell_text_param(&param) {
+                    // Any other parameter's value: an existing blocked path still blocks.
+                    self.powershell_paths(&value, folders, Mode::Existing);
                 }
                 continue;
             }
@@ -1492,6 +1590,27 @@ fn windows_script(rest: &[Val]) -> Val {
         glob: false,
         dynamic: rest.iter().find_map(|v| v.dynamic),
     }
+}
+
+/// A file that is another command's output (`<(…)` reads as `/dev/fd/63`).
+fn is_pipe_file(operand: &str) -> bool {
+    operand.starts_with("/dev/fd/") || operand.starts_with("/proc/self/fd/")
+}
+
+/// A word as cmd reads it: `^x` is `x`.
+fn cmd_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '^' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Operands that name the standard input.
