@@ -62,7 +62,8 @@ pub enum Construct {
     InlineCode,
     /// `eval` (or `Invoke-Expression`) of text that is not literal.
     Eval,
-    /// `xargs` building operands from its input.
+    /// `xargs` building operands from its input, or a program reading a list of files to read
+    /// (`tar -T list`, `rsync --files-from`).
     XargsInput,
     /// A shell reading its script from a pipe or another unknown source.
     ScriptFromInput,
@@ -108,7 +109,9 @@ impl Construct {
             }
             Construct::InlineCode => "inline interpreter code can read any file",
             Construct::Eval => "eval of text that is not literal can run anything",
-            Construct::XargsInput => "xargs takes the files to read from its input",
+            Construct::XargsInput => {
+                "the files to read come from its input or a list file (xargs, tar -T)"
+            }
             Construct::ScriptFromInput => "a shell runs a script from its input",
             Construct::DynamicDirectory => "the working folder changes to one that is not literal",
             Construct::DynamicProgram => "the program's name is not literal",

@@ -231,7 +231,8 @@ pub fn is_recursive(program: &str, options: &[String]) -> bool {
         })
     };
     match program {
-        "rg" | "ag" | "ack" | "rsync" | "mv" | "tar" | "bsdtar" | "7z" | "7za" | "cpio"
+        // A link to a folder exposes its tree to whatever reads through the link next.
+        "rg" | "ag" | "ack" | "rsync" | "mv" | "tar" | "bsdtar" | "7z" | "7za" | "cpio" | "ln"
         | "move-item" | "mi" | "compress-archive" => true,
         "grep" | "egrep" | "fgrep" | "zgrep" => {
             has(
@@ -478,9 +479,14 @@ pub fn wrapper_script_option(wrapper: &str, option: &str) -> bool {
             "su" | "runuser" | "script" | "flock" | "sg" | "xvfb-run" | "expect",
             "-c" | "--command"
         ) | ("env", "-S" | "--split-string")
-            | ("sudo", "-s")
-    ) || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
-        && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
+            | ("sudo", "-s" | "-i" | "--shell" | "--login")
+    ) || (matches!(wrapper, "su" | "runuser" | "script" | "flock")
+        && option.starts_with('-')
+        && !option.starts_with("--")
+        && option.len() > 2
+        && option.ends_with('c'))
+        || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
+            && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
 }
 
 /// Wrappers that take fixed positional operands before the command (`timeout 5 cmd`,
@@ -540,11 +546,97 @@ pub fn inline_code_option(program: &str, option: &str) -> bool {
             matches!(option, "-c" | "--cmd" | "-S" | "-s" | "-u") || option.starts_with('+')
         }
         "emacs" => option.starts_with("--eval") || option == "-l" || option == "--load",
+        // SQL can read files (`.read`, `.import`, `readfile()`, `pg_read_file`) and run shells.
+        "sqlite3" | "duckdb" => matches!(option, "-cmd" | "--cmd"),
+        "psql" => matches!(option, "-c" | "--command") || option.starts_with("--command="),
+        "mysql" | "mariadb" => {
+            matches!(option, "-e" | "--execute") || option.starts_with("--execute=")
+        }
         "tclsh" | "wish" => false,
         "pwsh" | "powershell" => matches!(
             option_lower.as_str(),
             "-encodedcommand" | "-enc" | "-e" | "-ec"
         ),
+        _ => false,
+    }
+}
+
+/// Whether `arg` makes `program` take the names of the files it reads from a list file or its
+/// input (`tar -T list`, `rsync --files-from=list`, `zip -@`, `curl -K config`, `7z @list`):
+/// like `xargs`, what is read is not in the command's text.
+pub fn names_from_list(program: &str, arg: &str) -> bool {
+    let long = |name: &str| arg == name || arg.starts_with(&format!("{name}="));
+    let bundle =
+        |letter: char| arg.starts_with('-') && !arg.starts_with("--") && arg[1..].contains(letter);
+    if long("--files-from") || long("--files0-from") || long("--pathspec-from-file") {
+        return true;
+    }
+    match program {
+        "tar" | "bsdtar" | "gtar" => bundle('T'),
+        "zip" => bundle('@') || arg == "--names-stdin",
+        "cpio" => bundle('o') || bundle('p') || long("--create") || long("--pass-through"),
+        "curl" => arg == "-K" || long("--config") || (bundle('K') && arg.len() > 2),
+        "7z" | "7za" | "7zr" => {
+            arg.starts_with('@') || (arg.starts_with("-i") && arg.contains('@'))
+        }
+        "gpg" | "gpg2" => arg == "--multifile",
+        _ => false,
+    }
+}
+
+/// Commands that list files or folders (PowerShell names and aliases).
+pub const POWERSHELL_LISTERS: &[&str] = &[
+    "get-childitem",
+    "gci",
+    "dir",
+    "ls",
+    "get-item",
+    "gi",
+    "resolve-path",
+    "rvpa",
+];
+
+/// PowerShell commands that open the paths of the items piped to them.
+pub const POWERSHELL_PIPE_READERS: &[&str] = &[
+    "get-content",
+    "gc",
+    "cat",
+    "type",
+    "select-string",
+    "sls",
+    "copy-item",
+    "cpi",
+    "copy",
+    "cp",
+    "move-item",
+    "mi",
+    "mv",
+    "compress-archive",
+    "get-filehash",
+    "format-hex",
+    "import-csv",
+    "ipcsv",
+    "invoke-item",
+    "ii",
+    // A script block run per item may open it (`gci secrets | % { gc $_ }`).
+    "foreach-object",
+    "foreach",
+    "%",
+];
+
+/// Programs whose argument after the database is SQL, which can read files.
+pub const SQL_SHELLS: &[&str] = &["sqlite3", "duckdb"];
+
+/// Whether the command serves the files of a folder over the network (the folder is read as a
+/// tree): `python3 -m http.server`, `php -S`, `busybox httpd`.
+pub fn serves_folder(program: &str, args: &[&str]) -> bool {
+    match program {
+        "python" | "python2" | "python3" | "pypy" | "pypy3" => args
+            .windows(2)
+            .any(|w| w[0] == "-m" && matches!(w[1], "http.server" | "SimpleHTTPServer")),
+        "php" => args.contains(&"-S"),
+        "busybox" => args.first() == Some(&"httpd"),
+        "httpd" | "http-server" | "serve" | "live-server" => true,
         _ => false,
     }
 }
@@ -694,19 +786,31 @@ pub fn powershell_switch(param: &str) -> bool {
 }
 
 /// Parameters whose value is a path (`-Path a,b` names two).
-pub fn powershell_path_param(param: &str) -> bool {
+pub const POWERSHELL_PATH_PARAMS: &[&str] = &[
+    "-path",
+    "-literalpath",
+    "-lp",
+    "-pspath",
+    "-filepath",
+    "-destination",
+    "-destinationpath",
+    "-inputfile",
+    "-infile",
+    "-fullname",
+    "-attachments",
+];
+
+/// Parameters whose value is text, never a path (`-Pattern .env` searches for the text).
+pub fn powershell_text_param(param: &str) -> bool {
     matches!(
         param,
-        "-path"
-            | "-literalpath"
-            | "-lp"
-            | "-pspath"
-            | "-filepath"
-            | "-destination"
-            | "-destinationpath"
-            | "-inputfile"
-            | "-fullname"
+        "-pattern" | "-filter" | "-include" | "-exclude" | "-encoding" | "-delimiter" | "-value"
     )
+}
+
+/// Whether `param` (lower case) is one of [`POWERSHELL_PATH_PARAMS`].
+pub fn powershell_path_param(param: &str) -> bool {
+    POWERSHELL_PATH_PARAMS.contains(&param)
 }
 
 /// The positional parameters of a cmdlet, in order: `true` for a path.

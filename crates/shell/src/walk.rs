@@ -48,6 +48,7 @@ pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
         home: oracle.home(),
         blocked: None,
         undecidable: None,
+        listing_feeds_reader: false,
     };
     if command.len() > crate::MAX_COMMAND_BYTES {
         walker.words_only(command, &Folders::start());
@@ -169,6 +170,9 @@ struct Walker<'a> {
     home: Option<String>,
     blocked: Option<BlockedArgument>,
     undecidable: Option<Undecidable>,
+    /// The command being walked is a pipeline stage whose output a later PowerShell reader
+    /// takes as paths (`gci secrets | gc`).
+    listing_feeds_reader: bool,
 }
 
 impl Walker<'_> {
@@ -264,13 +268,24 @@ impl Walker<'_> {
                 self.children(node, &mut inner, stdin, cx);
             }
             "pipeline" => {
-                let mut first = true;
-                for child in named(node) {
+                let stages: Vec<Node> = named(node).collect();
+                // In PowerShell, items listed into a reader are opened by their path.
+                let readers: Vec<bool> = stages
+                    .iter()
+                    .map(|stage| {
+                        let text = cx.text(*stage).trim_start_matches(['&', '.', ' ']);
+                        let first = text.split_whitespace().next().unwrap_or("");
+                        POWERSHELL_PIPE_READERS.contains(&program_name(first).as_str())
+                    })
+                    .collect();
+                let outer = self.listing_feeds_reader;
+                for (j, child) in stages.iter().enumerate() {
                     let mut inner = folders.clone();
-                    let input = if first { stdin.clone() } else { Stdin::Pipe };
-                    self.statement(child, &mut inner, &input, cx);
-                    first = false;
+                    let input = if j == 0 { stdin.clone() } else { Stdin::Pipe };
+                    self.listing_feeds_reader = outer || readers[j + 1..].iter().any(|r| *r);
+                    self.statement(*child, &mut inner, &input, cx);
                 }
+                self.listing_feeds_reader = outer;
             }
             "redirected_statement" => self.redirected(node, folders, stdin, cx),
             "file_redirect" => self.redirect(node, folders, cx),
@@ -418,6 +433,17 @@ impl Walker<'_> {
                 "subshell" => {
                     let mut inner = folders.clone();
                     self.statement(child, &mut inner, stdin, cx);
+                    // `gc ('.e'+'nv')`, `iex (gc x -Raw)`: a PowerShell expression is an
+                    // argument whose value is computed.
+                    if has_name {
+                        let text = cx.text(child);
+                        words.push(Val {
+                            typed: text.to_owned(),
+                            text: text.to_owned(),
+                            glob: false,
+                            dynamic: Some(Construct::Substitution),
+                        });
+                    }
                 }
                 "command_name" => {
                     has_name = true;
@@ -639,6 +665,13 @@ impl Walker<'_> {
                 readings.push((val.typed.replace('\\', "/"), val.glob));
             }
         }
+        // cmd's escape character: `type .e^nv` opens `.env`.
+        let escaped: Vec<(String, bool)> = readings
+            .iter()
+            .filter(|(r, _)| r.contains('^'))
+            .map(|(r, g)| (cmd_unescape(r), *g))
+            .collect();
+        readings.extend(escaped);
         for (reading, glob) in readings {
             for dir in &folders.dirs {
                 let path = join(dir, &reading);
@@ -770,7 +803,16 @@ impl Walker<'_> {
                 break;
             }
             let wrapper = name;
-            xargs |= wrapper == "xargs";
+            // `parallel` takes its arguments from its input unless given after `:::`, and from
+            // files after `::::` or `-a`.
+            let rest = &words[(i + 1).min(words.len())..];
+            xargs |= wrapper == "xargs"
+                || (matches!(wrapper.as_str(), "parallel" | "sem")
+                    && (!rest.iter().any(|w| w.text == ":::")
+                        || rest.iter().any(|w| {
+                            matches!(w.text.as_str(), "::::" | "::::+" | "-a" | "--arg-file")
+                                || w.text.starts_with("--arg-file=")
+                        })));
             i += 1;
             let mut positionals = wrapper_positionals(&wrapper);
             while i < words.len() {
@@ -778,7 +820,9 @@ impl Walker<'_> {
                 let value = val.text.as_str();
                 if wrapper_script_option(&wrapper, value) {
                     let rest = &words[(i + 1).min(words.len())..];
-                    let script = if matches!(wrapper.as_str(), "cmd" | "cmd.exe" | "command.com") {
+                    let script = if matches!(wrapper.as_str(), "cmd" | "cmd.exe" | "command.com")
+                        || wrapper == "sudo"
+                    {
                         windows_script(rest)
                     } else {
                         match rest.first() {
@@ -878,6 +922,10 @@ impl Walker<'_> {
             if SCRIPT_WRAPPERS.contains(&wrapper.as_str()) && words.len() == i + 1 {
                 let mut inner = folders.clone();
                 let script = words[i].clone();
+                if xargs {
+                    // `echo .env | parallel cat`: the script's operands come from the input.
+                    self.undecide(Construct::XargsInput, &script.typed);
+                }
                 self.nested(&script, &mut inner, stdin, depth);
                 return;
             }
@@ -955,9 +1003,20 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            if is_pipe_file(&args[i].text) {
+                // `bash <(curl …)`: the script is another command's output.
+                self.undecide(Construct::ScriptFromInput, &args[i].typed);
+                return;
+            }
             if !reads_stdin(&args[i].text) {
                 // `bash script.sh`: the script is read.
                 self.check(&args[i], folders, Mode::Read);
+                if powershell {
+                    // `powershell Get-Content .env`: Windows PowerShell runs the words as a
+                    // command (pwsh would open a script file of that name, judged above).
+                    let mut inner = folders.clone();
+                    self.nested(&windows_script(&args[i..]), &mut inner, stdin, depth);
+                }
                 return;
             }
             break;
@@ -992,6 +1051,18 @@ impl Walker<'_> {
         if is_remote(name, args.first().map(|v| v.text.as_str())) {
             self.undecide(Construct::Remote, &command_text());
         }
+        if self.listing_feeds_reader && POWERSHELL_LISTERS.contains(&name) {
+            let operands: Vec<&Val> = args
+                .iter()
+                .filter(|v| !v.text.starts_with('-') && v.dynamic.is_none())
+                .collect();
+            if operands.is_empty() {
+                self.check(&Val::literal(name, "."), folders, Mode::Tree);
+            }
+            for operand in operands {
+                self.check(operand, folders, Mode::Tree);
+            }
+        }
         if is_powershell(name) {
             self.powershell(name, args, folders);
             return;
@@ -1004,6 +1075,41 @@ impl Walker<'_> {
         if args.iter().any(|v| inline_code_option(name, &v.text)) {
             self.undecide(Construct::InlineCode, &command_text());
         }
+        if args.iter().any(|v| names_from_list(name, &v.text))
+            || (matches!(name, "tar" | "bsdtar" | "gtar")
+                && args.first().is_some_and(|v| {
+                    !v.text.starts_with('-')
+                        && v.text.contains('T')
+                        && v.text.chars().all(|c| c.is_ascii_alphabetic())
+                }))
+        {
+            self.undecide(Construct::XargsInput, &command_text());
+        }
+        let sql_shell = SQL_SHELLS.contains(&name) || matches!(name, "psql" | "mysql" | "mariadb");
+        let sql_operands = args.iter().filter(|v| !v.text.starts_with('-')).count();
+        if sql_shell
+            && ((SQL_SHELLS.contains(&name) && sql_operands >= 2)
+                || !matches!(stdin, Stdin::Terminal))
+        {
+            self.undecide(Construct::InlineCode, &command_text());
+        }
+        if matches!(name, "at" | "batch") && !matches!(stdin, Stdin::Terminal) {
+            // `at now <<< 'cat .env'`: the job is read from the input.
+            self.undecide(Construct::ScriptFromInput, &command_text());
+        }
+        if matches!(name, "hyperfine" | "tmux" | "screen" | "watchexec") {
+            // Their operands are shell commands run later (`tmux new 'cat .env'`).
+            for arg in args {
+                self.words_only(&arg.text, folders);
+                if arg.dynamic.is_some() || arg.text.contains(['$', '`', '(', '<']) {
+                    self.undecide(Construct::InlineCode, &arg.typed);
+                }
+            }
+        }
+        let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+        if serves_folder(name, &texts) {
+            self.check(&Val::literal(name, "."), folders, Mode::Tree);
+        }
         let interpreter = INTERPRETERS.contains(&name) && !matches!(name, "awk" | "gawk");
         let script_from_stdin = !args
             .iter()
@@ -1013,6 +1119,15 @@ impl Walker<'_> {
             && script_from_stdin
         {
             self.undecide(Construct::InlineCode, &command_text());
+        }
+        if (interpreter || matches!(name, "source" | "."))
+            && args
+                .iter()
+                .find(|v| !v.text.starts_with('-'))
+                .is_some_and(|v| is_pipe_file(&v.text))
+        {
+            // `source <(echo cat .env)`: the script is another command's output.
+            self.undecide(Construct::ScriptFromInput, &command_text());
         }
         if name == "find" {
             self.find(args, folders, stdin);
@@ -1046,7 +1161,38 @@ impl Walker<'_> {
         );
         let reader = (READERS.contains(&name) || interpreter || git_tree)
             && !matches!(name, "curl" | "wget");
-        let recursive = is_recursive(name, &options) || git_tree;
+        // A folder pathspec of a subcommand that prints file contents (`git log -p -- secrets`)
+        // reads every file under it, as history.
+        let git_shows = matches!(
+            git_sub.as_ref().map(|(_, s)| s.as_str()),
+            Some(
+                "log"
+                    | "show"
+                    | "diff"
+                    | "whatchanged"
+                    | "blame"
+                    | "annotate"
+                    | "format-patch"
+                    | "stash"
+                    | "difftool"
+                    | "cat-file"
+            )
+        );
+        let recursive = is_recursive(name, &options) || git_tree || git_shows;
+        if name == "git"
+            && let Some(work_tree) = args.iter().enumerate().find_map(|(j, v)| {
+                if v.text == "--work-tree" {
+                    args.get(j + 1).cloned()
+                } else {
+                    v.text.strip_prefix("--work-tree=").map(|t| Val {
+                        text: t.to_owned(),
+                        ..v.clone()
+                    })
+                }
+            })
+        {
+            self.check(&work_tree, folders, Mode::Tree);
+        }
         let mut pattern_pending =
             PATTERN_FIRST.contains(&name) || git_sub.as_ref().is_some_and(|(_, s)| s == "grep");
         let mut skip_archive_rev = git_sub.as_ref().is_some_and(|(_, s)| s == "archive");
@@ -1193,6 +1339,16 @@ impl Walker<'_> {
             }
             self.check(val, &folder, mode);
         }
+        // `make` reads the makefile of the folder it runs in (`make -C secrets`).
+        if matches!(name, "make" | "gmake")
+            && !args
+                .iter()
+                .any(|v| v.text.starts_with("-f") || v.text.starts_with("--file"))
+        {
+            for makefile in ["GNUmakefile", "makefile", "Makefile"] {
+                self.check(&Val::literal(name, makefile), &folder, Mode::Read);
+            }
+        }
         // `rg x`, `git grep x`: no folder operand means the whole tree.
         if operands == 0
             && matches!(stdin, Stdin::Terminal)
@@ -1255,8 +1411,9 @@ impl Walker<'_> {
     /// PowerShell cmdlets read their parameters by name; positions only for the rest.
     fn powershell(&mut self, name: &str, args: &[Val], folders: &Folders) {
         let positionals = powershell_positionals(name);
-        let recursive = args.iter().any(|v| v.text.eq_ignore_ascii_case("-recurse"))
-            && is_recursive(name, &["-recurse".to_owned()]);
+        let recursive = (args.iter().any(|v| v.text.eq_ignore_ascii_case("-recurse"))
+            && is_recursive(name, &["-recurse".to_owned()]))
+            || is_recursive(name, &[]);
         let mode = if recursive { Mode::Tree } else { Mode::Read };
         let mut position = 0;
         let mut k = 0;
@@ -1278,6 +1435,10 @@ impl Walker<'_> {
                 if powershell_switch(&param) {
                     continue;
                 }
+                // A prefix of a path parameter is that parameter (`-Pa` is `-Path`).
+                let path_param = powershell_path_param(&param)
+                    || (param.len() > 2
+                        && POWERSHELL_PATH_PARAMS.iter().any(|p| p.starts_with(&param)));
                 let value = match attached {
                     Some(v) => Val {
                         text: v,
@@ -1291,13 +1452,16 @@ impl Walker<'_> {
                         None => continue,
                     },
                 };
-                if powershell_path_param(&param) {
+                if path_param {
                     let mode = if param.starts_with("-destination") {
                         Mode::Read
                     } else {
                         mode
                     };
                     self.powershell_paths(&value, folders, mode);
+                } else if !powershell_text_param(&param) {
+                    // Any other parameter's value: an existing blocked path still blocks.
+                    self.powershell_paths(&value, folders, Mode::Existing);
                 }
                 continue;
             }
@@ -1429,6 +1593,27 @@ fn windows_script(rest: &[Val]) -> Val {
         glob: false,
         dynamic: rest.iter().find_map(|v| v.dynamic),
     }
+}
+
+/// A file that is another command's output (`<(…)` reads as `/dev/fd/63`).
+fn is_pipe_file(operand: &str) -> bool {
+    operand.starts_with("/dev/fd/") || operand.starts_with("/proc/self/fd/")
+}
+
+/// A word as cmd reads it: `^x` is `x`.
+fn cmd_unescape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '^' {
+            if let Some(next) = chars.next() {
+                out.push(next);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Operands that name the standard input.
