@@ -16,6 +16,11 @@ const MAX_SCRIPT_DEPTH: usize = 16;
 const MAX_NODE_DEPTH: usize = 200;
 /// Most folders a command may be in after `cd`s whose success is unknown.
 const MAX_FOLDERS: usize = 8;
+/// Reserved words that open or close a compound command; never a program's name in bash.
+const COMPOUND_KEYWORDS: &[&str] = &[
+    "case", "esac", "if", "then", "elif", "else", "fi", "while", "until", "for", "select", "do",
+    "done", "in", "function",
+];
 /// Longest snippet reported with an undecidable verdict.
 const SNIPPET_BYTES: usize = 200;
 
@@ -447,6 +452,13 @@ impl Walker<'_> {
                 }
                 "command_name" => {
                     has_name = true;
+                    // Bash reads a reserved word at a command's start as the keyword, never as a
+                    // program: a command named `case` is the grammar misreading the line
+                    // (`$(! case a in a) cat .env;; esac)` ends the substitution at the
+                    // pattern's `)`), so what really runs is not known.
+                    if COMPOUND_KEYWORDS.contains(&cx.text(child)) {
+                        self.undecide(Construct::Unparsed, cx.text(node));
+                    }
                     let vals = self.word_children(child, folders, cx);
                     words.extend(vals);
                 }

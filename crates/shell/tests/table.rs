@@ -540,6 +540,11 @@ B  echo 'unterminated .env
 U  echo $(cat src/app.ts
 U  if then fi fi
 U  cat src/app.ts )
+# a keyword the grammar took for a program: `! case` inside `$(...)` ends the substitution at the
+# pattern's `)` for tree-sitter-bash, while bash runs `cat .env` (found by the composition property)
+U  echo "$(! case a in a) cat .env;; esac)"
+U  echo "$(! case a in a) ls;; esac)"
+A  sudo case a in a
 # --- everyday commands stay allowed
 A  ls -la
 A  ls src
