@@ -2,7 +2,8 @@
 //! wrappers, shells, interpreters, remote runners, and PowerShell's named parameters.
 
 /// Programs whose operands name files they read, copy, execute or write (the original's 13
-/// readers plus the common ones it missed).
+/// readers plus the common ones it missed). Interpreters are read from [`INTERPRETERS`], which
+/// the walk also counts as readers.
 pub const READERS: &[&str] = &[
     "cat",
     "less",
@@ -116,29 +117,12 @@ pub const READERS: &[&str] = &[
     "code",
     "open",
     "xdg-open",
-    "python",
-    "python2",
-    "python3",
-    "pypy",
-    "pypy3",
-    "node",
-    "nodejs",
-    "deno",
-    "bun",
-    "ruby",
-    "perl",
-    "php",
-    "lua",
-    "luajit",
-    "rscript",
-    "tclsh",
     "source",
     ".",
     "curl",
     "wget",
     "openssl",
     "gpg",
-    "sqlite3",
     "readlink",
     "realpath",
     "git",
