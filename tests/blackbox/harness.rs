@@ -46,7 +46,13 @@ pub struct Server {
     pub unanswered: Vec<Value>,
 }
 
-fn read_frames(stdout: impl Read, tx: mpsc::Sender<Value>) {
+/// Reads `Content-Length` frames from the server's stdout and sends each body, decoded by
+/// `decode`, until the stream or the receiver ends. The one frame reader of the test clients.
+pub(crate) fn read_bodies<T>(
+    stdout: impl Read,
+    tx: mpsc::Sender<T>,
+    decode: impl Fn(Vec<u8>) -> T,
+) {
     let mut reader = BufReader::new(stdout);
     loop {
         let mut length = None;
@@ -66,11 +72,7 @@ fn read_frames(stdout: impl Read, tx: mpsc::Sender<Value>) {
         }
         let Some(length) = length else { return };
         let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() {
-            return;
-        }
-        let value: Value = serde_json::from_slice(&body).expect("server wrote invalid JSON");
-        if tx.send(value).is_err() {
+        if reader.read_exact(&mut body).is_err() || tx.send(decode(body)).is_err() {
             return;
         }
     }
@@ -91,7 +93,11 @@ impl Server {
         let mut child = command.spawn().expect("spawn roo-context");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || read_frames(stdout, tx));
+        std::thread::spawn(move || {
+            read_bodies(stdout, tx, |body| {
+                serde_json::from_slice::<Value>(&body).expect("server wrote invalid JSON")
+            })
+        });
         Server {
             stdin: child.stdin.take(),
             child,

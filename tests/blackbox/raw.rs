@@ -4,13 +4,13 @@
 
 #![allow(dead_code)]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 
 use serde_json::Value;
 
-use crate::harness::{DEADLINE, binary, frame};
+use crate::harness::{DEADLINE, binary, frame, read_bodies};
 
 /// Answers a server-to-client request: (method, lenient params, raw body) → raw `result` JSON.
 pub type RawHost = Box<dyn FnMut(&str, &Value, &[u8]) -> String + Send>;
@@ -24,32 +24,6 @@ pub struct RawServer {
     host: Option<RawHost>,
     /// Bodies of server-to-client requests seen so far.
     pub host_requests: Vec<Vec<u8>>,
-}
-
-fn read_bodies(stdout: impl Read, tx: mpsc::Sender<Vec<u8>>) {
-    let mut reader = BufReader::new(stdout);
-    loop {
-        let mut length = None;
-        loop {
-            let mut line = String::new();
-            match reader.read_line(&mut line) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(value) = line.strip_prefix("Content-Length:") {
-                length = value.trim().parse::<usize>().ok();
-            }
-        }
-        let Some(length) = length else { return };
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() || tx.send(body).is_err() {
-            return;
-        }
-    }
 }
 
 /// Parses JSON that may hold lone surrogate escapes, reading each such escape as U+FFFD (good
@@ -200,7 +174,7 @@ impl RawServer {
             .expect("spawn roo-context");
         let stdout = child.stdout.take().unwrap();
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || read_bodies(stdout, tx));
+        std::thread::spawn(move || read_bodies(stdout, tx, |body| body));
         RawServer {
             stdin: child.stdin.take(),
             child,
