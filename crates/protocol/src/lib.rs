@@ -6,7 +6,8 @@
 //! new wire type add, under its `#[derive(..., Serialize, Deserialize)]`:
 //! `#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]`
 //! (a field whose type has no schema gets `#[cfg_attr(feature = "schema", schemars(with = "serde_json::Value"))]`),
-//! and for every new method one line in `schema::method_table`. Then regenerate with
+//! and for every new request its name in [`methods`] and one row in [`for_each_request!`]
+//! (`requests.rs`; notifications and server-to-client requests: `schema::method_table`). Then regenerate with
 //! `editors/vscode: npm run gen-types`. `cargo test -p roo-context-protocol --features schema`
 //! fails while a derive or a table line is missing; `npm run check-types` while the TS is stale.
 
@@ -16,6 +17,7 @@ pub mod files;
 pub mod fold;
 pub mod history;
 pub mod mentions;
+pub mod requests;
 #[cfg(feature = "schema")]
 pub mod schema;
 pub mod workspace;
@@ -93,34 +95,7 @@ pub mod methods {
     /// Test-only: holds a heavy-work slot until the request is cancelled.
     pub const DEBUG_HOLD: &str = "roo/debug/hold";
 
-    /// Every client-to-server custom method, for capability advertising.
-    pub const ALL_REQUESTS: &[&str] = &[
-        IGNORE_VALIDATE_ACCESS,
-        IGNORE_FILTER_PATHS,
-        IGNORE_FORMAT_FILES_LIST,
-        IGNORE_VALIDATE_COMMAND,
-        IGNORE_INSTRUCTIONS,
-        PROTECT_CHECK,
-        PROTECT_ANNOTATE,
-        PROTECT_INSTRUCTIONS,
-        WORKSPACE_STATUS,
-        FOLD_CONTEXT,
-        FOLD_OUTLINE,
-        HISTORY_EFFECTIVE,
-        HISTORY_MERGE,
-        HISTORY_REWIND,
-        TOKENS_COUNT,
-        FILES_TRACK,
-        FILES_MARK_ROO_EDITED,
-        FILES_READ,
-        FILES_TAKE_RECENTLY_MODIFIED,
-        FILES_TAKE_CHECKPOINT_POSSIBLE,
-        FILES_DISPOSE_TASK,
-        CONTEXT_MANAGE,
-        CONTEXT_WILL_MANAGE,
-        CONTEXT_CLASSIFY_ERROR,
-        MENTIONS_PARSE,
-        MENTIONS_PROCESS_USER_CONTENT,
-        MENTIONS_RESOLVE_IMAGES,
-    ];
+    /// Every client-to-server custom method, for capability advertising: the method table's
+    /// names ([`crate::for_each_request!`]).
+    pub const ALL_REQUESTS: &[&str] = crate::requests::ALL;
 }

@@ -2048,18 +2048,18 @@ export interface RooRequests {
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
-  "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
-  "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
-  "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
-  "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
-  "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
-  "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
   "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
   "roo/files/takeRecentlyModified": { params: FilesTaskParams; result: FilesTakeResult };
   "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
   "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
+  "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
+  "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
+  "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
+  "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
+  "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
+  "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
 }
 
 /** Client-to-server notifications: method → params. */
@@ -2097,18 +2097,18 @@ export const ROO_REQUEST_METHODS = {
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
   tokensCount: "roo/tokens/count",
-  contextManage: "roo/context/manage",
-  contextWillManage: "roo/context/willManage",
-  contextClassifyError: "roo/context/classifyError",
-  mentionsParse: "roo/mentions/parse",
-  mentionsProcessUserContent: "roo/mentions/processUserContent",
-  mentionsResolveImages: "roo/mentions/resolveImages",
   filesTrack: "roo/files/track",
   filesMarkRooEdited: "roo/files/markRooEdited",
   filesRead: "roo/files/read",
   filesTakeRecentlyModified: "roo/files/takeRecentlyModified",
   filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
   filesDisposeTask: "roo/files/disposeTask",
+  contextManage: "roo/context/manage",
+  contextWillManage: "roo/context/willManage",
+  contextClassifyError: "roo/context/classifyError",
+  mentionsParse: "roo/mentions/parse",
+  mentionsProcessUserContent: "roo/mentions/processUserContent",
+  mentionsResolveImages: "roo/mentions/resolveImages",
 } as const;
 
 /** One API function name per client-to-server notification. */

@@ -10,8 +10,9 @@ use roo_context_protocol::access::{
 };
 use roo_context_protocol::workspace::Settings;
 
-use crate::handlers::access;
+use crate::handlers::{Handler, Snapshot};
 use crate::state::SharedState;
+use roo_context_protocol::requests;
 
 /// Arguments of `roo-context check`.
 #[derive(clap::Args, Debug)]
@@ -65,17 +66,16 @@ pub fn run(args: CheckArgs) -> ExitCode {
             eprintln!("roo-context check: {error}");
         }
     }
-    let policy = state.policy();
+    let snapshot = Snapshot::detached(std::sync::Arc::new(state));
 
     if let Some(command) = args.command {
-        let result = access::validate_command(
-            &state,
-            &policy,
-            &ValidateCommandParams {
-                command: command.clone(),
-                cwd: None,
-            },
-        );
+        let params = ValidateCommandParams {
+            command: command.clone(),
+            cwd: None,
+        };
+        let Ok(result) = requests::ValidateCommand::handle(&snapshot, params) else {
+            return ExitCode::from(2);
+        };
         if args.json {
             println!(
                 "{}",
@@ -109,22 +109,24 @@ pub fn run(args: CheckArgs) -> ExitCode {
         };
     }
 
-    let access = access::validate_access(
-        &state,
-        &policy,
-        &ValidateAccessParams {
-            paths: args.paths.clone(),
-            cwd: None,
-        },
-    );
-    let protection = access::protect_check(
-        &state,
-        &policy,
-        &ProtectParams {
-            paths: args.paths.clone(),
-            cwd: None,
-        },
-    );
+    let (Ok(access), Ok(protection)) = (
+        requests::ValidateAccess::handle(
+            &snapshot,
+            ValidateAccessParams {
+                paths: args.paths.clone(),
+                cwd: None,
+            },
+        ),
+        requests::ProtectCheck::handle(
+            &snapshot,
+            ProtectParams {
+                paths: args.paths.clone(),
+                cwd: None,
+            },
+        ),
+    ) else {
+        return ExitCode::from(2);
+    };
     let any_blocked = access.results.iter().any(|r| !r.allowed);
     if args.json {
         let combined: Vec<serde_json::Value> = access

@@ -3,11 +3,9 @@
 //! shared token cache on the blocking pool, asks the host for the summary (`roo/host/summarize`,
 //! with a timeout and cancellation), and folds the files the task read into the summary.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use roo_context_core::access::Policy;
 use roo_context_core::context::{
     ContextAction, ContextEvent, HostError, ManageInput, ManageOutcome, ManageStep,
     RequestDegradation, SummarizeReply, SummarizerAnswer, SummarizerInfo, ThresholdSettings,
@@ -17,7 +15,6 @@ use roo_context_core::context::{
 use roo_context_core::conversation::{
     ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
 };
-use roo_context_fold::OutlineCache;
 use roo_context_protocol::context::*;
 use roo_context_protocol::fold::FoldContextParams;
 use roo_context_protocol::methods;
@@ -26,15 +23,17 @@ use serde_json::Value;
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
+use roo_context_protocol::requests;
+
+use super::{Handler, Snapshot, WaitingHandler};
 use crate::host_call::{HostCallError, call_host};
+use crate::rpc::RpcError;
 use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 
 use crate::counting::{Mode, with_counter};
-use crate::documents::Documents;
 use crate::handlers::fold;
-use crate::state::SharedState;
 
 /// `roo/host/summarize`, the server-to-client request.
 pub enum HostSummarize {}
@@ -63,29 +62,10 @@ impl IdSource for UuidIds {
     }
 }
 
-/// What the context handlers read from the server.
-#[derive(Clone)]
-pub struct ContextDeps {
-    /// Workspace state (resolver, file system) for folded file context.
-    pub state: Arc<SharedState>,
-    /// The access rule in force when the request arrived.
-    pub policy: Arc<Policy>,
-    /// Open documents (their unsaved text wins over the disk).
-    pub documents: Arc<Documents>,
-    /// Outline cache shared with the fold methods.
-    pub outlines: Arc<OutlineCache>,
-    /// Token cache shared by every feature that counts.
-    pub tokens: Arc<TokenCache>,
-    /// Set once the host answered `roo/host/summarize` with -32601: it has no summarizer, so
-    /// later condenses fail at once instead of asking again.
-    pub host_cannot_summarize: Arc<AtomicBool>,
-}
-
-fn count_mode(mode: Option<&str>) -> Result<Mode, Error> {
+fn count_mode(mode: Option<&str>) -> Result<Mode, RpcError> {
     match mode {
         None => Ok(Mode::Estimate),
-        Some(mode) => Mode::parse(Some(mode))
-            .map_err(|e| Error::invalid_params(format!("field `tokenCountMode`: {e}"))),
+        Some(mode) => Mode::parse(Some(mode)).map_err(|e| RpcError::field("tokenCountMode", e)),
     }
 }
 
@@ -112,7 +92,7 @@ pub fn files_read_for_summary(params: &ManageContextParams) -> Vec<String> {
 }
 
 /// The folded file context sections of `paths` (each file through the access rule).
-fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) -> Vec<String> {
+fn folded_sections(deps: &Snapshot, paths: Vec<String>, cwd: Option<String>) -> Vec<String> {
     if paths.is_empty() {
         return Vec::new();
     }
@@ -132,9 +112,9 @@ fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) 
     .sections
 }
 
-fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, Error> {
+fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, RpcError> {
     let messages = parse_history(Value::Array(std::mem::take(&mut params.messages)))
-        .map_err(|e| Error::invalid_params(format!("invalid params: field `messages`: {e}")))?
+        .map_err(|e| RpcError::field("messages", e))?
         .messages;
     let summarizer = params.summarizer.clone().unwrap_or_default();
     let trigger = match params.trigger {
@@ -255,11 +235,19 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
 
 /// `roo/context/manage`: one path for all three triggers. On cancellation (`$/cancelRequest`)
 /// the framework drops this future: no result is produced and the host keeps its history.
-pub async fn manage(
-    deps: ContextDeps,
-    client: Client,
+impl WaitingHandler for requests::ContextManage {
+    async fn handle(
+        deps: Snapshot,
+        params: ManageContextParams,
+    ) -> Result<ManageContextResult, RpcError> {
+        manage(deps, params).await
+    }
+}
+
+async fn manage(
+    deps: Snapshot,
     mut params: ManageContextParams,
-) -> Result<ManageContextResult, Error> {
+) -> Result<ManageContextResult, RpcError> {
     let mode = count_mode(params.token_count_mode.as_deref())?;
     let input = manage_input(&mut params)?;
     let tokens = deps.tokens.clone();
@@ -290,7 +278,11 @@ pub async fn manage(
             let folding = blocking(move || folded_sections(&fold_deps, paths, cwd));
             let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
             let no_summarizer = deps.host_cannot_summarize.clone();
+            let host = deps.host.clone();
             let asking = async move {
+                let Some(client) = host else {
+                    return SummarizeReply::NoSummarizer;
+                };
                 if no_summarizer.load(Ordering::Relaxed) {
                     return SummarizeReply::NoSummarizer;
                 }
@@ -302,7 +294,7 @@ pub async fn manage(
             };
             let (reply, sections) = tokio::join!(asking, folding);
             pending.input.folded_file_sections = sections.unwrap_or_else(|error| {
-                tracing::warn!(message = %error.message, "folded file context failed; summary without it");
+                tracing::warn!(%error, "folded file context failed; summary without it");
                 Vec::new()
             });
             let tokens = deps.tokens.clone();
@@ -413,10 +405,19 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
 }
 
 /// `roo/context/willManage`.
-pub fn will_manage(
+impl Handler for requests::ContextWillManage {
+    fn handle(
+        snapshot: &Snapshot,
+        params: WillManageContextParams,
+    ) -> Result<WillManageContextResult, RpcError> {
+        will_manage(&snapshot.tokens, params)
+    }
+}
+
+fn will_manage(
     tokens: &TokenCache,
     params: WillManageContextParams,
-) -> Result<WillManageContextResult, Error> {
+) -> Result<WillManageContextResult, RpcError> {
     let mode = count_mode(params.token_count_mode.as_deref())?;
     let last_message_tokens = match (params.last_message_tokens, &params.last_message) {
         (Some(tokens), _) => tokens,
@@ -451,8 +452,13 @@ pub fn will_manage(
 }
 
 /// `roo/context/classifyError`.
-pub fn classify_error(params: ClassifyErrorParams) -> ClassifyErrorResult {
-    ClassifyErrorResult {
-        is_context_window_error: is_context_window_exceeded_error(&params.error),
+impl Handler for requests::ContextClassifyError {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: ClassifyErrorParams,
+    ) -> Result<ClassifyErrorResult, RpcError> {
+        Ok(ClassifyErrorResult {
+            is_context_window_error: is_context_window_exceeded_error(&params.error),
+        })
     }
 }

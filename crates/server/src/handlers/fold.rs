@@ -13,18 +13,15 @@ use roo_context_fold::{
 };
 use roo_context_protocol::fold::*;
 
+use roo_context_protocol::requests;
+
+use super::{Handler, Snapshot, base_folder};
 use crate::documents::Documents;
+use crate::rpc::RpcError;
 use crate::state::SharedState;
 
 /// Files larger than this are not read whole for a folded view (the engine refuses them anyway).
 const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
-
-fn base_folder(policy: &Policy, cwd: Option<&str>) -> PathBuf {
-    match cwd {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    }
-}
 
 /// Reads a file for folding: the open document's text, else the file's bytes through the read
 /// gate (regular files only, judged by what was opened, at most [`MAX_READ_BYTES`]).
@@ -253,4 +250,31 @@ pub fn fold_outline(
             .map(ToString::to_string)
             .collect(),
     })
+}
+
+impl Handler for requests::FoldContext {
+    fn handle(
+        snapshot: &Snapshot,
+        params: FoldContextParams,
+    ) -> Result<FoldContextResult, RpcError> {
+        let s = snapshot;
+        Ok(fold_context(
+            &s.state,
+            &s.policy,
+            &s.documents,
+            &s.outlines,
+            &params,
+        ))
+    }
+}
+
+impl Handler for requests::FoldOutline {
+    fn handle(
+        snapshot: &Snapshot,
+        params: FoldOutlineParams,
+    ) -> Result<FoldOutlineResult, RpcError> {
+        let s = snapshot;
+        fold_outline(&s.state, &s.policy, &s.documents, &s.outlines, &params)
+            .map_err(|error| RpcError::field("path", error))
+    }
 }

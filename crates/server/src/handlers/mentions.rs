@@ -19,14 +19,17 @@ use roo_context_core::mentions::{
     self as core, Fetch, Fetched, FolderCommandCatalog, MentionReader, ParsedMentions,
     TextExpansion, assemble, plan_mentions, user_content_texts, walk_user_content,
 };
-use roo_context_core::path::normalize_lexically;
 use roo_context_core::tracker::RecordSource;
 use roo_context_protocol::mentions::*;
 use roo_context_protocol::methods;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::request::Request;
 
+use roo_context_protocol::requests;
+
+use super::{Handler, Snapshot, WaitingHandler, base_folder};
 use crate::host_call::{HostCallError, call_host};
+use crate::rpc::RpcError;
 use crate::state::SharedState;
 use crate::tracker::FileTracker;
 
@@ -62,12 +65,17 @@ pub struct Services {
     pub tracker: Option<Arc<FileTracker>>,
 }
 
+impl Services {
+    fn of(snapshot: &Snapshot) -> Services {
+        Services {
+            host: snapshot.host.clone(),
+            tracker: snapshot.files.clone(),
+        }
+    }
+}
+
 fn context(state: &Arc<SharedState>, services: Services, options: MentionOptions) -> Context {
-    let policy = state.policy();
-    let cwd = match options.cwd.as_deref() {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    };
+    let cwd = base_folder(&state.policy(), options.cwd.as_deref());
     Context {
         state: state.clone(),
         host: services.host,
@@ -343,9 +351,7 @@ async fn ask_host(
 async fn blocking<R: Send + 'static>(
     work: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, String> {
-    crate::rpc::blocking(work)
-        .await
-        .map_err(|e| e.message.into_owned())
+    crate::rpc::blocking(work).await.map_err(|e| e.to_string())
 }
 
 async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::MentionDiagnostic>) {
@@ -478,19 +484,38 @@ pub async fn process_user_content(
     })
 }
 
-/// `roo/mentions/resolveImages`: image mentions read as data URLs on the blocking pool.
-pub async fn resolve_images(
-    state: &Arc<SharedState>,
-    params: ResolveImagesParams,
-) -> Result<ResolveImagesResult, String> {
-    let policy = state.policy();
-    let cwd = match params.cwd.as_deref() {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    };
-    let state = state.clone();
-    blocking(move || {
-        let policy = state.policy();
+/// `roo/mentions/parse`.
+impl WaitingHandler for requests::MentionsParse {
+    async fn handle(
+        snapshot: Snapshot,
+        params: ParseMentionsParams,
+    ) -> Result<ParseMentionsResult, RpcError> {
+        parse(&snapshot.state, Services::of(&snapshot), params)
+            .await
+            .map_err(RpcError::internal)
+    }
+}
+
+/// `roo/mentions/processUserContent`.
+impl WaitingHandler for requests::MentionsProcessUserContent {
+    async fn handle(
+        snapshot: Snapshot,
+        params: ProcessUserContentParams,
+    ) -> Result<ProcessUserContentResult, RpcError> {
+        process_user_content(&snapshot.state, Services::of(&snapshot), params)
+            .await
+            .map_err(RpcError::internal)
+    }
+}
+
+/// `roo/mentions/resolveImages`: image mentions read as data URLs (blocking lane).
+impl Handler for requests::MentionsResolveImages {
+    fn handle(
+        snapshot: &Snapshot,
+        params: ResolveImagesParams,
+    ) -> Result<ResolveImagesResult, RpcError> {
+        let cwd = snapshot.base(params.cwd.as_deref());
+        let policy = &snapshot.policy;
         let options = core::images::ImageOptions {
             cwd: &cwd,
             supports_images: params.supports_images.unwrap_or(true),
@@ -503,16 +528,15 @@ pub async fn resolve_images(
         };
         let images = core::resolve_image_mentions(
             &OsFs,
-            &policy,
-            &state.resolver,
+            policy,
+            &snapshot.state.resolver,
             &params.text,
             params.images.as_deref().unwrap_or_default(),
             &options,
         );
-        ResolveImagesResult {
+        Ok(ResolveImagesResult {
             text: params.text,
             images,
-        }
-    })
-    .await
+        })
+    }
 }

@@ -51,7 +51,9 @@ pub(super) fn send(handle: &TaskHandle, command: Command) -> Result<(), TrackerE
     })
 }
 
-pub(super) async fn receive<T>(answer: oneshot::Receiver<Result<T, TrackerError>>) -> Result<T, TrackerError> {
+pub(super) async fn receive<T>(
+    answer: oneshot::Receiver<Result<T, TrackerError>>,
+) -> Result<T, TrackerError> {
     answer
         .await
         .map_err(|_| TrackerError::Io("the task was closed".into()))?

@@ -211,7 +211,6 @@ impl FileTracker {
     }
 }
 
-
 #[derive(Debug, Clone)]
 pub(super) enum PendingKind {
     Disk,

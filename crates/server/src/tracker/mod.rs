@@ -31,8 +31,8 @@ mod persistence;
 use actor::{Command, FilesRead, TaskActor, receive, send};
 use events::{FileEvent, Watch, event_loop};
 pub use events::{FileEventSink, WatchIndex};
-pub use persistence::write_atomically;
 use persistence::load;
+pub use persistence::write_atomically;
 
 /// Quiet time after the last event of a burst before files are read: an editor's save
 /// (truncate, write, rename) is judged once, whole.
