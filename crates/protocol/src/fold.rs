@@ -50,11 +50,46 @@ pub struct FoldDiagnostic {
     pub path: String,
     /// `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
     /// `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
-    pub kind: String,
+    pub kind: FoldDiagnosticKind,
     /// Whether the file still has a section.
     pub included: bool,
     /// Human-readable explanation.
     pub message: String,
+}
+
+/// Why a file of `roo/fold/context` has no (or a shortened) section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum FoldDiagnosticKind {
+    /// The access rule blocks it.
+    Blocked,
+    /// It could not be read (missing, not a regular file, too large to read).
+    Unreadable,
+    /// The request was cancelled before it was read.
+    Cancelled,
+    /// Skipped for another reason.
+    Skipped,
+    /// No grammar for its extension.
+    UnsupportedLanguage,
+    /// It looks binary.
+    Binary,
+    /// It is not UTF-8.
+    InvalidUtf8,
+    /// It is too large to parse.
+    TooLarge,
+    /// Parsing took too long.
+    ParseTimeout,
+    /// The definitions query took too long.
+    QueryTimeout,
+    /// It has syntax errors (the section is kept).
+    SyntaxErrors,
+    /// It has no definitions.
+    NoDefinitions,
+    /// Its section was cut to fit.
+    Truncated,
+    /// It did not fit in `maxChars`.
+    OverBudget,
 }
 
 /// Params of `roo/fold/outline`.

@@ -22,6 +22,15 @@ pub mod requests;
 pub mod schema;
 pub mod workspace;
 
+/// The wire string of a value of a closed set (`"ignoreRule"` for `BlockKind::IgnoreRule`), for
+/// command-line output; the protocol itself carries the enums.
+pub fn wire_name<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        other => format!("{other:?}"),
+    }
+}
+
 /// Every custom method name, in one place.
 pub mod methods {
     /// Read access for a batch of paths.

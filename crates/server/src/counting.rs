@@ -3,6 +3,7 @@
 
 use roo_context_core::conversation::{Estimate, TokenCounter};
 use roo_context_core::wire_text;
+pub use roo_context_protocol::context::TokenCountMode as Mode;
 use roo_context_tokens::TokenCache;
 
 /// Exact counts, cached by content.
@@ -12,28 +13,6 @@ impl TokenCounter for CachedCounter<'_> {
     fn count_text(&self, text: &str) -> usize {
         // What the model sees: a lone surrogate the host sent is U+FFFD, as in the original.
         self.0.count_exact(&wire_text::model_text(text))
-    }
-}
-
-/// How to count: exact o200k_base, or the original's estimate on top of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Exact o200k_base.
-    Exact,
-    /// The original's rules: ×1.5 per content list, rounded up; images by formula.
-    Estimate,
-}
-
-impl Mode {
-    /// Parses the wire value (`exact`, `estimate`); `None` means exact.
-    pub fn parse(mode: Option<&str>) -> Result<Mode, String> {
-        match mode {
-            None | Some("exact") => Ok(Mode::Exact),
-            Some("estimate") => Ok(Mode::Estimate),
-            Some(other) => Err(format!(
-                "unknown mode {other:?} (expected \"exact\" or \"estimate\")"
-            )),
-        }
     }
 }
 

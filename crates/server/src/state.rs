@@ -132,8 +132,8 @@ fn apply_load(
 }
 
 fn flavor(settings: &Settings) -> Flavor {
-    match settings.flavor.as_deref() {
-        Some("zoo") => Flavor::Zoo,
+    match settings.flavor {
+        Some(roo_context_protocol::workspace::Flavor::Zoo) => Flavor::Zoo,
         _ => Flavor::Roo,
     }
 }

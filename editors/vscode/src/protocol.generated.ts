@@ -3,12 +3,40 @@
 /* eslint-disable */
 
 /**
+ * What kind of rule blocked a path.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "BlockKind".
+ */
+export type BlockKind = "ignoreRule" | "outsideWorkspace";
+/**
+ * Which form of a path a rule matched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "PathVia".
+ */
+export type PathVia = "lexical" | "canonical";
+/**
+ * Why a `roo/host/summarize` call is no longer wanted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CancelReason".
+ */
+export type CancelReason = "timeout" | "cancelled";
+/**
  * The answer for a command line.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "CommandVerdict".
  */
 export type CommandVerdict = "allowed" | "blocked" | "undecidable";
+/**
+ * Where the threshold in force came from.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ThresholdSourceKind".
+ */
+export type ThresholdSourceKind = "global" | "profile" | "invalidProfile" | "forced";
 /**
  * The `say` name of a context-management event, spelled as the original's UI log spells it.
  *
@@ -24,12 +52,82 @@ export type ContextEventName = "condense_context" | "condense_context_error" | "
  */
 export type ContextTrigger = "manual" | "automatic" | "emergency";
 /**
+ * How tokens are counted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TokenCountMode".
+ */
+export type TokenCountMode = "exact" | "estimate";
+/**
+ * What happened to a tracked file behind the agent's back.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FileChangeKind".
+ */
+export type FileChangeKind = "modified" | "deleted" | "renamed";
+/**
  * How a file came into a task's context (the original's `RecordSource`).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "FileSource".
  */
 export type FileSource = "read_tool" | "file_mentioned" | "roo_edited" | "user_edited";
+/**
+ * Wording of protection texts.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "Flavor".
+ */
+export type Flavor = "roo" | "zoo";
+/**
+ * Why a file of `roo/fold/context` has no (or a shortened) section.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FoldDiagnosticKind".
+ */
+export type FoldDiagnosticKind =
+  | "blocked"
+  | "unreadable"
+  | "cancelled"
+  | "skipped"
+  | "unsupportedLanguage"
+  | "binary"
+  | "invalidUtf8"
+  | "tooLarge"
+  | "parseTimeout"
+  | "queryTimeout"
+  | "syntaxErrors"
+  | "noDefinitions"
+  | "truncated"
+  | "overBudget";
+/**
+ * A mention only the editor host can resolve.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostMentionKind".
+ */
+export type HostMentionKind = "problems" | "terminal" | "url";
+/**
+ * What `roo/context/manage` did.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ManageAction".
+ */
+export type ManageAction = "none" | "condensed" | "truncated";
+/**
+ * What a mention content block holds.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MentionBlockType".
+ */
+export type MentionBlockType = "file" | "folder";
+/**
+ * Why a tracked file is not watched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "NotWatchedReason".
+ */
+export type NotWatchedReason = "outsideWorkspace" | "blocked" | "notTracked";
 
 /**
  * Every wire type of the protocol, by name.
@@ -37,7 +135,9 @@ export type FileSource = "read_tool" | "file_mentioned" | "roo_edited" | "user_e
 export interface RooProtocolDefinitions {
   AccessResult: AccessResult;
   AnnotatedPath: AnnotatedPath;
+  BlockKind: BlockKind;
   BlockedBy: BlockedBy;
+  CancelReason: CancelReason;
   ClassifyErrorParams: ClassifyErrorParams;
   ClassifyErrorResult: ClassifyErrorResult;
   CommandVerdict: CommandVerdict;
@@ -52,6 +152,7 @@ export interface RooProtocolDefinitions {
   DisposeTaskResult: DisposeTaskResult;
   EffectiveHistoryParams: EffectiveHistoryParams;
   EffectiveHistoryResult: EffectiveHistoryResult;
+  FileChangeKind: FileChangeKind;
   FileDidChangeParams: FileDidChangeParams;
   FileSource: FileSource;
   FilesReadParams: FilesReadParams;
@@ -60,9 +161,11 @@ export interface RooProtocolDefinitions {
   FilesTaskParams: FilesTaskParams;
   FilterPathsParams: FilterPathsParams;
   FilterPathsResult: FilterPathsResult;
+  Flavor: Flavor;
   FoldContextParams: FoldContextParams;
   FoldContextResult: FoldContextResult;
   FoldDiagnostic: FoldDiagnostic;
+  FoldDiagnosticKind: FoldDiagnosticKind;
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
@@ -71,15 +174,18 @@ export interface RooProtocolDefinitions {
   HistoryDiagnostic: HistoryDiagnostic;
   HostCancelSummarizeParams: HostCancelSummarizeParams;
   HostErrorInfo: HostErrorInfo;
+  HostMentionKind: HostMentionKind;
   HostSummarizeParams: HostSummarizeParams;
   HostSummarizeResult: HostSummarizeResult;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
   ManageContextResult: ManageContextResult;
   MarkRooEditedParams: MarkRooEditedParams;
   MarkRooEditedResult: MarkRooEditedResult;
+  MentionBlockType: MentionBlockType;
   MentionContentBlock: MentionContentBlock;
   MentionContentMetadata: MentionContentMetadata;
   MentionDiagnostic: MentionDiagnostic;
@@ -87,9 +193,11 @@ export interface RooProtocolDefinitions {
   MergeHistoryResult: MergeHistoryResult;
   MessageTokens: MessageTokens;
   MetadataRecovery: MetadataRecovery;
+  NotWatchedReason: NotWatchedReason;
   OutlineDefinition: OutlineDefinition;
   ParseMentionsParams: ParseMentionsParams;
   ParseMentionsResult: ParseMentionsResult;
+  PathVia: PathVia;
   ProcessUserContentParams: ProcessUserContentParams;
   ProcessUserContentResult: ProcessUserContentResult;
   ProtectAnnotateResult: ProtectAnnotateResult;
@@ -107,6 +215,8 @@ export interface RooProtocolDefinitions {
   RewindResult: RewindResult;
   Settings: Settings;
   SummarizerModel: SummarizerModel;
+  ThresholdSourceKind: ThresholdSourceKind;
+  TokenCountMode: TokenCountMode;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   ValidateAccessParams: ValidateAccessParams;
@@ -152,7 +262,7 @@ export interface BlockedBy {
   /**
    * `ignoreRule` or `outsideWorkspace`.
    */
-  kind: string;
+  kind: BlockKind;
   /**
    * The workspace folder whose rule matched.
    */
@@ -176,7 +286,7 @@ export interface BlockedBy {
   /**
    * `lexical` (as requested) or `canonical` (symlinks resolved).
    */
-  via?: string | null;
+  via?: PathVia | null;
 }
 /**
  * A path with its protection flag.
@@ -250,7 +360,7 @@ export interface ContextBudgetInfo {
   /**
    * `global`, `profile`, `invalidProfile` or `forced`.
    */
-  thresholdSource: string;
+  thresholdSource: ThresholdSourceKind;
 }
 /**
  * `contextCondense` of a `condense_context` event.
@@ -350,7 +460,7 @@ export interface CountTokensParams {
   /**
    * `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
    */
-  mode?: string | null;
+  mode?: TokenCountMode | null;
   /**
    * For `messages`: count the effective history (default true).
    */
@@ -482,7 +592,7 @@ export interface FileDidChangeParams {
   /**
    * `modified`, `deleted` or `renamed`.
    */
-  kind: string;
+  kind: FileChangeKind;
   /**
    * For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
    */
@@ -665,7 +775,7 @@ export interface FoldDiagnostic {
    * `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
    * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
    */
-  kind: string;
+  kind: FoldDiagnosticKind;
   /**
    * Whether the file still has a section.
    */
@@ -835,7 +945,7 @@ export interface HostCancelSummarizeParams {
   /**
    * `timeout` or `cancelled`.
    */
-  reason: string;
+  reason: CancelReason;
 }
 /**
  * A provider error as the host saw it (the original's thrown error object).
@@ -1083,7 +1193,7 @@ export interface ManageContextParams {
   /**
    * `estimate` (default: o200k_base × 1.5, the original's rule) or `exact`.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
   /**
    * The task id, passed through to the host in the summarize request.
    */
@@ -1133,7 +1243,7 @@ export interface ManageContextResult {
   /**
    * `none`, `condensed` or `truncated`.
    */
-  action: string;
+  action: ManageAction;
   /**
    * The summary text (empty unless condensed).
    */
@@ -1261,7 +1371,7 @@ export interface MentionContentBlock {
   /**
    * `file` or `folder`.
    */
-  type: string;
+  type: MentionBlockType;
   /**
    * The mention path without its leading `/`, escapes kept.
    */
@@ -1546,7 +1656,7 @@ export interface ProtectResult {
   /**
    * `lexical` or `canonical`.
    */
-  via?: string | null;
+  via?: PathVia | null;
 }
 /**
  * Params of `roo/protect/instructions` (none).
@@ -1650,7 +1760,7 @@ export interface ResolveMentionParams {
   /**
    * `problems`, `terminal` or `url`.
    */
-  kind: string;
+  kind: HostMentionKind;
   /**
    * The URL for `url`; the word itself otherwise.
    */
@@ -1779,7 +1889,7 @@ export interface Settings {
   /**
    * Wording of protection texts: `roo` (default) or `zoo`.
    */
-  flavor?: string | null;
+  flavor?: Flavor | null;
   /**
    * Load the tokenizer tables in the background right after `initialize` (default true);
    * false loads them on the first count, keeping memory low until then.
@@ -1833,7 +1943,7 @@ export interface TrackResult {
    * Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
    * rule forbids reading it). The record is kept either way.
    */
-  notWatchedReason?: string | null;
+  notWatchedReason?: NotWatchedReason | null;
   /**
    * Set when this call opened the task and its metadata file was unusable.
    */
@@ -1960,7 +2070,7 @@ export interface WillManageContextParams {
    */
   autoCondenseContextPercent?: number | null;
   /**
-   * `profileThresholds`.
+   * `profileThresholds` (profile id → percent; `-1` inherits; valid 5–100).
    */
   profileThresholds?: {
     [k: string]: number;
@@ -1972,7 +2082,7 @@ export interface WillManageContextParams {
   /**
    * `estimate` (default) or `exact`, for counting `lastMessage`.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
 }
 /**
  * Result of `roo/context/willManage`.

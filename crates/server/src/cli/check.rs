@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roo_context_protocol::access::{
-    BlockedBy, CommandVerdict, ProtectParams, ValidateAccessParams, ValidateCommandParams,
+    BlockKind, BlockedBy, CommandVerdict, PathVia, ProtectParams, ValidateAccessParams,
+    ValidateCommandParams,
 };
 use roo_context_protocol::workspace::Settings;
 
@@ -32,8 +33,8 @@ pub struct CheckArgs {
 }
 
 fn describe(blocked: &BlockedBy) -> String {
-    match (blocked.kind.as_str(), &blocked.file, blocked.line) {
-        ("outsideWorkspace", _, _) => "outside the workspace".to_owned(),
+    match (blocked.kind, &blocked.file, blocked.line) {
+        (BlockKind::OutsideWorkspace, _, _) => "outside the workspace".to_owned(),
         (_, Some(file), Some(line)) => format!(
             "{file}:{line}: {}{}",
             blocked.pattern.as_deref().unwrap_or("?"),
@@ -48,8 +49,8 @@ fn describe(blocked: &BlockedBy) -> String {
 }
 
 fn via_note(blocked: &BlockedBy) -> String {
-    match (blocked.via.as_deref(), &blocked.matched_path) {
-        (Some("canonical"), Some(target)) => format!(" (via symlink target {target})"),
+    match (blocked.via, &blocked.matched_path) {
+        (Some(PathVia::Canonical), Some(target)) => format!(" (via symlink target {target})"),
         _ => String::new(),
     }
 }

@@ -93,7 +93,9 @@ pub fn run(args: FoldArgs) -> ExitCode {
         for diagnostic in &result.diagnostics {
             eprintln!(
                 "note: {}: {} ({})",
-                diagnostic.path, diagnostic.message, diagnostic.kind
+                diagnostic.path,
+                diagnostic.message,
+                roo_context_protocol::wire_name(&diagnostic.kind)
             );
         }
         eprintln!(

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roo_context_core::wire_text;
+use roo_context_protocol::context::TokenCountMode;
 use roo_context_protocol::history::{CountTokensParams, EffectiveHistoryParams};
 use serde_json::Value;
 
@@ -66,7 +67,11 @@ pub fn run_tokens(args: TokensArgs) -> ExitCode {
         text: Some(text),
         blocks: None,
         messages: None,
-        mode: Some(if args.estimate { "estimate" } else { "exact" }.into()),
+        mode: Some(if args.estimate {
+            TokenCountMode::Estimate
+        } else {
+            TokenCountMode::Exact
+        }),
         effective: None,
     };
     let snapshot = Snapshot::detached(std::sync::Arc::new(SharedState::new(

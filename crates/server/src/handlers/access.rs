@@ -22,16 +22,16 @@ fn blocked_by(reason: &BlockReason) -> BlockedBy {
             matched_path,
             via,
         } => BlockedBy {
-            kind: "ignoreRule".into(),
+            kind: BlockKind::IgnoreRule,
             folder: Some(folder.clone()),
             file: origin.file.clone(),
             line: origin.line,
             pattern: Some(origin.pattern.clone()),
             matched_path: Some(matched_path.clone()),
-            via: Some(form_name(*via).into()),
+            via: Some(path_via(*via)),
         },
         BlockReason::OutsideWorkspace => BlockedBy {
-            kind: "outsideWorkspace".into(),
+            kind: BlockKind::OutsideWorkspace,
             folder: None,
             file: None,
             line: None,
@@ -42,10 +42,10 @@ fn blocked_by(reason: &BlockReason) -> BlockedBy {
     }
 }
 
-fn form_name(form: roo_context_core::access::PathForm) -> &'static str {
+fn path_via(form: roo_context_core::access::PathForm) -> PathVia {
     match form {
-        roo_context_core::access::PathForm::Lexical => "lexical",
-        roo_context_core::access::PathForm::Canonical => "canonical",
+        roo_context_core::access::PathForm::Lexical => PathVia::Lexical,
+        roo_context_core::access::PathForm::Canonical => PathVia::Canonical,
     }
 }
 
@@ -270,7 +270,7 @@ impl Handler for requests::ProtectCheck {
                         path: p.clone(),
                         is_protected: decision.pattern.is_some(),
                         pattern: decision.pattern,
-                        via: decision.via.map(|v| form_name(v).to_owned()),
+                        via: decision.via.map(path_via),
                     }
                 })
                 .collect(),

@@ -62,25 +62,24 @@ impl IdSource for UuidIds {
     }
 }
 
-fn count_mode(mode: Option<&str>) -> Result<Mode, RpcError> {
-    match mode {
-        None => Ok(Mode::Estimate),
-        Some(mode) => Mode::parse(Some(mode)).map_err(|e| RpcError::field("tokenCountMode", e)),
-    }
+/// Context management counts with the original's estimate unless told otherwise.
+fn count_mode(mode: Option<Mode>) -> Mode {
+    mode.unwrap_or(Mode::Estimate)
 }
 
-fn threshold_settings(
-    auto: Option<bool>,
-    percent: Option<f64>,
-    profiles: Option<std::collections::BTreeMap<String, f64>>,
-    profile_id: Option<String>,
-) -> ThresholdSettings {
+fn threshold_settings(params: ThresholdParams) -> ThresholdSettings {
     let defaults = ThresholdSettings::default();
     ThresholdSettings {
-        auto_condense_context: auto.unwrap_or(defaults.auto_condense_context),
-        auto_condense_context_percent: percent.unwrap_or(defaults.auto_condense_context_percent),
-        profile_thresholds: profiles.unwrap_or_default(),
-        current_profile_id: profile_id.unwrap_or(defaults.current_profile_id),
+        auto_condense_context: params
+            .auto_condense_context
+            .unwrap_or(defaults.auto_condense_context),
+        auto_condense_context_percent: params
+            .auto_condense_context_percent
+            .unwrap_or(defaults.auto_condense_context_percent),
+        profile_thresholds: params.profile_thresholds.unwrap_or_default(),
+        current_profile_id: params
+            .current_profile_id
+            .unwrap_or(defaults.current_profile_id),
     }
 }
 
@@ -134,12 +133,7 @@ fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, RpcErro
         context_window: params.context_window,
         max_tokens: params.max_tokens,
         total_tokens: params.total_tokens,
-        settings: threshold_settings(
-            params.auto_condense_context,
-            params.auto_condense_context_percent,
-            params.profile_thresholds.clone(),
-            params.current_profile_id.clone(),
-        ),
+        settings: threshold_settings(params.thresholds.clone()),
         custom_condensing_prompt: params.custom_condensing_prompt.clone(),
         environment_details: params.environment_details.clone(),
         folded_file_sections: Vec::new(),
@@ -156,7 +150,7 @@ fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, RpcErro
 struct AbandonNotice {
     client: Client,
     request_id: String,
-    reason: Option<&'static str>,
+    reason: Option<CancelReason>,
 }
 
 impl Drop for AbandonNotice {
@@ -168,7 +162,7 @@ impl Drop for AbandonNotice {
         let client = self.client.clone();
         let params = HostCancelSummarizeParams {
             request_id: std::mem::take(&mut self.request_id),
-            reason: reason.to_owned(),
+            reason,
         };
         runtime.spawn(async move {
             client
@@ -194,12 +188,12 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
     let mut notice = AbandonNotice {
         client: client.clone(),
         request_id: params.request_id.clone(),
-        reason: Some("cancelled"),
+        reason: Some(CancelReason::Cancelled),
     };
     let call = call_host::<HostSummarize>(client, params, Duration::from_millis(timeout_ms));
     let reply = match call.await {
         Err(HostCallError::TimedOut) => {
-            notice.reason = Some("timeout");
+            notice.reason = Some(CancelReason::Timeout);
             return SummarizeReply::TimedOut {
                 after_ms: timeout_ms,
             };
@@ -248,7 +242,7 @@ async fn manage(
     deps: Snapshot,
     mut params: ManageContextParams,
 ) -> Result<ManageContextResult, RpcError> {
-    let mode = count_mode(params.token_count_mode.as_deref())?;
+    let mode = count_mode(params.token_count_mode);
     let input = manage_input(&mut params)?;
     let tokens = deps.tokens.clone();
     let step = blocking(move || {
@@ -352,12 +346,12 @@ fn wire_event(event: ContextEvent) -> ContextEventMessage {
     message
 }
 
-fn threshold_source_name(source: &ThresholdSource) -> &'static str {
+fn threshold_source_kind(source: &ThresholdSource) -> ThresholdSourceKind {
     match source {
-        ThresholdSource::Global => "global",
-        ThresholdSource::Profile => "profile",
-        ThresholdSource::InvalidProfile { .. } => "invalidProfile",
-        ThresholdSource::Forced => "forced",
+        ThresholdSource::Global => ThresholdSourceKind::Global,
+        ThresholdSource::Profile => ThresholdSourceKind::Profile,
+        ThresholdSource::InvalidProfile { .. } => ThresholdSourceKind::InvalidProfile,
+        ThresholdSource::Forced => ThresholdSourceKind::Forced,
     }
 }
 
@@ -370,7 +364,7 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
         model_facing_tokens: outcome.budget.model_facing_tokens,
         context_percent: outcome.budget.context_percent,
         threshold: outcome.budget.threshold,
-        threshold_source: threshold_source_name(&outcome.budget.threshold_source).into(),
+        threshold_source: threshold_source_kind(&outcome.budget.threshold_source),
     };
     ManageContextResult {
         changed: outcome.changed,
@@ -382,11 +376,10 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
                 .collect()
         }),
         action: match outcome.action {
-            ContextAction::None => "none",
-            ContextAction::Condensed => "condensed",
-            ContextAction::Truncated => "truncated",
-        }
-        .into(),
+            ContextAction::None => ManageAction::None,
+            ContextAction::Condensed => ManageAction::Condensed,
+            ContextAction::Truncated => ManageAction::Truncated,
+        },
         summary: outcome.summary,
         cost: outcome.cost,
         prev_context_tokens: outcome.prev_context_tokens,
@@ -418,7 +411,7 @@ fn will_manage(
     tokens: &TokenCache,
     params: WillManageContextParams,
 ) -> Result<WillManageContextResult, RpcError> {
-    let mode = count_mode(params.token_count_mode.as_deref())?;
+    let mode = count_mode(params.token_count_mode);
     let last_message_tokens = match (params.last_message_tokens, &params.last_message) {
         (Some(tokens), _) => tokens,
         (None, Some(message)) => with_counter(tokens, mode, |counter| {
@@ -431,12 +424,7 @@ fn will_manage(
         last_message_tokens,
         context_window: params.context_window,
         max_tokens: params.max_tokens,
-        settings: threshold_settings(
-            params.auto_condense_context,
-            params.auto_condense_context_percent,
-            params.profile_thresholds,
-            params.current_profile_id,
-        ),
+        settings: threshold_settings(params.thresholds),
     };
     let prev = input.total_tokens + last_message_tokens;
     Ok(WillManageContextResult {

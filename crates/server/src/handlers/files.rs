@@ -49,7 +49,7 @@ impl WaitingHandler for requests::FilesTrack {
             .await?;
         Ok(TrackResult {
             watched: watched.is_ok(),
-            not_watched_reason: watched.err().map(str::to_owned),
+            not_watched_reason: watched.err(),
             recovery,
         })
     }

@@ -49,19 +49,19 @@ pub fn read_source(
         .map_err(|e| format!("cannot read: {e}"))
 }
 
-fn kind_name(kind: FileDiagnosticKind) -> &'static str {
+fn wire_kind(kind: FileDiagnosticKind) -> FoldDiagnosticKind {
     match kind {
-        FileDiagnosticKind::SkippedByHost => "skipped",
-        FileDiagnosticKind::UnsupportedLanguage => "unsupportedLanguage",
-        FileDiagnosticKind::Binary => "binary",
-        FileDiagnosticKind::InvalidUtf8 => "invalidUtf8",
-        FileDiagnosticKind::TooLarge => "tooLarge",
-        FileDiagnosticKind::ParseTimeout => "parseTimeout",
-        FileDiagnosticKind::QueryTimeout => "queryTimeout",
-        FileDiagnosticKind::SyntaxErrors => "syntaxErrors",
-        FileDiagnosticKind::NoDefinitions => "noDefinitions",
-        FileDiagnosticKind::Truncated => "truncated",
-        FileDiagnosticKind::OverBudget => "overBudget",
+        FileDiagnosticKind::SkippedByHost => FoldDiagnosticKind::Skipped,
+        FileDiagnosticKind::UnsupportedLanguage => FoldDiagnosticKind::UnsupportedLanguage,
+        FileDiagnosticKind::Binary => FoldDiagnosticKind::Binary,
+        FileDiagnosticKind::InvalidUtf8 => FoldDiagnosticKind::InvalidUtf8,
+        FileDiagnosticKind::TooLarge => FoldDiagnosticKind::TooLarge,
+        FileDiagnosticKind::ParseTimeout => FoldDiagnosticKind::ParseTimeout,
+        FileDiagnosticKind::QueryTimeout => FoldDiagnosticKind::QueryTimeout,
+        FileDiagnosticKind::SyntaxErrors => FoldDiagnosticKind::SyntaxErrors,
+        FileDiagnosticKind::NoDefinitions => FoldDiagnosticKind::NoDefinitions,
+        FileDiagnosticKind::Truncated => FoldDiagnosticKind::Truncated,
+        FileDiagnosticKind::OverBudget => FoldDiagnosticKind::OverBudget,
     }
 }
 
@@ -83,14 +83,14 @@ pub fn fold_context(
 ) -> FoldContextResult {
     let base = base_folder(policy, params.cwd.as_deref());
     // Why each skipped input was skipped, keyed by position, so the reason kinds stay precise.
-    let mut host_kinds: Vec<Option<&'static str>> = Vec::with_capacity(params.paths.len());
+    let mut host_kinds: Vec<Option<FoldDiagnosticKind>> = Vec::with_capacity(params.paths.len());
     let inputs: Vec<FoldInput> = params
         .paths
         .iter()
         .map(|path| {
             // A cancelled request reads nothing more (its answer is dropped anyway).
             if roo_context_core::cancel::cancelled() {
-                host_kinds.push(Some("cancelled"));
+                host_kinds.push(Some(FoldDiagnosticKind::Cancelled));
                 return FoldInput {
                     display_path: path.clone(),
                     content: FoldContent::Skipped {
@@ -100,7 +100,7 @@ pub fn fold_context(
             }
             let decision = policy.check_access(&state.resolver, &state.fs, Some(&base), path);
             let content = if !decision.allowed() {
-                host_kinds.push(Some("blocked"));
+                host_kinds.push(Some(FoldDiagnosticKind::Blocked));
                 FoldContent::Skipped {
                     reason: "blocked by the ignore file".into(),
                 }
@@ -111,7 +111,7 @@ pub fn fold_context(
                         content
                     }
                     Err(reason) => {
-                        host_kinds.push(Some("unreadable"));
+                        host_kinds.push(Some(FoldDiagnosticKind::Unreadable));
                         FoldContent::Skipped { reason }
                     }
                 }
@@ -145,13 +145,13 @@ pub fn fold_context(
                     host_kind_by_path
                         .find(|(p, k)| **p == d.display_path && k.is_some())
                         .and_then(|(_, k)| k)
-                        .unwrap_or("skipped")
+                        .unwrap_or(FoldDiagnosticKind::Skipped)
                 } else {
-                    kind_name(d.kind)
+                    wire_kind(d.kind)
                 };
                 FoldDiagnostic {
                     path: d.display_path.clone(),
-                    kind: kind.to_owned(),
+                    kind,
                     included: d.included,
                     message: d.message.clone(),
                 }

@@ -138,7 +138,7 @@ impl Handler for requests::TokensCount {
         params: CountTokensParams,
     ) -> Result<CountTokensResult, RpcError> {
         let cache = &*snapshot.tokens;
-        let mode = Mode::parse(params.mode.as_deref()).map_err(|e| RpcError::field("mode", e))?;
+        let mode = params.mode.unwrap_or(Mode::Exact);
         match (params.text, params.blocks, params.messages) {
             (Some(text), None, None) => Ok(CountTokensResult {
                 total: with_counter(cache, mode, |c| {

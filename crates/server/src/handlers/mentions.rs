@@ -26,6 +26,7 @@ use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::request::Request;
 
 use roo_context_protocol::requests;
+use roo_context_protocol::workspace::Flavor;
 
 use super::{Handler, Snapshot, WaitingHandler, base_folder};
 use crate::host_call::{HostCallError, call_host};
@@ -94,8 +95,8 @@ fn to_wire(parsed: ParsedMentions) -> ParseMentionsResult {
             .into_iter()
             .map(|b| MentionContentBlock {
                 block_type: match b.block_type {
-                    core::BlockType::File => "file".into(),
-                    core::BlockType::Folder => "folder".into(),
+                    core::BlockType::File => MentionBlockType::File,
+                    core::BlockType::Folder => MentionBlockType::Folder,
                 },
                 path: b.path,
                 content: b.content,
@@ -145,7 +146,7 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
         resolver: &ctx.state.resolver,
         cwd: &ctx.cwd,
         show_ignored_files: ctx.options.show_roo_ignored_files.unwrap_or(false),
-        zoo_wording: ctx.state.settings().flavor.as_deref() == Some("zoo"),
+        zoo_wording: ctx.state.settings().flavor == Some(Flavor::Zoo),
     };
     let files = plan
         .fetches
@@ -298,7 +299,7 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
 /// Asks the host; the error message names what went wrong, the diagnostic says it for machines.
 async fn ask_host(
     ctx: &Context,
-    kind: &str,
+    kind: HostMentionKind,
     value: &str,
 ) -> (Result<String, String>, Option<core::MentionDiagnostic>) {
     let Some(client) = &ctx.host else {
@@ -316,7 +317,7 @@ async fn ask_host(
         .host_timeout_ms
         .unwrap_or(DEFAULT_HOST_TIMEOUT_MS);
     let params = ResolveMentionParams {
-        kind: kind.to_owned(),
+        kind,
         value: value.to_owned(),
         cwd: ctx.cwd.to_string_lossy().into_owned(),
         task_id: ctx.options.task_id.clone(),
@@ -368,9 +369,9 @@ async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::Men
                 None,
             )
         }
-        Fetch::Problems => ask_host(ctx, "problems", "problems").await,
-        Fetch::Terminal => ask_host(ctx, "terminal", "terminal").await,
-        Fetch::Url(url) => ask_host(ctx, "url", url).await,
+        Fetch::Problems => ask_host(ctx, HostMentionKind::Problems, "problems").await,
+        Fetch::Terminal => ask_host(ctx, HostMentionKind::Terminal, "terminal").await,
+        Fetch::Url(url) => ask_host(ctx, HostMentionKind::Url, url).await,
     };
     (Fetched::Text(value), diagnostic)
 }

@@ -2,6 +2,7 @@
 //! `task_metadata.json`, fed through a mailbox so no update is lost.
 
 use super::*;
+use roo_context_protocol::files::FileChangeKind;
 
 /// Paths read by the agent, and the recovery of a corrupt file if this opened the task.
 pub(super) type FilesRead = (Vec<String>, Option<MetadataRecovery>);
@@ -148,14 +149,15 @@ impl TaskActor {
                     } => {
                         if let Some(change) = task.observe(&key, observed, &hint, now) {
                             dirty = true;
-                            let new_path = match &change.kind {
-                                ChangeKind::Renamed { to } => to.clone(),
-                                _ => None,
+                            let (kind, new_path) = match change.kind {
+                                ChangeKind::Modified => (FileChangeKind::Modified, None),
+                                ChangeKind::Deleted => (FileChangeKind::Deleted, None),
+                                ChangeKind::Renamed { to } => (FileChangeKind::Renamed, to),
                             };
                             notices.push(FileDidChangeParams {
                                 task_id: self.task_id.clone(),
                                 path: change.path,
-                                kind: change.kind.as_str().to_owned(),
+                                kind,
                                 new_path,
                             });
                         }

@@ -14,12 +14,11 @@ use notify::EventKind;
 use notify::event::{ModifyKind, RenameMode};
 use roo_context_core::access::Policy;
 use roo_context_core::fs::{GateRefusal, GatedFile, OsFs, open_gated};
-use roo_context_core::path::normalize_lexically;
 use roo_context_core::tracker::{
     ChangeHint, ChangeKind, Fingerprint, MetadataError, RecordSource, TASK_METADATA_FILE,
     TaskFiles, TaskMetadata,
 };
-use roo_context_protocol::files::{FileDidChangeParams, MetadataRecovery};
+use roo_context_protocol::files::{FileDidChangeParams, MetadataRecovery, NotWatchedReason};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use crate::state::SharedState;
@@ -260,7 +259,12 @@ impl FileTracker {
     /// Resolves `path` (relative to `cwd` or the first folder) and, when it lies in a workspace
     /// folder and may be read, adds it to the watch index. Returns the absolute path, or why it
     /// is not watched.
-    fn watch(&self, task_id: &str, path: &str, cwd: Option<&str>) -> Result<PathBuf, &'static str> {
+    fn watch(
+        &self,
+        task_id: &str,
+        path: &str,
+        cwd: Option<&str>,
+    ) -> Result<PathBuf, NotWatchedReason> {
         self.watch_or_check(task_id, path, cwd, true)
     }
 
@@ -272,18 +276,15 @@ impl FileTracker {
         path: &str,
         cwd: Option<&str>,
         add: bool,
-    ) -> Result<PathBuf, &'static str> {
+    ) -> Result<PathBuf, NotWatchedReason> {
         let policy = self.state.policy();
-        let base = match cwd {
-            Some(cwd) => normalize_lexically(policy.base(), cwd),
-            None => policy.base().to_path_buf(),
-        };
+        let base = crate::handlers::base_folder(&policy, cwd);
         let decision = policy.check_access(&self.state.resolver, &self.state.fs, Some(&base), path);
         if decision.folder.is_none() {
-            return Err("outsideWorkspace");
+            return Err(NotWatchedReason::OutsideWorkspace);
         }
         if !decision.allowed() {
-            return Err("blocked");
+            return Err(NotWatchedReason::Blocked);
         }
         let resolved = self.state.resolver.resolve(&base, path, &self.state.fs);
         let watch = Watch {
@@ -296,7 +297,7 @@ impl FileTracker {
             return if self.index.get(&resolved.lexical).contains(&watch) {
                 Ok(resolved.lexical)
             } else {
-                Err("notTracked")
+                Err(NotWatchedReason::NotTracked)
             };
         }
         if resolved.canonical != resolved.lexical {
@@ -316,7 +317,7 @@ impl FileTracker {
         source: RecordSource,
         content: Option<&str>,
         cwd: Option<&str>,
-    ) -> Result<(Result<(), &'static str>, Option<MetadataRecovery>), TrackerError> {
+    ) -> Result<(Result<(), NotWatchedReason>, Option<MetadataRecovery>), TrackerError> {
         let handle = self.open(task_id, Some(storage))?;
         let watched = self.watch(task_id, path, cwd);
         let seen = match (&watched, content) {
@@ -433,6 +434,7 @@ impl FileTracker {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use roo_context_protocol::files::FileChangeKind;
     use roo_context_protocol::workspace::Settings;
 
     fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Arc<SharedState>) {
@@ -473,8 +475,8 @@ mod tests {
         tracker.sink().on_notify_event(&Ok(overflow));
         let change = next_change(&mut changes).await;
         assert_eq!(
-            (change.path.as_str(), change.kind.as_str()),
-            ("a.ts", "modified")
+            (change.path.as_str(), change.kind),
+            ("a.ts", FileChangeKind::Modified)
         );
         // A watcher error is an overflow too.
         std::fs::remove_file(dir.path().join("b.ts")).unwrap();
@@ -483,8 +485,8 @@ mod tests {
             .on_notify_event(&Err(notify::Error::generic("queue overflow")));
         let change = next_change(&mut changes).await;
         assert_eq!(
-            (change.path.as_str(), change.kind.as_str()),
-            ("b.ts", "deleted")
+            (change.path.as_str(), change.kind),
+            ("b.ts", FileChangeKind::Deleted)
         );
         assert_eq!(
             tracker.take_recently_modified("t").await.unwrap(),
@@ -509,7 +511,7 @@ mod tests {
             .add_path(dir.path().join("new"));
         tracker.sink().on_notify_event(&Ok(rename));
         let change = next_change(&mut changes).await;
-        assert_eq!(change.kind, "renamed");
+        assert_eq!(change.kind, FileChangeKind::Renamed);
         assert_eq!(change.new_path.as_deref(), Some("new/a.ts"));
     }
 
