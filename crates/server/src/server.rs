@@ -30,7 +30,7 @@ use roo_context_fold::OutlineCache;
 /// with the handler its lane calls for: a `waiting` row needs a [`WaitingHandler`], the others a
 /// [`Handler`]. A row without its handler does not compile.
 macro_rules! register_rows {
-    ($($marker:ident = $name:ident, $params:ty => $result:ty, $lane:ident;)*) => {
+    ($($(#[doc = $doc:literal])* $marker:ident = $name:ident $wire:literal, $params:ty => $result:ty, $lane:ident;)*) => {
         fn register_requests(
             builder: tower_lsp_server::LspServiceBuilder<Backend>,
         ) -> tower_lsp_server::LspServiceBuilder<Backend> {
