@@ -405,6 +405,11 @@ impl Handler for requests::ContextWillManage {
     ) -> Result<WillManageContextResult, RpcError> {
         will_manage(&snapshot.tokens, params)
     }
+
+    /// Only counting `lastMessage` grows with the input; numbers alone need no heavy slot.
+    fn heavy(params: &WillManageContextParams) -> bool {
+        params.last_message_tokens.is_none() && params.last_message.is_some()
+    }
 }
 
 fn will_manage(
@@ -448,5 +453,10 @@ impl Handler for requests::ContextClassifyError {
         Ok(ClassifyErrorResult {
             is_context_window_error: is_context_window_exceeded_error(&params.error),
         })
+    }
+
+    /// One pass over one error object: on the blocking pool, but never queued behind heavy work.
+    fn heavy(_params: &ClassifyErrorParams) -> bool {
+        false
     }
 }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::join_all;
+use roo_context_core::access::Policy;
 use roo_context_core::fs::OsFs;
 use roo_context_core::mentions::git::{
     COMMIT_INFO_FORMAT, GIT_FILTERABLE_DIFF_ARGS, GIT_NOT_INSTALLED, NOT_A_GIT_REPOSITORY,
@@ -50,6 +51,9 @@ impl Request for ResolveMention {
 #[derive(Clone)]
 struct Context {
     state: Arc<SharedState>,
+    /// The access rule in force when the request arrived (blocking work judges by it, not by a
+    /// later one).
+    policy: Arc<Policy>,
     host: Option<Client>,
     tracker: Option<Arc<FileTracker>>,
     cwd: PathBuf,
@@ -76,9 +80,11 @@ impl Services {
 }
 
 fn context(state: &Arc<SharedState>, services: Services, options: MentionOptions) -> Context {
-    let cwd = base_folder(&state.policy(), options.cwd.as_deref());
+    let policy = state.policy();
+    let cwd = base_folder(&policy, options.cwd.as_deref());
     Context {
         state: state.clone(),
+        policy,
         host: services.host,
         tracker: services.tracker,
         cwd,
@@ -125,10 +131,10 @@ fn to_wire(parsed: ParsedMentions) -> ParseMentionsResult {
 /// Plans the text and reads every path mention (blocking work).
 fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fetched>>) {
     let fs = OsFs;
-    let policy = ctx.state.policy();
+    let policy = &ctx.policy;
     let catalog = FolderCommandCatalog::new(
         &fs,
-        &policy,
+        policy,
         &ctx.state.resolver,
         Some(&ctx.cwd),
         ctx.home.as_deref(),
@@ -142,7 +148,7 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
     let plan = plan_mentions(text, &catalog);
     let reader = MentionReader {
         fs: &fs,
-        policy: &policy,
+        policy,
         resolver: &ctx.state.resolver,
         cwd: &ctx.cwd,
         show_ignored_files: ctx.options.show_roo_ignored_files.unwrap_or(false),
