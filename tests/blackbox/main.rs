@@ -17,6 +17,7 @@ mod gate;
 mod guard;
 mod history;
 mod images;
+mod in_process;
 mod lifecycle;
 mod mentions;
 mod ordering;
