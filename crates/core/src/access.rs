@@ -368,6 +368,20 @@ impl Policy {
         }
     }
 
+    /// Judges what the read gate opened: its real path ([`Policy::allows_real_path`]) and its
+    /// other names. A file with more than one hard link is refused while any folder has an
+    /// ignore file: its other names cannot be found (no reverse lookup short of walking every
+    /// folder), and one of them may be blocked (`ln secrets/key.pem src/notes.txt`). Without
+    /// an ignore file nothing is blocked, so nothing can be exposed and nothing is refused.
+    pub fn allows_opened(&self, opened: &crate::fs::OpenedObject<'_>) -> bool {
+        self.allows_real_path(opened.real_path) && self.allows_links(opened.links)
+    }
+
+    /// The hard-link half of [`Policy::allows_opened`]: one name, or no ignore file anywhere.
+    pub fn allows_links(&self, links: u64) -> bool {
+        links <= 1 || self.folders.iter().all(|f| f.ignore.is_none())
+    }
+
     /// Judges a real path (every link already resolved: what the read gate opened). The
     /// second half of the access rule, applied to the object rather than to a name.
     pub fn allows_real_path(&self, real: &Path) -> bool {

@@ -322,8 +322,8 @@ fn read_file_text(
     absolute: &Path,
     limit: usize,
 ) -> Result<FileText, GateRefusal> {
-    let mut file = open_gated(fs, absolute, MENTION_READ_BOUND, false, &|real| {
-        policy.allows_real_path(real)
+    let mut file = open_gated(fs, absolute, MENTION_READ_BOUND, false, &|opened| {
+        policy.allows_opened(opened)
     })?;
     let extension = absolute
         .extension()
