@@ -21,6 +21,7 @@ mod lifecycle;
 mod mentions;
 mod ordering;
 mod parity;
+mod redteam;
 mod reload;
 mod resync;
 mod security;

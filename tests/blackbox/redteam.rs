@@ -1,0 +1,147 @@
+//! Red-team classes over stdio that the first gate tests did not cover: a hard link to a
+//! blocked file, a name in another Unicode normalisation form than its rule, and a workspace
+//! root that is a link retargeted while the server runs. Every reader is asked; no answer may
+//! carry a byte of the blocked file.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Fixture, Server, file_uri};
+
+const SECRET: &str = "redTeamSecretName";
+
+fn body(name: &str) -> String {
+    format!("export function {name}() {{\n  const a = 1;\n  const b = 2;\n  return a + b;\n}}\n")
+}
+
+fn start(root: &Path, home: &Path) -> Server {
+    let home = home.to_string_lossy().into_owned();
+    let mut server = Server::spawn_with_env(&[("HOME", home.as_str())]);
+    server.initialize(&[root], Value::Null).expect("initialize");
+    server
+}
+
+/// Every reader of `path` (relative to `root`, or absolute): validateAccess, folded context,
+/// outline, symbols, folding ranges and a file mention. Returns the access verdict and the
+/// answers.
+fn read_everything(server: &mut Server, root: &Path, path: &str) -> (bool, Vec<Value>) {
+    let access = server.call("roo/ignore/validateAccess", json!({"paths": [path]}));
+    let allowed = access["results"][0]["allowed"].as_bool().unwrap();
+    let absolute = if path.starts_with('/') {
+        Path::new(path).to_path_buf()
+    } else {
+        root.join(path)
+    };
+    let uri = file_uri(&absolute);
+    let mut answers = vec![
+        server.call("roo/fold/context", json!({"paths": [path]})),
+        server.call(
+            "textDocument/documentSymbol",
+            json!({"textDocument": {"uri": uri}}),
+        ),
+        server.call(
+            "textDocument/foldingRange",
+            json!({"textDocument": {"uri": uri}}),
+        ),
+    ];
+    if let Ok(outline) = server.request("roo/fold/outline", json!({"path": path})) {
+        answers.push(outline);
+    }
+    if !path.starts_with('/') {
+        answers.push(server.call(
+            "roo/mentions/parse",
+            json!({"text": format!("@/{path} please")}),
+        ));
+    }
+    (allowed, answers)
+}
+
+fn assert_no_secret(answers: &[Value], what: &str) {
+    for answer in answers {
+        assert!(!answer.to_string().contains(SECRET), "{what}: {answer}");
+    }
+}
+
+#[test]
+fn a_hard_link_to_a_blocked_file_reaches_no_reader() {
+    let fixture = Fixture::new(&[
+        (".rooignore", "secrets/\n"),
+        ("secrets/token.ts", &body(SECRET)),
+        ("src/app.ts", &body("app")),
+    ]);
+    std::fs::hard_link(
+        fixture.path("secrets/token.ts"),
+        fixture.path("src/copy.ts"),
+    )
+    .unwrap();
+    std::fs::create_dir_all(fixture.path(".roo/commands")).unwrap();
+    std::fs::hard_link(
+        fixture.path("secrets/token.ts"),
+        fixture.path(".roo/commands/setup.md"),
+    )
+    .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(fixture.root(), home.path());
+    let (_, answers) = read_everything(&mut server, fixture.root(), "src/copy.ts");
+    assert_no_secret(&answers, "src/copy.ts");
+    let folder = server.call("roo/mentions/parse", json!({"text": "@/src/ and /setup"}));
+    assert_no_secret(&[folder.clone()], "folder mention and command");
+    // The ordinary file next to it is still read.
+    assert!(folder.to_string().contains("function app"), "{folder}");
+}
+
+#[test]
+fn a_name_in_another_normalisation_form_than_its_rule_is_blocked() {
+    let composed = "caf\u{e9}.ts";
+    let decomposed = "cafe\u{301}.ts";
+    for (rule, name) in [(composed, decomposed), (decomposed, composed)] {
+        let fixture = Fixture::new(&[
+            (".rooignore", &format!("{rule}\n")),
+            (name, &body(SECRET)),
+            ("src/app.ts", &body("app")),
+        ]);
+        let home = tempfile::tempdir().unwrap();
+        let mut server = start(fixture.root(), home.path());
+        let (allowed, answers) = read_everything(&mut server, fixture.root(), name);
+        assert!(!allowed, "rule {rule:?} must block {name:?}");
+        assert_no_secret(&answers, name);
+        let folder = server.call("roo/mentions/parse", json!({"text": "@/ please"}));
+        assert_no_secret(&[folder], "root folder mention");
+    }
+}
+
+#[test]
+fn a_workspace_root_link_retargeted_while_serving_judges_its_new_target() {
+    let base = tempfile::tempdir().unwrap();
+    let first = base.path().join("first");
+    let second = base.path().join("second");
+    for (folder, rules) in [(&first, "first-secret.ts\n"), (&second, "other.ts\n")] {
+        std::fs::create_dir_all(folder.join("src")).unwrap();
+        std::fs::write(folder.join(".rooignore"), rules).unwrap();
+    }
+    std::fs::write(second.join("other.ts"), body(SECRET)).unwrap();
+    let root = base.path().join("current");
+    std::os::unix::fs::symlink(&first, &root).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(&root, home.path());
+    // Swapped as deployments do: a new link renamed over the old one.
+    let staged = base.path().join("current.next");
+    std::os::unix::fs::symlink(&second, &staged).unwrap();
+    std::fs::rename(&staged, &root).unwrap();
+    let reloaded = server.notification("roo/ignore/didReload");
+    assert_eq!(reloaded["ruleCount"], 3, "{reloaded}");
+    let real = second.canonicalize().unwrap().join("other.ts");
+    let real = real.to_string_lossy().into_owned();
+    for path in ["other.ts", real.as_str()] {
+        let (allowed, answers) = read_everything(&mut server, &root, path);
+        assert!(!allowed, "{path} allowed after the root moved");
+        assert_no_secret(&answers, path);
+    }
+    let status = server.call("roo/workspace/status", json!({}));
+    assert_eq!(
+        status["folders"][0]["canonicalPath"],
+        second.canonicalize().unwrap().to_string_lossy().as_ref(),
+        "{status}"
+    );
+}
