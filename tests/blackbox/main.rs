@@ -7,6 +7,7 @@ mod raw;
 mod access;
 mod caches;
 mod cancel_fold;
+mod cancel_heavy;
 mod cli;
 mod context;
 mod demo;

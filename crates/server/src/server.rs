@@ -479,7 +479,11 @@ impl Backend {
     async fn context_will_manage(&self, params: Value) -> Result<Value> {
         guarded(methods::CONTEXT_WILL_MANAGE, async {
             let params = decode(params)?;
-            encode(context::will_manage(&self.tokens, params)?)
+            // Counting a long last message is heavy: on the blocking pool, cancellable.
+            let tokens = self.tokens.clone();
+            let result =
+                crate::rpc::blocking(move || context::will_manage(&tokens, params)).await?;
+            encode(result?)
         })
         .await
     }
@@ -723,6 +727,9 @@ impl LanguageServer for Backend {
                 found
                     .symbols
                     .iter()
+                    // Building the answer is the long part (a 2 MB Markdown file of headers):
+                    // a cancelled request stops here (its answer is never sent).
+                    .take_while(|_| !roo_context_core::cancel::cancelled())
                     .map(|s| to_lsp_symbol(&index, s))
                     .collect::<Vec<_>>(),
             )
