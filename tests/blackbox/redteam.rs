@@ -145,3 +145,33 @@ fn a_workspace_root_link_retargeted_while_serving_judges_its_new_target() {
         "{status}"
     );
 }
+
+#[test]
+fn a_path_past_path_max_with_a_link_in_its_middle_is_blocked() {
+    let fixture = Fixture::new(&[
+        (".rooignore", "secrets/\n"),
+        ("secrets/x.ts", &body(SECRET)),
+    ]);
+    // 25 folders of 200 bytes, then `mid -> secrets`: over 4096 bytes, so nobody can `lstat`
+    // (or open) it by name, and the link in its middle cannot be seen. Built with relative
+    // steps, as a path this long can only be.
+    let folder = "d".repeat(200);
+    let script = format!(
+        "for i in $(seq 25); do mkdir {folder} && cd -P {folder} || exit 1; done; ln -s {} mid",
+        fixture.path("secrets").display()
+    );
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(&script)
+        .current_dir(fixture.root())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let deep = format!("{}/mid/x.ts", vec![folder.as_str(); 25].join("/"));
+    assert!(deep.len() > 4096);
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(fixture.root(), home.path());
+    let (allowed, answers) = read_everything(&mut server, fixture.root(), &deep);
+    assert!(!allowed, "a path nobody can resolve was allowed");
+    assert_no_secret(&answers, "deep path");
+}

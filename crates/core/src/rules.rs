@@ -73,7 +73,10 @@ struct FolderMemo {
 const FOLDER_MEMO_BYTES: usize = 4 * 1024 * 1024;
 
 /// Longest relative path matched; a longer one is always matched (blocked or protected).
-pub const MAX_MATCHED_PATH_BYTES: usize = 8 * 1024;
+/// Linux's `PATH_MAX` (4096 bytes with the NUL): nothing that long can be opened by its name,
+/// and the resolver cannot `lstat` it either, so a link in its middle (`deep/.../mid ->
+/// secrets`) could never be seen: judged by its lexical form alone it would pass.
+pub const MAX_MATCHED_PATH_BYTES: usize = 4096;
 
 /// The pattern reported for every path of a rule set that could not be compiled.
 pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
