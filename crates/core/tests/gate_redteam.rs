@@ -326,3 +326,25 @@ fn a_name_that_looks_like_the_kernels_deleted_mark_is_judged_by_its_object() {
         "Blocked"
     );
 }
+
+#[test]
+fn a_negation_with_an_invalid_byte_re_includes_nothing() {
+    // Latin-1 names: the user re-includes `geheim\xe4.ts` only; read with U+FFFD the negation
+    // would also re-include `geheim\xf6.ts` (and every other invalid byte there).
+    let file = IgnoreFile::from_bytes(".rooignore", b"geheim*\n!geheim\xe4.ts\n");
+    assert!(file.rules.matched("geheim\u{fffd}.ts").is_some());
+    assert!(file.rules.matched("geheimnis.ts").is_some());
+    assert!(
+        file.rules
+            .diagnostics
+            .iter()
+            .any(|d| d.line == 2 && d.message.contains("dropped")),
+        "{:?}",
+        file.rules.diagnostics
+    );
+    // The instructions still show the file as written (lossily).
+    assert!(file.instructions().contains("!geheim\u{fffd}.ts"));
+    // A positive rule with an invalid byte keeps blocking every such name.
+    let file = IgnoreFile::from_bytes(".rooignore", b"geheim\xe4.ts\n");
+    assert!(file.rules.matched("geheim\u{fffd}.ts").is_some());
+}
