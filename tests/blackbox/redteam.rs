@@ -175,3 +175,57 @@ fn a_path_past_path_max_with_a_link_in_its_middle_is_blocked() {
     assert!(!allowed, "a path nobody can resolve was allowed");
     assert_no_secret(&answers, "deep path");
 }
+
+fn git(root: &Path, args: &[&str]) {
+    let output = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(["-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(root)
+        .output()
+        .expect("git runs");
+    assert!(output.status.success(), "git {args:?}: {output:?}");
+}
+
+/// `.gitattributes` and `.git/config` are files an agent can write: a `textconv` or clean
+/// filter driver is a command, and its output (the blocked file) would show as the diff of an
+/// allowed path in `@git-changes` and `@<commit>`.
+#[test]
+fn git_attribute_drivers_cannot_carry_a_blocked_file_into_a_git_mention() {
+    let fixture = Fixture::new(&[
+        (".rooignore", "secrets/\n"),
+        ("secrets/k.txt", &format!("{SECRET}\n")),
+        ("src/a.txt", "hello\n"),
+    ]);
+    let root = fixture.root();
+    git(root, &["init", "-q"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "one"]);
+    fixture.write(".gitattributes", "src/a.txt diff=leak filter=leak\n");
+    git(root, &["config", "diff.leak.textconv", "cat secrets/k.txt"]);
+    git(
+        root,
+        &["config", "filter.leak.clean", "cat secrets/k.txt -"],
+    );
+    fixture.write("src/a.txt", "hello changed\n");
+    let home = tempfile::tempdir().unwrap();
+    let mut server = start(root, home.path());
+    let changes = server.call("roo/mentions/parse", json!({"text": "@git-changes now"}));
+    assert_no_secret(&[changes.clone()], "@git-changes");
+    assert!(changes.to_string().contains("hello changed"), "{changes}");
+    // Committed without the drivers (so the commit itself holds no secret), shown with them.
+    git(root, &["-c", "filter.leak.clean=cat", "add", "src/a.txt"]);
+    git(root, &["commit", "-qm", "two"]);
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    let head = String::from_utf8(head.stdout).unwrap();
+    let commit = server.call(
+        "roo/mentions/parse",
+        json!({"text": format!("@{} now", head.trim())}),
+    );
+    assert_no_secret(&[commit.clone()], "@<commit>");
+    assert!(commit.to_string().contains("hello changed"), "{commit}");
+}
