@@ -407,6 +407,17 @@ impl FileSystem for OsFs {
                 reader: Box::new(io::empty()),
             });
         }
+        // No link anywhere on the way: the name opened is where the object is.
+        if let Some(file) = open_without_links(path)? {
+            let metadata = file.metadata()?;
+            return Ok(OpenedFile {
+                real_path: path.to_path_buf(),
+                kind: kind_of(metadata.file_type()),
+                len: metadata.len(),
+                links: link_count(&metadata),
+                reader: Box::new(file),
+            });
+        }
         let file = open_nonblocking(path)?;
         let metadata = file.metadata()?;
         let kind = kind_of(metadata.file_type());
@@ -434,6 +445,43 @@ fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
         .read(true)
         .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY | libc::O_CLOEXEC)
         .open(path)
+}
+
+/// Opens `path` as [`open_nonblocking`] does, but only if no component of it is a symlink
+/// (`openat2` with `RESOLVE_NO_SYMLINKS`, Linux 5.6): then the object opened lies at `path`
+/// itself, which is its real path when `path` is absolute and has no `.` or `..`. `Ok(None)`
+/// when that cannot be used here (a link on the way, a path with `..`, an older kernel or a
+/// sandbox without the call): the caller then resolves the descriptor's real path.
+#[cfg(target_os = "linux")]
+fn open_without_links(path: &Path) -> io::Result<Option<std::fs::File>> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    let plain = path.is_absolute()
+        && path
+            .components()
+            .skip(1)
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain {
+        return Ok(None);
+    }
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    match rustix::fs::openat2(
+        rustix::fs::CWD,
+        path,
+        flags,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS,
+    ) {
+        Ok(fd) => Ok(Some(std::fs::File::from(fd))),
+        Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV)
+        | Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM | rustix::io::Errno::INVAL)
+        | Err(rustix::io::Errno::AGAIN | rustix::io::Errno::TOOBIG) => Ok(None),
+        Err(other) => Err(other.into()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_without_links(_: &Path) -> io::Result<Option<std::fs::File>> {
+    Ok(None)
 }
 
 #[cfg(not(unix))]
