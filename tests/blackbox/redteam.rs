@@ -86,7 +86,7 @@ fn a_hard_link_to_a_blocked_file_reaches_no_reader() {
     let (_, answers) = read_everything(&mut server, fixture.root(), "src/copy.ts");
     assert_no_secret(&answers, "src/copy.ts");
     let folder = server.call("roo/mentions/parse", json!({"text": "@/src/ and /setup"}));
-    assert_no_secret(&[folder.clone()], "folder mention and command");
+    assert_no_secret(std::slice::from_ref(&folder), "folder mention and command");
     // The ordinary file next to it is still read.
     assert!(folder.to_string().contains("function app"), "{folder}");
 }
@@ -211,7 +211,7 @@ fn git_attribute_drivers_cannot_carry_a_blocked_file_into_a_git_mention() {
     let home = tempfile::tempdir().unwrap();
     let mut server = start(root, home.path());
     let changes = server.call("roo/mentions/parse", json!({"text": "@git-changes now"}));
-    assert_no_secret(&[changes.clone()], "@git-changes");
+    assert_no_secret(std::slice::from_ref(&changes), "@git-changes");
     assert!(changes.to_string().contains("hello changed"), "{changes}");
     // Committed without the drivers (so the commit itself holds no secret), shown with them.
     git(root, &["-c", "filter.leak.clean=cat", "add", "src/a.txt"]);
@@ -226,6 +226,6 @@ fn git_attribute_drivers_cannot_carry_a_blocked_file_into_a_git_mention() {
         "roo/mentions/parse",
         json!({"text": format!("@{} now", head.trim())}),
     );
-    assert_no_secret(&[commit.clone()], "@<commit>");
+    assert_no_secret(std::slice::from_ref(&commit), "@<commit>");
     assert!(commit.to_string().contains("hello changed"), "{commit}");
 }
