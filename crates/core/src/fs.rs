@@ -145,6 +145,11 @@ pub enum GateRefusal {
     NotRegular,
     /// The opened object's real path is blocked (a link, or a swap since it was judged by name).
     Blocked,
+    /// Its real path is allowed, but it has other names (hard links) that cannot be judged.
+    HardLinked {
+        /// Its number of names.
+        links: u64,
+    },
     /// It is larger than the caller's bound.
     TooLarge {
         /// Its size.
@@ -163,6 +168,11 @@ impl std::fmt::Display for GateRefusal {
                 "not a regular file (a FIFO, socket, device or /proc or /sys file is never read)",
             ),
             GateRefusal::Blocked => f.write_str("access blocked by the ignore file"),
+            GateRefusal::HardLinked { links } => write!(
+                f,
+                "not read: it has {links} hard links, and another name of it may be blocked by \
+                 the ignore file"
+            ),
             GateRefusal::TooLarge { len, limit } => {
                 write!(f, "file too large ({len} bytes, limit {limit})")
             }
@@ -247,11 +257,20 @@ pub fn open_gated(
     if is_kernel_pseudo_file(&opened.real_path) {
         return Err(GateRefusal::NotRegular);
     }
-    if !allowed(&OpenedObject {
+    let object = OpenedObject {
         real_path: &opened.real_path,
         links: opened.links,
-    }) {
-        return Err(GateRefusal::Blocked);
+    };
+    if !allowed(&object) {
+        // Say why when the links alone decided it.
+        let single = OpenedObject { links: 1, ..object };
+        return Err(if object.links > 1 && allowed(&single) {
+            GateRefusal::HardLinked {
+                links: object.links,
+            }
+        } else {
+            GateRefusal::Blocked
+        });
     }
     if refuse_larger && opened.len > bound {
         return Err(GateRefusal::TooLarge {

@@ -69,9 +69,10 @@ fn a_hard_link_to_a_blocked_file_is_refused_while_an_ignore_file_is_active() {
     let guarded = policy(&fs, Some("secrets/\n"));
     assert_eq!(
         gate(&fs, &guarded, "/ws/src/notes.txt").unwrap_err(),
-        "Blocked"
+        "HardLinked { links: 3 }"
     );
     assert_eq!(gate(&fs, &guarded, "/ws/src/a.ts").as_deref(), Ok("fine"));
+    assert!(mention(&fs, &guarded, "src/notes.txt").contains("3 hard links"));
     for path in ["src/notes.txt", "src/"] {
         let text = mention(&fs, &guarded, path);
         assert!(!text.contains(SECRET), "{path}: {text}");
@@ -101,7 +102,7 @@ fn a_real_hard_link_is_refused_by_the_os_gate() {
     let notes = root.join("notes.txt");
     assert_eq!(
         gate(&OsFs, &guarded, &notes.to_string_lossy()).unwrap_err(),
-        "Blocked"
+        "HardLinked { links: 2 }"
     );
     let plain = root.join("plain.txt");
     assert_eq!(

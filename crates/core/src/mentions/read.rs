@@ -509,6 +509,9 @@ impl MentionReader<'_> {
                 "[read_file for '{p}']\n{}",
                 Self::ignored_note(self.zoo_wording)
             )),
+            Err(refusal @ GateRefusal::HardLinked { .. }) => error_block(format!(
+                "[read_file for '{p}']\nError: Unable to read ({refusal})"
+            )),
             Err(GateRefusal::NotRegular | GateRefusal::Directory) => error_block(format!(
                 "[read_file for '{p}']\nError: Unable to read (not a file or directory)"
             )),
