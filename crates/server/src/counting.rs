@@ -11,6 +11,12 @@ pub struct CachedCounter<'a>(pub &'a TokenCache);
 
 impl TokenCounter for CachedCounter<'_> {
     fn count_text(&self, text: &str) -> usize {
+        // A cancelled request's answer is never sent: every count left costs nothing (and is
+        // not cached), so `$/cancelRequest` frees the blocking-pool slot of a token count, a
+        // context management or a threshold check at the next text.
+        if roo_context_core::cancel::cancelled() {
+            return 0;
+        }
         // What the model sees: a lone surrogate the host sent is U+FFFD, as in the original.
         self.0.count_exact(&wire_text::model_text(text))
     }

@@ -415,6 +415,9 @@ impl LanguageServer for Backend {
                 found
                     .symbols
                     .iter()
+                    // Building the answer is the long part (a 2 MB Markdown file of headers):
+                    // a cancelled request stops here (its answer is never sent).
+                    .take_while(|_| !roo_context_core::cancel::cancelled())
                     .map(|s| to_lsp_symbol(&index, s))
                     .collect::<Vec<_>>(),
             )

@@ -34,8 +34,8 @@ pub fn read_source(
     if let Some(text) = documents.get(absolute) {
         return Ok(FoldContent::Text(text));
     }
-    let file = open_gated(&state.fs, absolute, MAX_READ_BYTES, true, &|real| {
-        policy.allows_real_path(real)
+    let file = open_gated(&state.fs, absolute, MAX_READ_BYTES, true, &|opened| {
+        policy.allows_opened(opened)
     })
     .map_err(|refusal| match refusal {
         GateRefusal::TooLarge { len, limit } => {
@@ -43,10 +43,13 @@ pub fn read_source(
         }
         other => other.to_string(),
     })?;
-    // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
-    file.read_all()
-        .map(|bytes| FoldContent::Bytes(wire_text::encode_bytes(&bytes).into_owned()))
-        .map_err(|e| format!("cannot read: {e}"))
+    // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire (almost
+    // never there: the bytes are then kept as read, not copied).
+    let bytes = file.read_all().map_err(|e| format!("cannot read: {e}"))?;
+    Ok(FoldContent::Bytes(match wire_text::encode_bytes(&bytes) {
+        std::borrow::Cow::Owned(encoded) => encoded,
+        std::borrow::Cow::Borrowed(_) => bytes,
+    }))
 }
 
 fn wire_kind(kind: FileDiagnosticKind) -> FoldDiagnosticKind {

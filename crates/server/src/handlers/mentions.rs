@@ -202,6 +202,21 @@ fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
+/// Runs `git` in `cwd` with the repository's attributes switched off (`--attr-source` set to
+/// the empty tree, git 2.40 or later): `.gitattributes` can name filter and diff drivers whose
+/// commands run while git diffs a working tree (`filter=x` with `filter.x.clean = cat
+/// secrets/key -` in `.git/config`, both files an agent can write), and their output would show
+/// as the content of an allowed path. An older git refuses the option, and the mention then says
+/// it failed rather than show what it cannot vouch for.
+fn git_without_attributes(cwd: &Path, args: &[&str]) -> Result<String, String> {
+    // The empty tree in the repository's own hash (SHA-1 or SHA-256).
+    let empty_tree = git(cwd, &["hash-object", "-t", "tree", "/dev/null"])?;
+    let attr_source = format!("--attr-source={}", empty_tree.trim());
+    let mut all = vec![attr_source.as_str()];
+    all.extend_from_slice(args);
+    git(cwd, &all)
+}
+
 /// `Some(message)` when git cannot be asked at all (not installed, not a repository).
 fn git_unavailable(cwd: &Path) -> Option<&'static str> {
     if git(cwd, &["--version"]).is_err() {
@@ -234,7 +249,7 @@ pub fn working_state(state: &SharedState, cwd: &Path) -> String {
     if let Some(message) = git_unavailable(cwd) {
         return message.to_owned();
     }
-    let result = git(
+    let result = git_without_attributes(
         cwd,
         &[
             "-c",
@@ -253,7 +268,7 @@ pub fn working_state(state: &SharedState, cwd: &Path) -> String {
         let mut args = vec!["diff"];
         args.extend(GIT_FILTERABLE_DIFF_ARGS);
         args.push("HEAD");
-        git(cwd, &args).map(|diff| {
+        git_without_attributes(cwd, &args).map(|diff| {
             let diff = filter_diff(&diff, &git_path_judge(state, top));
             format_working_state(&status, &diff)
         })
@@ -290,11 +305,11 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
         let mut stat_args = vec!["show", "--stat=100000,100000", "--format="];
         stat_args.extend(GIT_FILTERABLE_DIFF_ARGS);
         stat_args.push(hash);
-        let stats = filter_stat(&git(cwd, &stat_args)?, &judge);
+        let stats = filter_stat(&git_without_attributes(cwd, &stat_args)?, &judge);
         let mut diff_args = vec!["show", "--format="];
         diff_args.extend(GIT_FILTERABLE_DIFF_ARGS);
         diff_args.push(hash);
-        let diff = filter_diff(&git(cwd, &diff_args)?, &judge);
+        let diff = filter_diff(&git_without_attributes(cwd, &diff_args)?, &judge);
         Ok(format_commit_info(&info, &stats, &diff))
     });
     let text = result.unwrap_or_else(|message| format!("Failed to get commit info: {message}"));

@@ -129,8 +129,8 @@ const MAX_FINGERPRINT_BYTES: u64 = 64 * 1024 * 1024;
 /// The fingerprint of a file, read through the read gate: `None` when its content cannot be
 /// judged now (a FIFO or device, too large, blocked by what it links to, unreadable).
 fn fingerprint_of_file(policy: &Policy, path: &Path) -> Option<Fingerprint> {
-    let opened = open_gated(&OsFs, path, MAX_FINGERPRINT_BYTES, true, &|real| {
-        policy.allows_real_path(real)
+    let opened = open_gated(&OsFs, path, MAX_FINGERPRINT_BYTES, true, &|opened| {
+        policy.allows_opened(opened)
     });
     match opened.map(GatedFile::read_all) {
         Ok(Ok(bytes)) => Some(Fingerprint::of(&bytes)),
