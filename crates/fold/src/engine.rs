@@ -12,7 +12,7 @@ use tree_sitter::{
 };
 
 use crate::language::CaptureRole;
-use crate::{DefinitionKind, Language, Position, Span};
+use crate::{DefinitionKind, Language, OutlineDiagnostic, Position, Span};
 
 thread_local! {
     /// One parser per language per thread: parsers are cheap to keep and costly to rebuild.
@@ -72,6 +72,45 @@ pub(crate) struct Candidate {
     pub(crate) name: Option<Span>,
     pub(crate) trait_bytes: Option<std::ops::Range<usize>>,
     pub(crate) pattern_index: usize,
+    /// The names declared by a grouped declaration (Go's `const ( ... )` / `var ( ... )`),
+    /// joined with `, ` and cut to [`GROUP_NAMES_MAX_CHARS`], so its first line names something.
+    pub(crate) group_names: Option<String>,
+}
+
+/// Longest list of names shown for a grouped declaration, in characters (before ` …+N`).
+pub(crate) const GROUP_NAMES_MAX_CHARS: usize = 120;
+
+/// Node kinds whose children declare several names under one keyword line.
+const GROUPED_DECLARATIONS: &[&str] = &["const_declaration", "var_declaration"];
+
+/// The names of a grouped declaration's specs, joined and capped (linear in the names kept:
+/// a block of 100,000 names costs one pass over its children, no more).
+fn group_names(node: Node<'_>, source: &str) -> Option<String> {
+    let mut names = String::new();
+    let mut shown = 0usize;
+    let mut total = 0usize;
+    let mut cursor = node.walk();
+    for spec in node.named_children(&mut cursor) {
+        let mut spec_cursor = spec.walk();
+        for name in spec.children_by_field_name("name", &mut spec_cursor) {
+            total += 1;
+            let text = source.get(name.byte_range()).unwrap_or("");
+            if names.chars().count() + text.chars().count() <= GROUP_NAMES_MAX_CHARS {
+                if !names.is_empty() {
+                    names.push_str(", ");
+                }
+                names.push_str(text);
+                shown += 1;
+            }
+        }
+    }
+    if total == 0 {
+        return None;
+    }
+    if shown < total {
+        names.push_str(&format!(", …+{}", total - shown));
+    }
+    Some(names)
 }
 
 /// Run the language's definition query over the tree. Returns the candidates sorted by start
@@ -124,6 +163,7 @@ pub(crate) fn candidates(
                     name,
                     trait_bytes,
                     pattern_index: query_match.pattern_index,
+                    group_names: None,
                 });
             }
         }
@@ -132,6 +172,12 @@ pub(crate) fn candidates(
         (
             candidate.range.start_byte,
             std::cmp::Reverse(candidate.range.end_byte),
+            // A node that is both data and a function (`const Button = memo(() => ...)`) is
+            // a function: the data patterns only name what no other pattern names.
+            matches!(
+                candidate.kind,
+                DefinitionKind::Constant | DefinitionKind::Variable
+            ),
             candidate.pattern_index,
             candidate.name.as_ref().map(|name| name.start_byte),
         )
@@ -142,6 +188,20 @@ pub(crate) fn candidates(
         later.range.start_byte == earlier.range.start_byte
             && later.range.end_byte == earlier.range.end_byte
     });
+    for candidate in &mut found {
+        if !matches!(
+            candidate.kind,
+            DefinitionKind::Constant | DefinitionKind::Variable
+        ) {
+            continue;
+        }
+        let node = tree
+            .root_node()
+            .descendant_for_byte_range(candidate.range.start_byte, candidate.range.end_byte);
+        if let Some(node) = node.filter(|node| GROUPED_DECLARATIONS.contains(&node.kind())) {
+            candidate.group_names = group_names(node, source);
+        }
+    }
     (found, timed_out.get() || Instant::now() >= deadline)
 }
 
@@ -283,21 +343,124 @@ pub(crate) fn walk_tree(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> Walk) {
     }
 }
 
-/// The 0-based line of the first syntax error (an `ERROR` or missing node), if any.
-pub(crate) fn first_syntax_error_line(tree: &Tree) -> Option<u32> {
+/// The first syntax error of a tree: where it is, and whether it is a construct the grammar
+/// cannot read although the language allows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    /// 0-based line of the innermost error node (or missing node).
+    pub(crate) line: u32,
+    /// Set when every error of the tree is a known grammar limitation (valid source).
+    pub(crate) limitation: Option<&'static str>,
+}
+
+/// Known gaps of the bundled grammars (tree-sitter-typescript 0.23.2, the newest release):
+/// valid TypeScript they misread. `None` when the error node is not one of them.
+fn grammar_limitation(language: Language, error: Node<'_>) -> Option<&'static str> {
+    if !matches!(language, Language::TypeScript | Language::Tsx) {
+        return None;
+    }
+    let parent = error.parent()?;
+    if parent.kind() == "string" && parent.parent().is_some_and(|p| p.kind() == "jsx_attribute") {
+        return Some("`&` in a JSX attribute string (read as an HTML entity)");
+    }
+    // `Promise<import("x").T[]>`: an import type inside type arguments.
+    let mut inside_type = false;
+    let mut ancestor = Some(parent);
+    while let Some(node) = ancestor {
+        if matches!(
+            node.kind(),
+            "type_arguments" | "type_annotation" | "type_alias_declaration" | "generic_type"
+        ) {
+            inside_type = true;
+            break;
+        }
+        if node.kind().ends_with("statement") || node.kind().ends_with("declaration") {
+            break;
+        }
+        ancestor = node.parent();
+    }
+    let mut cursor = error.walk();
+    let imports = error.named_children(&mut cursor).any(|child| {
+        let call = match child.kind() {
+            "member_expression" => child.child_by_field_name("object"),
+            "call_expression" => Some(child),
+            _ => None,
+        };
+        call.and_then(|call| call.child_by_field_name("function"))
+            .is_some_and(|function| function.kind() == "import")
+    });
+    (inside_type && imports).then_some("an import type (`import(\"…\").Name`) in a type argument")
+}
+
+/// How many error nodes are classified at most (a file of garbage has one per token).
+const MAX_CLASSIFIED_ERRORS: usize = 64;
+
+/// The first syntax error, if any: the innermost error node of the first erroneous region (so a
+/// file whose whole tree is one `ERROR` is not reported on line 1), and whether every error is a
+/// known grammar limitation.
+pub(crate) fn first_syntax_error(language: Language, tree: &Tree) -> Option<SyntaxError> {
     if !tree.root_node().has_error() {
         return None;
     }
-    let mut line = None;
+    let mut first: Option<u32> = None;
+    let mut first_unknown: Option<u32> = None;
+    let mut limitation = None;
+    let mut seen = 0usize;
     walk_tree(tree, |node| {
-        if node.is_error() || node.is_missing() {
-            line = Some(to_u32(node.start_position().row));
-            Walk::Stop
-        } else if node.has_error() {
+        let is_error = node.is_error() || node.is_missing();
+        if is_error && !has_error_child(node) {
+            let line = to_u32(node.start_position().row);
+            first.get_or_insert(line);
+            match grammar_limitation(language, node) {
+                Some(construct) if node.is_error() => {
+                    limitation.get_or_insert(construct);
+                }
+                _ => {
+                    first_unknown = Some(line);
+                    return Walk::Stop;
+                }
+            }
+            seen += 1;
+            if seen >= MAX_CLASSIFIED_ERRORS {
+                // Too many to be a grammar gap: a real error, reported where the first is.
+                first_unknown = first;
+                return Walk::Stop;
+            }
+            Walk::Skip
+        } else if node.has_error() || is_error {
             Walk::Descend
         } else {
             Walk::Skip
         }
     });
-    line.or(Some(0))
+    let line = first_unknown.or(first).unwrap_or(0);
+    Some(SyntaxError {
+        line,
+        limitation: if first_unknown.is_none() {
+            limitation
+        } else {
+            None
+        },
+    })
+}
+
+/// The diagnostic for a tree's syntax errors (one owner for outlines and folding ranges).
+pub(crate) fn syntax_diagnostic(language: Language, tree: &Tree) -> Option<OutlineDiagnostic> {
+    let error = first_syntax_error(language, tree)?;
+    Some(match error.limitation {
+        Some(construct) => OutlineDiagnostic::GrammarLimitation {
+            line: error.line,
+            construct,
+        },
+        None => OutlineDiagnostic::SyntaxErrors {
+            first_error_line: error.line,
+        },
+    })
+}
+
+/// True when some child of `node` is (or holds) an error: the error is further in.
+fn has_error_child(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .any(|child| child.has_error() || child.is_error() || child.is_missing())
 }

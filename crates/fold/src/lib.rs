@@ -19,6 +19,7 @@ mod language;
 mod markdown;
 mod outline;
 mod symbols;
+mod testing;
 mod text;
 
 pub use cache::{OutlineCache, OutlineJob, outline_many};
@@ -34,4 +35,5 @@ pub use symbols::{
     DocumentSymbol, DocumentSymbols, FoldingKind, FoldingRange, FoldingRanges, MAX_SYMBOL_DEPTH,
     document_symbols, folding_ranges,
 };
+pub use testing::{SMALL_TEST_FILE_CASES, is_test_path};
 pub use text::{truncate_utf16, utf16_len};

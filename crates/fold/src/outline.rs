@@ -273,6 +273,14 @@ pub enum OutlineDiagnostic {
         /// 0-based line of the first error.
         first_error_line: u32,
     },
+    /// The source is valid but uses a construct the bundled grammar cannot read (every error
+    /// of the tree is one); the outline is best effort around it.
+    GrammarLimitation {
+        /// 0-based line of the first such construct.
+        line: u32,
+        /// What the grammar cannot read.
+        construct: &'static str,
+    },
 }
 
 impl OutlineDiagnostic {
@@ -309,6 +317,11 @@ impl fmt::Display for OutlineDiagnostic {
                 formatter,
                 "definition query timed out after {} ms; outline is partial",
                 budget.as_millis()
+            ),
+            OutlineDiagnostic::GrammarLimitation { line, construct } => write!(
+                formatter,
+                "grammar limitation on line {}: {construct}; outline is best effort",
+                line + 1
             ),
             OutlineDiagnostic::SyntaxErrors { first_error_line } => write!(
                 formatter,
@@ -385,9 +398,7 @@ pub(crate) fn analyze(
         });
         return (Vec::new(), diagnostics);
     };
-    if let Some(first_error_line) = engine::first_syntax_error_line(&tree) {
-        diagnostics.push(OutlineDiagnostic::SyntaxErrors { first_error_line });
-    }
+    diagnostics.extend(engine::syntax_diagnostic(language, &tree));
     let (candidates, query_timed_out) = engine::candidates(language, &tree, source, deadline);
     if query_timed_out {
         diagnostics.push(OutlineDiagnostic::Timeout {
@@ -421,10 +432,15 @@ pub(crate) fn build_definitions(
             }
         }
         let line_index = line_index.get_or_insert_with(|| LineIndex::new(source));
-        let first_line = shorten_line(
-            line_index.line(source, candidate.range.start.line as usize),
-            options.max_line_chars,
-        );
+        let source_line = line_index.line(source, candidate.range.start.line as usize);
+        let first_line = match &candidate.group_names {
+            // `const (` names nothing: show the names it declares on the same line.
+            Some(names) if source_line.trim_end().ends_with('(') => shorten_line(
+                &format!("{} {names} )", source_line.trim_end()),
+                options.max_line_chars,
+            ),
+            _ => shorten_line(source_line, options.max_line_chars),
+        };
         let name = definition_name(&candidate, source, &first_line);
         // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
         while let Some(&top) = open.last() {

@@ -173,9 +173,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             diagnostics,
         };
     };
-    if let Some(first_error_line) = engine::first_syntax_error_line(&tree) {
-        diagnostics.push(OutlineDiagnostic::SyntaxErrors { first_error_line });
-    }
+    diagnostics.extend(engine::syntax_diagnostic(language, &tree));
     let lines = LineIndex::new(source);
     let mut raw: Vec<LineRun> = Vec::new();
 

@@ -62,6 +62,7 @@ fn kind_name(kind: FileDiagnosticKind) -> &'static str {
         FileDiagnosticKind::ParseTimeout => "parseTimeout",
         FileDiagnosticKind::QueryTimeout => "queryTimeout",
         FileDiagnosticKind::SyntaxErrors => "syntaxErrors",
+        FileDiagnosticKind::GrammarLimitation => "grammarLimitation",
         FileDiagnosticKind::NoDefinitions => "noDefinitions",
         FileDiagnosticKind::Truncated => "truncated",
         FileDiagnosticKind::OverBudget => "overBudget",

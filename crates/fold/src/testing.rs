@@ -1,0 +1,265 @@
+//! Test files in the folded context: which files are tests (by name or by content), and their
+//! summary form, one line per test group with its test count, so spec files do not crowd out
+//! the implementation they test.
+
+use crate::{Definition, DefinitionKind, Language, Outline};
+
+/// A test file with at most this many test cases is listed in full (it is small).
+pub const SMALL_TEST_FILE_CASES: usize = 8;
+
+/// True when the path names a test file: `*.test.*`, `*.spec.*`, `*_test.go`, `test_*.py`,
+/// `*_test.py`, `*_spec.rb`, or a file under a `__tests__`, `__mocks__`, `tests`, `test` or
+/// `spec` folder. Both separators are accepted; case does not matter.
+pub fn is_test_path(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    let mut components: Vec<&str> = lower.split(['/', '\\']).filter(|c| !c.is_empty()).collect();
+    let Some(file) = components.pop() else {
+        return false;
+    };
+    if components.iter().any(|folder| {
+        matches!(
+            *folder,
+            "__tests__" | "__mocks__" | "tests" | "test" | "spec"
+        )
+    }) {
+        return true;
+    }
+    let stem_parts: Vec<&str> = file.split('.').collect();
+    // `name.test.ts`, `name.spec.tsx`, `name.test.d.ts`: a middle part says so.
+    if stem_parts.len() >= 3
+        && stem_parts[1..stem_parts.len() - 1]
+            .iter()
+            .any(|part| matches!(*part, "test" | "spec" | "tests" | "e2e"))
+    {
+        return true;
+    }
+    let stem = stem_parts[0];
+    let extension = stem_parts.last().copied().unwrap_or("");
+    match extension {
+        "go" => stem.ends_with("_test"),
+        "py" | "pyi" => stem.starts_with("test_") || stem.ends_with("_test"),
+        "rb" => stem.ends_with("_spec") || stem.ends_with("_test"),
+        _ => false,
+    }
+}
+
+/// What each definition of an outline is, as far as tests go.
+pub(crate) struct TestShape {
+    /// A single test (`it`, `test`, a Go `TestX`, a Python `test_x`, a function in Rust `mod tests`).
+    pub(crate) case: Vec<bool>,
+    /// A group of tests (`describe`, Rust `mod tests`, a Python `Test*` class).
+    pub(crate) group: Vec<bool>,
+    /// Test cases in the definition's subtree (itself included).
+    pub(crate) count: Vec<usize>,
+    /// Some ancestor is a test case (helpers inside a test body).
+    pub(crate) inside_case: Vec<bool>,
+    /// Some ancestor is a test group.
+    pub(crate) inside_group: Vec<bool>,
+    /// Some ancestor is a function, method or constructor (hooks, local helpers).
+    pub(crate) inside_function: Vec<bool>,
+    /// Test cases in the file.
+    pub(crate) cases: usize,
+}
+
+fn is_function(kind: DefinitionKind) -> bool {
+    matches!(
+        kind,
+        DefinitionKind::Function | DefinitionKind::Method | DefinitionKind::Constructor
+    )
+}
+
+/// Classify an outline's definitions in one forward and one backward pass (linear, no
+/// recursion: a describe nested 10,000 deep costs as much as 10,000 siblings).
+pub(crate) fn test_shape(outline: &Outline, test_file_by_name: bool) -> TestShape {
+    let definitions = &outline.definitions;
+    let count = definitions.len();
+    let mut has_test_child = vec![false; count];
+    for definition in definitions {
+        if let (DefinitionKind::Test, Some(parent)) = (definition.kind, definition.parent) {
+            has_test_child[parent] = true;
+        }
+    }
+    let mut shape = TestShape {
+        case: vec![false; count],
+        group: vec![false; count],
+        count: vec![0; count],
+        inside_case: vec![false; count],
+        inside_group: vec![false; count],
+        inside_function: vec![false; count],
+        cases: 0,
+    };
+    for (index, definition) in definitions.iter().enumerate() {
+        if let Some(parent) = definition.parent {
+            shape.inside_case[index] = shape.inside_case[parent] || shape.case[parent];
+            shape.inside_group[index] = shape.inside_group[parent] || shape.group[parent];
+            shape.inside_function[index] =
+                shape.inside_function[parent] || is_function(definitions[parent].kind);
+        }
+        let (case, group) = classify(
+            outline.language,
+            definition,
+            has_test_child[index],
+            shape.inside_group[index],
+            test_file_by_name,
+        );
+        shape.case[index] = case && !shape.inside_case[index];
+        shape.group[index] = group && !shape.inside_case[index];
+    }
+    for index in (0..count).rev() {
+        shape.count[index] += usize::from(shape.case[index]);
+        if let Some(parent) = definitions[index].parent {
+            shape.count[parent] += shape.count[index];
+        }
+    }
+    shape.cases = shape.case.iter().filter(|case| **case).count();
+    shape
+}
+
+/// (is a test case, is a test group) for one definition.
+fn classify(
+    language: Language,
+    definition: &Definition,
+    has_test_child: bool,
+    inside_group: bool,
+    test_file_by_name: bool,
+) -> (bool, bool) {
+    let name = definition.name.as_str();
+    match definition.kind {
+        DefinitionKind::Test => (!has_test_child, has_test_child),
+        DefinitionKind::Module if language == Language::Rust => {
+            (false, name == "tests" || name.ends_with("_tests"))
+        }
+        DefinitionKind::Class if language == Language::Python => {
+            (false, test_file_by_name && name.starts_with("Test"))
+        }
+        DefinitionKind::Function | DefinitionKind::Method => {
+            let case = match language {
+                Language::Rust => inside_group || test_file_by_name,
+                Language::Go => {
+                    test_file_by_name
+                        && ["Test", "Benchmark", "Fuzz", "Example"]
+                            .iter()
+                            .any(|prefix| name.starts_with(prefix))
+                }
+                Language::Python => test_file_by_name && name.starts_with("test"),
+                _ => false,
+            };
+            (case, false)
+        }
+        _ => (false, false),
+    }
+}
+
+/// True when an outline is mostly tests: at least one test case, and test cases and groups
+/// are at least half of its definitions (a spec file not named as one).
+pub(crate) fn is_test_content(shape: &TestShape) -> bool {
+    let tests = shape
+        .case
+        .iter()
+        .zip(&shape.group)
+        .filter(|(c, g)| **c || **g)
+        .count();
+    shape.cases > 0 && tests * 2 >= shape.case.len()
+}
+
+/// The outline text of a file for the folded context. With `summarize_tests`, each test group
+/// is one line ending in `(N tests)`, single tests outside any group are one line
+/// `a--b | N tests` where the first of them stands, and nothing inside a group or a test is
+/// listed; other definitions (helpers, fixtures) stay. With `drop_locals`, definitions nested
+/// in a function body (hooks, local helpers) are left out. Lines keep the outline's
+/// `start--end | first line` form and source order.
+pub(crate) fn render(
+    outline: &Outline,
+    shape: &TestShape,
+    summarize_tests: bool,
+    drop_locals: bool,
+) -> String {
+    if !summarize_tests && !drop_locals {
+        return outline.to_text();
+    }
+    let definitions = &outline.definitions;
+    let loose: Vec<usize> = if summarize_tests {
+        (0..definitions.len())
+            .filter(|&index| shape.case[index] && !shape.inside_group[index])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let mut text = String::new();
+    for (index, definition) in definitions.iter().enumerate() {
+        let is_test = shape.case[index] || shape.group[index];
+        if drop_locals && shape.inside_function[index] && !is_test {
+            continue;
+        }
+        if !summarize_tests {
+            text.push_str(&definition.outline_line());
+            continue;
+        }
+        if shape.inside_case[index] || shape.inside_group[index] {
+            continue;
+        }
+        if shape.case[index] {
+            if loose.first() == Some(&index) {
+                let last = &definitions[*loose.last().unwrap_or(&index)];
+                text.push_str(&format!(
+                    "{}--{} | {}\n",
+                    definition.start_line() + 1,
+                    last.end_line() + 1,
+                    tests_phrase(loose.len())
+                ));
+            }
+            continue;
+        }
+        if shape.group[index] {
+            let line = definition.outline_line();
+            text.push_str(line.trim_end_matches('\n'));
+            text.push_str(&format!(" ({})\n", tests_phrase(shape.count[index])));
+            continue;
+        }
+        text.push_str(&definition.outline_line());
+    }
+    text
+}
+
+fn tests_phrase(count: usize) -> String {
+    if count == 1 {
+        "1 test".to_owned()
+    } else {
+        format!("{count} tests")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_test_path;
+
+    #[test]
+    fn test_paths_are_recognised_by_name() {
+        for path in [
+            "src/a.test.ts",
+            "src/a.spec.tsx",
+            "a.test.js",
+            "pkg/a_test.go",
+            "tests/cli.rs",
+            "src/__tests__/x.ts",
+            "test_utils.py",
+            "C:\\repo\\__tests__\\x.ts",
+            "a.e2e.ts",
+            "SRC/A.SPEC.TS",
+        ] {
+            assert!(is_test_path(path), "{path}");
+        }
+        for path in [
+            "src/test.ts",
+            "src/spec.ts",
+            "src/latest.ts",
+            "src/testing.rs",
+            "contest_test.rs",
+            "attest.go",
+            "",
+            "/",
+        ] {
+            assert!(!is_test_path(path), "{path}");
+        }
+    }
+}
