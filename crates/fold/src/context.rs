@@ -218,6 +218,18 @@ fn binary() -> Prepared<'static> {
     )
 }
 
+/// The files of a folded context: the files read (most recent first) and the edited ones that
+/// were not read too, each once. Order does not matter to [`folded_file_context_with`] with
+/// [`FoldOptions::prioritize`]; this keeps the read order and appends the rest.
+pub fn context_paths(read: &[String], edited: &[String]) -> Vec<String> {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    read.iter()
+        .chain(edited)
+        .filter(|path| seen.insert(path.as_str()))
+        .cloned()
+        .collect()
+}
+
 /// A file whose outline may get a section, with what decides its place.
 struct Ranked {
     /// Index into the inputs.

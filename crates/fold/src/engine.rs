@@ -90,9 +90,19 @@ fn group_names(node: Node<'_>, source: &str) -> Option<String> {
     let mut shown = 0usize;
     let mut total = 0usize;
     let mut cursor = node.walk();
-    for spec in node.named_children(&mut cursor) {
+    let mut specs: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    // Go's `var ( ... )` holds its specs in one `var_spec_list`.
+    if let [list] = specs[..]
+        && list.kind().ends_with("_list")
+    {
+        let mut list_cursor = list.walk();
+        specs = list.named_children(&mut list_cursor).collect();
+    }
+    for spec in specs {
         let mut spec_cursor = spec.walk();
-        for name in spec.children_by_field_name("name", &mut spec_cursor) {
+        let spec_names = spec.children_by_field_name("name", &mut spec_cursor);
+        // The field also yields the commas between names (`a, b = 1, 2`).
+        for name in spec_names.filter(|name| name.is_named()) {
             total += 1;
             let text = source.get(name.byte_range()).unwrap_or("");
             if names.chars().count() + text.chars().count() <= GROUP_NAMES_MAX_CHARS {

@@ -25,7 +25,8 @@ mod text;
 pub use cache::{OutlineCache, OutlineJob, outline_many};
 pub use context::{
     DEFAULT_MAX_CHARS, FileDiagnostic, FileDiagnosticKind, FoldContent, FoldInput, FoldOptions,
-    FoldedContext, file_definitions_text, folded_file_context, folded_file_context_with,
+    FoldedContext, context_paths, file_definitions_text, folded_file_context,
+    folded_file_context_with,
 };
 pub use language::Language;
 pub use outline::{

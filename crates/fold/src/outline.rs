@@ -195,6 +195,9 @@ pub struct Definition {
     pub first_line: String,
     /// Index (in the same list) of the innermost definition containing this one.
     pub parent: Option<usize>,
+    /// Tests (`it`, `test`) directly inside this definition that are too short to be listed
+    /// themselves; they still count in a test summary.
+    pub short_tests: u32,
 }
 
 impl Definition {
@@ -341,6 +344,9 @@ pub struct Outline {
     pub definitions: Vec<Definition>,
     /// What went wrong, if anything.
     pub diagnostics: Vec<OutlineDiagnostic>,
+    /// Tests outside every listed definition that are too short to be listed themselves: how
+    /// many, and the 0-based lines from the first one's start to the last one's end.
+    pub short_tests_outside: Option<(u32, u32, u32)>,
 }
 
 impl Outline {
@@ -363,11 +369,14 @@ impl Outline {
 /// line range, ordered by start.
 pub fn outline(language: Language, source: &str, options: &OutlineOptions) -> Outline {
     let (candidates, diagnostics) = analyze(language, source, options);
-    let definitions = build_definitions(candidates, source, options, true);
+    let mut short_tests_outside = None;
+    let definitions =
+        build_definitions(candidates, source, options, true, &mut short_tests_outside);
     Outline {
         language,
         definitions,
         diagnostics,
+        short_tests_outside,
     }
 }
 
@@ -417,6 +426,7 @@ pub(crate) fn build_definitions(
     source: &str,
     options: &OutlineOptions,
     outline_rules: bool,
+    short_tests_outside: &mut Option<(u32, u32, u32)>,
 ) -> Vec<Definition> {
     let mut seen_line_ranges = std::collections::HashSet::new();
     let mut line_index = None;
@@ -425,9 +435,28 @@ pub(crate) fn build_definitions(
     for candidate in candidates {
         if outline_rules {
             let line_count = candidate.range.end.line - candidate.range.start.line + 1;
-            if line_count < options.min_lines
-                || !seen_line_ranges.insert((candidate.range.start.line, candidate.range.end.line))
-            {
+            if line_count < options.min_lines {
+                if candidate.kind == DefinitionKind::Test {
+                    // Counted in its container, so a summary says how many tests there are.
+                    while let Some(&top) = open.last() {
+                        if definitions[top].range.contains(&candidate.range) {
+                            break;
+                        }
+                        open.pop();
+                    }
+                    let (start, end) = (candidate.range.start.line, candidate.range.end.line);
+                    match open.last() {
+                        Some(&top) => definitions[top].short_tests += 1,
+                        None => {
+                            let outside = short_tests_outside.get_or_insert((0, start, end));
+                            outside.0 += 1;
+                            outside.2 = outside.2.max(end);
+                        }
+                    }
+                }
+                continue;
+            }
+            if !seen_line_ranges.insert((candidate.range.start.line, candidate.range.end.line)) {
                 continue;
             }
         }
@@ -477,6 +506,7 @@ pub(crate) fn build_definitions(
             selection_range,
             first_line,
             parent,
+            short_tests: 0,
         });
     }
     definitions

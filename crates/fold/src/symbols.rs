@@ -75,7 +75,7 @@ pub fn document_symbols(
     options: &OutlineOptions,
 ) -> DocumentSymbols {
     let (candidates, diagnostics) = analyze(language, source, options);
-    let definitions = build_definitions(candidates, source, options, false);
+    let definitions = build_definitions(candidates, source, options, false, &mut None);
 
     // Depth of each definition, capped: a too-deep one hangs from its ancestor at the cap.
     let mut attach_to: Vec<Option<usize>> = Vec::with_capacity(definitions.len());

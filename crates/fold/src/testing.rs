@@ -57,8 +57,10 @@ pub(crate) struct TestShape {
     pub(crate) inside_group: Vec<bool>,
     /// Some ancestor is a function, method or constructor (hooks, local helpers).
     pub(crate) inside_function: Vec<bool>,
-    /// Test cases in the file.
+    /// Test cases in the file, listed or too short to be.
     pub(crate) cases: usize,
+    /// Test cases too short to be listed, inside listed definitions.
+    short_cases: usize,
 }
 
 fn is_function(kind: DefinitionKind) -> bool {
@@ -73,7 +75,7 @@ fn is_function(kind: DefinitionKind) -> bool {
 pub(crate) fn test_shape(outline: &Outline, test_file_by_name: bool) -> TestShape {
     let definitions = &outline.definitions;
     let count = definitions.len();
-    let mut has_test_child = vec![false; count];
+    let mut has_test_child: Vec<bool> = definitions.iter().map(|d| d.short_tests > 0).collect();
     for definition in definitions {
         if let (DefinitionKind::Test, Some(parent)) = (definition.kind, definition.parent) {
             has_test_child[parent] = true;
@@ -87,6 +89,7 @@ pub(crate) fn test_shape(outline: &Outline, test_file_by_name: bool) -> TestShap
         inside_group: vec![false; count],
         inside_function: vec![false; count],
         cases: 0,
+        short_cases: 0,
     };
     for (index, definition) in definitions.iter().enumerate() {
         if let Some(parent) = definition.parent {
@@ -106,12 +109,21 @@ pub(crate) fn test_shape(outline: &Outline, test_file_by_name: bool) -> TestShap
         shape.group[index] = group && !shape.inside_case[index];
     }
     for index in (0..count).rev() {
-        shape.count[index] += usize::from(shape.case[index]);
+        let short = if shape.inside_case[index] {
+            0
+        } else {
+            definitions[index].short_tests as usize
+        };
+        shape.count[index] += usize::from(shape.case[index]) + short;
+        shape.short_cases += short;
         if let Some(parent) = definitions[index].parent {
             shape.count[parent] += shape.count[index];
         }
     }
-    shape.cases = shape.case.iter().filter(|case| **case).count();
+    let outside = outline
+        .short_tests_outside
+        .map_or(0, |(count, _, _)| count as usize);
+    shape.cases = shape.case.iter().filter(|case| **case).count() + shape.short_cases + outside;
     shape
 }
 
@@ -163,9 +175,9 @@ pub(crate) fn is_test_content(shape: &TestShape) -> bool {
 }
 
 /// The outline text of a file for the folded context. With `summarize_tests`, each test group
-/// is one line ending in `(N tests)`, single tests outside any group are one line
-/// `a--b | N tests` where the first of them stands, and nothing inside a group or a test is
-/// listed; other definitions (helpers, fixtures) stay. With `drop_locals`, definitions nested
+/// (nested ones too) is one line ending in `(N tests)`, single tests outside any group are one
+/// line `a--b | N tests` where the first of them stands, and nothing else inside a group or a
+/// test is listed; other definitions (helpers, fixtures) stay. With `drop_locals`, definitions nested
 /// in a function body (hooks, local helpers) are left out. Lines keep the outline's
 /// `start--end | first line` form and source order.
 pub(crate) fn render(
@@ -185,6 +197,38 @@ pub(crate) fn render(
     } else {
         Vec::new()
     };
+    // One line for every test outside a group, listed or too short to be, where the first is.
+    let mut loose_line = None;
+    if summarize_tests {
+        let listed = loose.first().zip(loose.last()).map(|(&first, &last)| {
+            (
+                loose.len(),
+                definitions[first].start_line(),
+                definitions[last].end_line(),
+            )
+        });
+        loose_line = match (listed, outline.short_tests_outside) {
+            (Some((a, a_start, a_end)), Some((b, b_start, b_end))) => {
+                Some((a + b as usize, a_start.min(b_start), a_end.max(b_end)))
+            }
+            (Some(line), None) => Some(line),
+            (None, Some((b, start, end))) => Some((b as usize, start, end)),
+            (None, None) => None,
+        };
+    }
+    let mut push_loose = |text: &mut String, before_line: Option<u32>| {
+        if let Some((count, start, end)) = loose_line
+            && before_line.is_none_or(|line| start <= line)
+        {
+            text.push_str(&format!(
+                "{}--{} | {}\n",
+                start + 1,
+                end + 1,
+                tests_phrase(count)
+            ));
+            loose_line = None;
+        }
+    };
     let mut text = String::new();
     for (index, definition) in definitions.iter().enumerate() {
         let is_test = shape.case[index] || shape.group[index];
@@ -195,19 +239,12 @@ pub(crate) fn render(
             text.push_str(&definition.outline_line());
             continue;
         }
-        if shape.inside_case[index] || shape.inside_group[index] {
+        // Inside a group only its nested groups are shown (one line per `describe`).
+        if shape.inside_case[index] || (shape.inside_group[index] && !shape.group[index]) {
             continue;
         }
+        push_loose(&mut text, Some(definition.start_line()));
         if shape.case[index] {
-            if loose.first() == Some(&index) {
-                let last = &definitions[*loose.last().unwrap_or(&index)];
-                text.push_str(&format!(
-                    "{}--{} | {}\n",
-                    definition.start_line() + 1,
-                    last.end_line() + 1,
-                    tests_phrase(loose.len())
-                ));
-            }
             continue;
         }
         if shape.group[index] {
@@ -218,6 +255,7 @@ pub(crate) fn render(
         }
         text.push_str(&definition.outline_line());
     }
+    push_loose(&mut text, None);
     text
 }
 
