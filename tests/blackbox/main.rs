@@ -13,6 +13,7 @@ mod demo;
 mod failclosed;
 mod files;
 mod fold;
+mod fold_priority;
 mod gate;
 mod guard;
 mod history;

@@ -218,16 +218,13 @@ fn binary() -> Prepared<'static> {
     )
 }
 
-/// The files of a folded context: the files read (most recent first) and the edited ones that
-/// were not read too, each once. Order does not matter to [`folded_file_context_with`] with
-/// [`FoldOptions::prioritize`]; this keeps the read order and appends the rest.
+/// The files of a folded context: the files read (most recent first, as given, repeats
+/// included as in the original) and then the edited ones not among them, each once. Order does
+/// not matter to [`folded_file_context_with`] with [`FoldOptions::prioritize`].
 pub fn context_paths(read: &[String], edited: &[String]) -> Vec<String> {
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
-    read.iter()
-        .chain(edited)
-        .filter(|path| seen.insert(path.as_str()))
-        .cloned()
-        .collect()
+    let mut seen: std::collections::HashSet<&str> = read.iter().map(String::as_str).collect();
+    let extra = edited.iter().filter(|path| seen.insert(path.as_str()));
+    read.iter().chain(extra).cloned().collect()
 }
 
 /// A file whose outline may get a section, with what decides its place.

@@ -465,6 +465,7 @@ impl Backend {
             policy: self.state.policy(),
             documents: self.documents.clone(),
             outlines: self.outlines.clone(),
+            files: Some(self.files.clone()),
             tokens: self.tokens.clone(),
             host_cannot_summarize: self.host_cannot_summarize.clone(),
         };

@@ -254,6 +254,9 @@ enum Command {
         since: Option<i64>,
         reply: oneshot::Sender<Result<FilesRead, TrackerError>>,
     },
+    Edited {
+        reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
+    },
     TakeRecentlyModified {
         reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
     },
@@ -566,6 +569,15 @@ impl FileTracker {
         };
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::Read { since, reply })?;
+        receive(answer).await
+    }
+
+    /// The files the agent edited in an open task, most recently edited first (they lead the
+    /// folded context of its condense).
+    pub async fn files_edited(&self, task_id: &str) -> Result<Vec<String>, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Edited { reply })?;
         receive(answer).await
     }
 
@@ -910,6 +922,9 @@ impl TaskActor {
                     Command::Read { since, reply } => {
                         let _ = reply.send(Ok((task.files_read_by_agent(since), recovery.take())));
                     }
+                    Command::Edited { reply } => {
+                        let _ = reply.send(Ok(task.files_edited_by_agent()));
+                    }
                     Command::TakeRecentlyModified { reply } => {
                         let _ = reply.send(Ok(task.take_recently_modified()));
                     }
@@ -1016,7 +1031,8 @@ impl TaskActor {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::TakeRecentlyModified { reply }
-                | Command::TakeCheckpointPossible { reply } => {
+                | Command::TakeCheckpointPossible { reply }
+                | Command::Edited { reply } => {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}

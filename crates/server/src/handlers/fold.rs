@@ -8,7 +8,7 @@ use roo_context_core::fs::{GateRefusal, open_gated};
 use roo_context_core::path::normalize_lexically;
 use roo_context_core::wire_text;
 use roo_context_fold::{
-    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
+    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache, context_paths,
     folded_file_context_with,
 };
 use roo_context_protocol::fold::*;
@@ -86,10 +86,11 @@ pub fn fold_context(
     params: &FoldContextParams,
 ) -> FoldContextResult {
     let base = base_folder(policy, params.cwd.as_deref());
+    let edited = params.edited_paths.clone().unwrap_or_default();
+    let paths = context_paths(&params.paths, &edited);
     // Why each skipped input was skipped, keyed by position, so the reason kinds stay precise.
-    let mut host_kinds: Vec<Option<&'static str>> = Vec::with_capacity(params.paths.len());
-    let inputs: Vec<FoldInput> = params
-        .paths
+    let mut host_kinds: Vec<Option<&'static str>> = Vec::with_capacity(paths.len());
+    let inputs: Vec<FoldInput> = paths
         .iter()
         .map(|path| {
             // A cancelled request reads nothing more (its answer is dropped anyway).
@@ -132,6 +133,7 @@ pub fn fold_context(
             .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
         // A `$/cancelRequest` stops the work between windows of files (see `rpc::blocking`).
         stop: roo_context_core::cancel::current_flag(),
+        edited_paths: edited,
         ..FoldOptions::default()
     };
     let cache = cache_for(cache, params.min_component_lines);
@@ -139,7 +141,8 @@ pub fn fold_context(
         options.outline.min_lines = min_lines;
     }
     let folded = folded_file_context_with(&inputs, &options, cache);
-    let mut host_kind_by_path = params.paths.iter().zip(host_kinds);
+    // Files the host skipped are reported in input order, so one pass pairs them up.
+    let mut host_kind_by_path = paths.iter().zip(host_kinds);
     FoldContextResult {
         diagnostics: folded
             .diagnostics
