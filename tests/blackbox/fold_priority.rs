@@ -185,3 +185,40 @@ fn a_condense_puts_the_files_the_tracker_saw_the_agent_edit_first() {
         .expect("the read file is folded");
     assert!(written < read, "{summary}");
 }
+
+#[test]
+fn an_ignored_edited_path_never_leaks_and_a_nul_in_one_is_refused() {
+    let workspace = Fixture::new(&[
+        (".rooignore", "secret/**\n"),
+        ("secret/keys.ts", &function("hiddenTreasure")),
+        ("src/read.ts", &function("read")),
+    ]);
+    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let result = server.call(
+        "roo/fold/context",
+        json!({"paths": ["src/read.ts"], "editedPaths": ["secret/keys.ts", "../outside.ts"]}),
+    );
+    assert!(!result.to_string().contains("hiddenTreasure"), "{result}");
+    assert_eq!(headers(&result), ["src/read.ts"]);
+    let kinds: Vec<(&str, &str)> = result["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["path"].as_str().unwrap(), d["kind"].as_str().unwrap()))
+        .collect();
+    assert!(kinds.contains(&("secret/keys.ts", "blocked")), "{kinds:?}");
+    let error = server
+        .request(
+            "roo/fold/context",
+            json!({"paths": ["src/read.ts"], "editedPaths": ["src/read.ts\u{0}.env"]}),
+        )
+        .unwrap_err();
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("editedPaths[0]"),
+        "{error}"
+    );
+}

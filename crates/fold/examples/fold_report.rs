@@ -21,7 +21,15 @@ use roo_context_fold::{
 
 /// Folders that hold generated or vendored code, not the repository's own.
 const SKIPPED_FOLDERS: &[&str] = &[
-    ".git", "node_modules", "target", "dist", "build", "out", "vendor", ".next", "coverage",
+    ".git",
+    "node_modules",
+    "target",
+    "dist",
+    "build",
+    "out",
+    "vendor",
+    ".next",
+    "coverage",
     ".turbo",
 ];
 
@@ -50,7 +58,9 @@ fn walk(root: &Path) -> Vec<PathBuf> {
         };
         for entry in entries.flatten() {
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             let name = entry.file_name().to_string_lossy().into_owned();
             if kind.is_dir() && !SKIPPED_FOLDERS.contains(&name.as_str()) {
                 stack.push(path);
@@ -181,9 +191,7 @@ impl Report {
             let category = match kinds.get(&(start, end)) {
                 // Summary lines (`a--b | N tests`) are no definition of the outline.
                 None => &mut self.tests,
-                Some(_) if line.ends_with(" tests)") || line.ends_with(" test)") => {
-                    &mut self.tests
-                }
+                Some(_) if line.ends_with(" tests)") || line.ends_with(" test)") => &mut self.tests,
                 Some((kind, in_test_module)) => {
                     if *kind == DefinitionKind::Test || *in_test_module || test_file {
                         &mut self.tests
