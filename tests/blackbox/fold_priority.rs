@@ -222,3 +222,18 @@ fn an_ignored_edited_path_never_leaks_and_a_nul_in_one_is_refused() {
         "{error}"
     );
 }
+
+#[test]
+fn an_edited_path_spelled_differently_from_the_read_one_is_one_file_placed_as_edited() {
+    let workspace = Fixture::new(&[
+        ("src/a.ts", &function("first")),
+        ("src/b.ts", &function("second")),
+    ]);
+    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let result = server.call(
+        "roo/fold/context",
+        json!({"paths": ["src/a.ts", "src/b.ts"], "editedPaths": ["./src/../src/b.ts"]}),
+    );
+    assert_eq!(headers(&result), ["src/b.ts", "src/a.ts"]);
+    assert_eq!(result["filesProcessed"], 2);
+}

@@ -77,6 +77,29 @@ fn cache_for(cache: &OutlineCache, min_component_lines: Option<u32>) -> Option<&
         .then_some(cache)
 }
 
+/// The edited paths spelled as in `read` when they name the same file (`./src/a.ts` and
+/// `src/a.ts`), so an edited file that was also read is one file, placed as edited.
+fn edited_as_read(base: &Path, read: &[String], edited: Option<&[String]>) -> Vec<String> {
+    let Some(edited) = edited else {
+        return Vec::new();
+    };
+    let mut read_by_file: std::collections::HashMap<PathBuf, &String> =
+        std::collections::HashMap::with_capacity(read.len());
+    for path in read {
+        read_by_file
+            .entry(normalize_lexically(base, path))
+            .or_insert(path);
+    }
+    edited
+        .iter()
+        .map(|path| {
+            read_by_file
+                .get(&normalize_lexically(base, path))
+                .map_or_else(|| path.clone(), |read| (*read).clone())
+        })
+        .collect()
+}
+
 /// `roo/fold/context`: the folded view of `paths` (most recently read first).
 pub fn fold_context(
     state: &SharedState,
@@ -86,7 +109,7 @@ pub fn fold_context(
     params: &FoldContextParams,
 ) -> FoldContextResult {
     let base = base_folder(policy, params.cwd.as_deref());
-    let edited = params.edited_paths.clone().unwrap_or_default();
+    let edited = edited_as_read(&base, &params.paths, params.edited_paths.as_deref());
     let paths = context_paths(&params.paths, &edited);
     // Why each skipped input was skipped, keyed by position, so the reason kinds stay precise.
     let mut host_kinds: Vec<Option<&'static str>> = Vec::with_capacity(paths.len());
