@@ -123,6 +123,8 @@ struct Report {
     /// Those whose first line starts an outline line.
     declarations_found: usize,
     diagnostics: BTreeMap<String, usize>,
+    /// Test characters per file (`FOLD_REPORT_TOP=N` prints the N largest).
+    test_chars_by_file: Vec<(usize, String)>,
     diagnostic_examples: BTreeMap<String, Vec<String>>,
 }
 
@@ -174,6 +176,7 @@ impl Report {
             })
             .collect();
         let test_file = is_test_path(&relative);
+        let tests_before = self.tests.chars;
         let section = folded.sections.first().map(String::as_str).unwrap_or("");
         let mut outline_starts = std::collections::HashSet::new();
         for line in section.lines() {
@@ -211,6 +214,8 @@ impl Report {
             category.lines += 1;
             category.chars += chars;
         }
+        self.test_chars_by_file
+            .push((self.tests.chars - tests_before, relative.clone()));
         let declared = top_level_declarations(language, &text);
         if section.is_empty() && !declared.is_empty() {
             self.empty_but_defining.push(relative.clone());
@@ -258,6 +263,17 @@ impl Report {
         );
         for path in self.empty_but_defining.iter().take(10) {
             println!("  {path}");
+        }
+        if let Some(top) = std::env::var("FOLD_REPORT_TOP")
+            .ok()
+            .and_then(|n| n.parse::<usize>().ok())
+        {
+            let mut largest = self.test_chars_by_file.clone();
+            largest.sort_by(|a, b| b.cmp(a));
+            println!("largest test outlines:");
+            for (chars, path) in largest.iter().take(top) {
+                println!("  {chars} {path}");
+            }
         }
         println!("diagnostics:");
         for (kind, count) in &self.diagnostics {

@@ -236,6 +236,8 @@ struct Ranked {
     shape: TestShape,
     /// Its tests or test groups make it a test file (by name or by content).
     test_file: bool,
+    /// Named as a test file: unedited, it shows only its tests (helpers and mocks left out).
+    test_file_by_name: bool,
     /// Position in [`FoldOptions::edited_paths`] (0 = most recently edited).
     edited: Option<usize>,
 }
@@ -315,7 +317,8 @@ pub fn folded_file_context_with(
             ranked.push(Ranked {
                 index,
                 lossy,
-                test_file: by_name || is_test_content(&shape),
+                test_file: by_name || is_test_content(&outline, &shape),
+                test_file_by_name: by_name,
                 edited: options
                     .edited_paths
                     .iter()
@@ -421,6 +424,7 @@ fn section_texts(ranked: &[Ranked], inputs: &[FoldInput], options: &FoldOptions)
                     &item.shape,
                     summarize,
                     drop_locals && unedited,
+                    unedited && item.test_file_by_name && item.shape.cases > 0,
                 );
                 format!("# {}\n{lines}", base_name(path))
             })

@@ -357,49 +357,81 @@ pub(crate) fn walk_tree(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> Walk) {
 /// cannot read although the language allows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct SyntaxError {
-    /// 0-based line of the innermost error node (or missing node).
+    /// 0-based line of the innermost error node (or missing node), or of the construct the
+    /// grammar cannot read.
     pub(crate) line: u32,
     /// Set when every error of the tree is a known grammar limitation (valid source).
     pub(crate) limitation: Option<&'static str>,
 }
 
 /// Known gaps of the bundled grammars (tree-sitter-typescript 0.23.2, the newest release):
-/// valid TypeScript they misread. `None` when the error node is not one of them.
-fn grammar_limitation(language: Language, error: Node<'_>) -> Option<&'static str> {
+/// valid TypeScript they misread: what, and the byte where the construct is. `None` when the
+/// error node is not one of them.
+fn grammar_limitation(
+    language: Language,
+    error: Node<'_>,
+    source: &str,
+) -> Option<(&'static str, usize)> {
     if !matches!(language, Language::TypeScript | Language::Tsx) {
         return None;
     }
-    let parent = error.parent()?;
-    if parent.kind() == "string" && parent.parent().is_some_and(|p| p.kind() == "jsx_attribute") {
-        return Some("`&` in a JSX attribute string (read as an HTML entity)");
+    // Bytes, not `str` slicing: the error starts where the ASCII shadow says, and newlines are
+    // always character boundaries of the source.
+    let bytes = source.as_bytes();
+    let at = error.start_byte().min(bytes.len());
+    let line_start = bytes[..at]
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |newline| newline + 1);
+    let line_end = bytes[at..]
+        .iter()
+        .position(|byte| *byte == b'\n')
+        .map_or(bytes.len(), |newline| at + newline);
+    let line = source.get(line_start..line_end).unwrap_or("");
+    // `Promise<import("x").T[]>`, `f<typeof import("x")>()`: an import type inside type
+    // arguments, which the grammar reads as comparisons.
+    if let Some(import) = line.find("import(")
+        && line[..import].contains('<')
+        && line[import..].contains('>')
+    {
+        return Some((
+            "an import type (`import(\"…\")`) in type arguments",
+            line_start + import,
+        ));
     }
-    // `Promise<import("x").T[]>`: an import type inside type arguments.
-    let mut inside_type = false;
-    let mut ancestor = Some(parent);
-    while let Some(node) = ancestor {
-        if matches!(
-            node.kind(),
-            "type_arguments" | "type_annotation" | "type_alias_declaration" | "generic_type"
-        ) {
-            inside_type = true;
-            break;
-        }
-        if node.kind().ends_with("statement") || node.kind().ends_with("declaration") {
+    // `a &b` in JSX text, `href="?a=1&name=x"`: read as the start of an HTML entity. The
+    // innermost error may open where the element does, before the `&`: the whole erroneous
+    // region (the outermost error around it) is what must hold one.
+    let mut region = error;
+    while let Some(parent) = region.parent().filter(Node::is_error) {
+        region = parent;
+    }
+    let region_text = source
+        .get(region.start_byte()..region.end_byte().min(region.start_byte() + 64 * 1024))
+        .unwrap_or("");
+    // The `&` itself: on the error's line, else the first one of the region.
+    let ampersand = match line.find('&') {
+        Some(offset) => line_start + offset,
+        None => region.start_byte() + region_text.find('&')?,
+    };
+    let mut cursor = error.walk();
+    let jsx_child = error
+        .named_children(&mut cursor)
+        .any(|child| child.kind().starts_with("jsx_"));
+    let mut ancestor = error.parent();
+    let mut jsx_ancestor = false;
+    for _ in 0..4 {
+        let Some(node) = ancestor else { break };
+        if node.kind().starts_with("jsx_") {
+            jsx_ancestor = true;
             break;
         }
         ancestor = node.parent();
     }
-    let mut cursor = error.walk();
-    let imports = error.named_children(&mut cursor).any(|child| {
-        let call = match child.kind() {
-            "member_expression" => child.child_by_field_name("object"),
-            "call_expression" => Some(child),
-            _ => None,
-        };
-        call.and_then(|call| call.child_by_field_name("function"))
-            .is_some_and(|function| function.kind() == "import")
-    });
-    (inside_type && imports).then_some("an import type (`import(\"…\").Name`) in a type argument")
+    (jsx_child || jsx_ancestor).then_some((
+        "`&` in JSX text or an attribute string (read as an HTML entity)",
+        ampersand,
+    ))
 }
 
 /// How many error nodes are classified at most (a file of garbage has one per token).
@@ -408,26 +440,42 @@ const MAX_CLASSIFIED_ERRORS: usize = 64;
 /// The first syntax error, if any: the innermost error node of the first erroneous region (so a
 /// file whose whole tree is one `ERROR` is not reported on line 1), and whether every error is a
 /// known grammar limitation.
-pub(crate) fn first_syntax_error(language: Language, tree: &Tree) -> Option<SyntaxError> {
+pub(crate) fn first_syntax_error(
+    language: Language,
+    tree: &Tree,
+    source: &str,
+) -> Option<SyntaxError> {
     if !tree.root_node().has_error() {
         return None;
     }
     let mut first: Option<u32> = None;
     let mut first_unknown: Option<u32> = None;
     let mut limitation = None;
+    // Errors inside the block or statement that holds a known limitation are its cascade (the
+    // grammar recovers badly after it), not errors of their own.
+    let mut cascade_end = 0usize;
     let mut seen = 0usize;
     walk_tree(tree, |node| {
         let is_error = node.is_error() || node.is_missing();
         if is_error && !has_error_child(node) {
             let line = to_u32(node.start_position().row);
             first.get_or_insert(line);
-            match grammar_limitation(language, node) {
-                Some(construct) if node.is_error() => {
-                    limitation.get_or_insert(construct);
-                }
-                _ => {
-                    first_unknown = Some(line);
-                    return Walk::Stop;
+            if node.start_byte() >= cascade_end {
+                match grammar_limitation(language, node, source) {
+                    Some((construct, at)) => {
+                        let line = to_u32(
+                            source.as_bytes()[..at.min(source.len())]
+                                .iter()
+                                .filter(|byte| **byte == b'\n')
+                                .count(),
+                        );
+                        limitation.get_or_insert((construct, line));
+                        cascade_end = enclosing_block(node).end_byte();
+                    }
+                    None => {
+                        first_unknown = Some(line);
+                        return Walk::Stop;
+                    }
                 }
             }
             seen += 1;
@@ -443,20 +491,25 @@ pub(crate) fn first_syntax_error(language: Language, tree: &Tree) -> Option<Synt
             Walk::Skip
         }
     });
-    let line = first_unknown.or(first).unwrap_or(0);
-    Some(SyntaxError {
-        line,
-        limitation: if first_unknown.is_none() {
-            limitation
-        } else {
-            None
+    Some(match (first_unknown, limitation) {
+        (None, Some((construct, line))) => SyntaxError {
+            line,
+            limitation: Some(construct),
+        },
+        _ => SyntaxError {
+            line: first_unknown.or(first).unwrap_or(0),
+            limitation: None,
         },
     })
 }
 
 /// The diagnostic for a tree's syntax errors (one owner for outlines and folding ranges).
-pub(crate) fn syntax_diagnostic(language: Language, tree: &Tree) -> Option<OutlineDiagnostic> {
-    let error = first_syntax_error(language, tree)?;
+pub(crate) fn syntax_diagnostic(
+    language: Language,
+    tree: &Tree,
+    source: &str,
+) -> Option<OutlineDiagnostic> {
+    let error = first_syntax_error(language, tree, source)?;
     Some(match error.limitation {
         Some(construct) => OutlineDiagnostic::GrammarLimitation {
             line: error.line,
@@ -466,6 +519,23 @@ pub(crate) fn syntax_diagnostic(language: Language, tree: &Tree) -> Option<Outli
             first_error_line: error.line,
         },
     })
+}
+
+/// The nearest block, statement or declaration around `node` (or the root).
+fn enclosing_block(node: Node<'_>) -> Node<'_> {
+    let mut current = node;
+    while let Some(parent) = current.parent() {
+        let kind = parent.kind();
+        if !parent.is_error()
+            && (kind.ends_with("statement")
+                || kind.ends_with("declaration")
+                || kind.ends_with("block"))
+        {
+            return parent;
+        }
+        current = parent;
+    }
+    current
 }
 
 /// True when some child of `node` is (or holds) an error: the error is further in.

@@ -407,7 +407,7 @@ pub(crate) fn analyze(
         });
         return (Vec::new(), diagnostics);
     };
-    diagnostics.extend(engine::syntax_diagnostic(language, &tree));
+    diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
     let (candidates, query_timed_out) = engine::candidates(language, &tree, source, deadline);
     if query_timed_out {
         diagnostics.push(OutlineDiagnostic::Timeout {

@@ -173,7 +173,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             diagnostics,
         };
     };
-    diagnostics.extend(engine::syntax_diagnostic(language, &tree));
+    diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
     let lines = LineIndex::new(source);
     let mut raw: Vec<LineRun> = Vec::new();
 

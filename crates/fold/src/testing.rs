@@ -5,7 +5,7 @@
 use crate::{Definition, DefinitionKind, Language, Outline};
 
 /// A test file with at most this many test cases is listed in full (it is small).
-pub const SMALL_TEST_FILE_CASES: usize = 8;
+pub const SMALL_TEST_FILE_CASES: usize = 3;
 
 /// True when the path names a test file: `*.test.*`, `*.spec.*`, `*_test.go`, `test_*.py`,
 /// `*_test.py`, `*_spec.rb`, or a file under a `__tests__`, `__mocks__`, `tests`, `test` or
@@ -162,22 +162,26 @@ fn classify(
     }
 }
 
-/// True when an outline is mostly tests: at least one test case, and test cases and groups
-/// are at least half of its definitions (a spec file not named as one).
-pub(crate) fn is_test_content(shape: &TestShape) -> bool {
-    let tests = shape
-        .case
+/// True when an outline is mostly tests: at least one test case, and test calls
+/// (`describe`/`it`/`test`) are at least half of its definitions (a spec file not named as
+/// one). A Rust file with a big `mod tests` is still its implementation.
+pub(crate) fn is_test_content(outline: &Outline, shape: &TestShape) -> bool {
+    let test_calls = outline
+        .definitions
         .iter()
-        .zip(&shape.group)
-        .filter(|(c, g)| **c || **g)
+        .enumerate()
+        .filter(|(index, d)| {
+            d.kind == DefinitionKind::Test && (shape.case[*index] || shape.group[*index])
+        })
         .count();
-    shape.cases > 0 && tests * 2 >= shape.case.len()
+    shape.cases > 0 && test_calls * 2 >= shape.case.len()
 }
 
-/// The outline text of a file for the folded context. With `summarize_tests`, each test group
-/// (nested ones too) is one line ending in `(N tests)`, single tests outside any group are one
+/// The outline text of a file for the folded context. With `summarize_tests`, each outermost
+/// test group is one line ending in `(N tests)` (nested groups count in it), single tests outside any group are one
 /// line `a--b | N tests` where the first of them stands, and nothing else inside a group or a
-/// test is listed; other definitions (helpers, fixtures) stay. With `drop_locals`, definitions nested
+/// test is listed; other definitions stay unless `only_tests` (a test file: its helpers, mocks
+/// and fixtures are left out, summarised or not). With `drop_locals`, definitions nested
 /// in a function body (hooks, local helpers) are left out. Lines keep the outline's
 /// `start--end | first line` form and source order.
 pub(crate) fn render(
@@ -185,8 +189,9 @@ pub(crate) fn render(
     shape: &TestShape,
     summarize_tests: bool,
     drop_locals: bool,
+    only_tests: bool,
 ) -> String {
-    if !summarize_tests && !drop_locals {
+    if !summarize_tests && !drop_locals && !only_tests {
         return outline.to_text();
     }
     let definitions = &outline.definitions;
@@ -235,12 +240,16 @@ pub(crate) fn render(
         if drop_locals && shape.inside_function[index] && !is_test {
             continue;
         }
+        if only_tests && (!is_test || shape.inside_case[index]) {
+            // A test file is its tests: helpers, mocks and fixtures are left out.
+            continue;
+        }
         if !summarize_tests {
             text.push_str(&definition.outline_line());
             continue;
         }
-        // Inside a group only its nested groups are shown (one line per `describe`).
-        if shape.inside_case[index] || (shape.inside_group[index] && !shape.group[index]) {
+        // One line per outermost `describe`; what is inside counts in its number.
+        if shape.inside_case[index] || shape.inside_group[index] {
             continue;
         }
         push_loose(&mut text, Some(definition.start_line()));

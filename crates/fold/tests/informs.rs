@@ -108,7 +108,8 @@ fn every_scenario_matches_its_snapshot() {
 // ---- Attacks on the summaries, the data definitions and the priority order ----
 
 use roo_context_fold::{
-    DefinitionKind, FileDiagnosticKind, Language, OutlineDiagnostic, OutlineOptions, outline,
+    DefinitionKind, FileDiagnosticKind, Language, OutlineDiagnostic, OutlineOptions,
+    SMALL_TEST_FILE_CASES, outline,
 };
 
 fn text_input(path: &str, text: &str) -> FoldInput {
@@ -164,10 +165,29 @@ fn an_edited_spec_lists_every_test() {
 }
 
 #[test]
-fn a_small_spec_is_listed_in_full() {
-    let spec = format!("describe(\"small\", () => {{\n{}}});\n", its(8, "  "));
+fn a_small_spec_is_listed_in_full_without_its_helpers() {
+    let helper = "const mockProvider = {\n  a: 1,\n  b: 2,\n};\n";
+    let small = its(SMALL_TEST_FILE_CASES, "  ");
+    let spec = format!("{helper}describe(\"small\", () => {{\n{small}}});\n");
     let result = fold(&[text_input("a.spec.ts", &spec)], &[], 50_000);
-    assert_eq!(result.sections[0].matches("  it(\"case").count(), 8);
+    let section = &result.sections[0];
+    assert_eq!(
+        section.matches("  it(\"case").count(),
+        SMALL_TEST_FILE_CASES
+    );
+    assert!(!section.contains("mockProvider"), "{section}");
+    // One more test and it is summarised.
+    let more = its(SMALL_TEST_FILE_CASES + 1, "  ");
+    let spec = format!("describe(\"small\", () => {{\n{more}}});\n");
+    let result = fold(&[text_input("a.spec.ts", &spec)], &[], 50_000);
+    assert_eq!(result.sections[0].matches("  it(\"case").count(), 0);
+    // A file named as a test that holds no test (a mock module) keeps its definitions.
+    let result = fold(
+        &[text_input("src/__mocks__/vscode.ts", helper)],
+        &[],
+        50_000,
+    );
+    assert!(result.sections[0].contains("mockProvider"));
 }
 
 #[test]
@@ -219,14 +239,34 @@ fn a_describe_nested_a_thousand_deep_is_summarised_without_recursion() {
         .join()
         .expect("no stack overflow");
     let section = &result.sections[0];
-    // Every group says it holds the nine tests; none of them is listed.
-    assert_eq!(
-        section.matches("(9 tests)").count(),
-        depth,
-        "{}",
-        &section[..500]
+    // The outermost group holds the nine tests; nothing inside it is listed.
+    assert!(
+        section.contains("1--2036 | describe(\"level 0\", () => { (9 tests)"),
+        "{section}"
     );
-    assert_eq!(section.matches("it(\"case").count(), 0);
+    assert_eq!(section.lines().count(), 6, "{section}");
+    // Edited, every level and every test is listed, still without recursion.
+    let spec_again = (0..depth)
+        .map(|level| format!("describe(\"level {level}\", () => {{\n"))
+        .collect::<String>()
+        + &its(9, "")
+        + &"});\n".repeat(depth);
+    let edited = std::thread::Builder::new()
+        .stack_size(256 * 1024)
+        .spawn(move || {
+            fold(
+                &[text_input("deep.spec.ts", &spec_again)],
+                &["deep.spec.ts"],
+                usize::MAX,
+            )
+        })
+        .expect("thread")
+        .join()
+        .expect("no stack overflow");
+    assert_eq!(
+        edited.sections[0].matches("describe(\"level").count(),
+        depth
+    );
 }
 
 #[test]
@@ -376,6 +416,30 @@ fn grammar_limitations_are_reported_where_they_are() {
         result.diagnostics[0].message.contains("line 3"),
         "{}",
         result.diagnostics[0].message
+    );
+}
+
+#[test]
+fn import_types_in_call_type_arguments_and_bare_ampersands_in_jsx_text_are_limitations() {
+    let mock = "vi.mock(\"os\", async (importOriginal) => {\n  const actual = await importOriginal<typeof import(\"os\")>()\n  return actual\n})\n";
+    let found = outline(Language::TypeScript, mock, &OutlineOptions::default());
+    assert!(
+        matches!(
+            found.diagnostics[..],
+            [OutlineDiagnostic::GrammarLimitation { line: 1, .. }]
+        ),
+        "{:?}",
+        found.diagnostics
+    );
+    let page = "export function Page() {\n  return (\n    <td>\n      Prompts, Snippets & Token Counts, \u{e9}t\u{e9} &\n    </td>\n  );\n}\n";
+    let found = outline(Language::Tsx, page, &OutlineOptions::default());
+    assert!(
+        matches!(
+            found.diagnostics[..],
+            [OutlineDiagnostic::GrammarLimitation { line: 3, .. }]
+        ),
+        "{:?}",
+        found.diagnostics
     );
 }
 
