@@ -390,9 +390,11 @@ fn grammar_limitation(
     let line = source.get(line_start..line_end).unwrap_or("");
     // `Promise<import("x").T[]>`, `f<typeof import("x")>()`: an import type inside type
     // arguments, which the grammar reads as comparisons.
+    // `x: import("y").T[]` in a type annotation likewise.
     if let Some(import) = line.find("import(")
-        && line[..import].contains('<')
-        && line[import..].contains('>')
+        && ((line[..import].contains('<') && line[import..].contains('>'))
+            || line[..import].trim_end().ends_with(':')
+            || line[..import].trim_end().ends_with('|'))
     {
         return Some((
             "an import type (`import(\"…\")`) in type arguments",
@@ -451,7 +453,7 @@ pub(crate) fn first_syntax_error(
     let mut first: Option<u32> = None;
     let mut first_unknown: Option<u32> = None;
     let mut limitation = None;
-    // Errors inside the block or statement that holds a known limitation are its cascade (the
+    // Errors inside the top-level statement that holds a known limitation are its cascade (the
     // grammar recovers badly after it), not errors of their own.
     let mut cascade_end = 0usize;
     let mut seen = 0usize;
@@ -470,7 +472,7 @@ pub(crate) fn first_syntax_error(
                                 .count(),
                         );
                         limitation.get_or_insert((construct, line));
-                        cascade_end = enclosing_block(node).end_byte();
+                        cascade_end = cascade_end.max(top_level_statement(node).end_byte());
                     }
                     None => {
                         first_unknown = Some(line);
@@ -521,17 +523,13 @@ pub(crate) fn syntax_diagnostic(
     })
 }
 
-/// The nearest block, statement or declaration around `node` (or the root).
-fn enclosing_block(node: Node<'_>) -> Node<'_> {
+/// The top-level statement around `node` (the root's child holding it): how far a grammar
+/// limitation's cascade of errors may reach.
+fn top_level_statement(node: Node<'_>) -> Node<'_> {
     let mut current = node;
     while let Some(parent) = current.parent() {
-        let kind = parent.kind();
-        if !parent.is_error()
-            && (kind.ends_with("statement")
-                || kind.ends_with("declaration")
-                || kind.ends_with("block"))
-        {
-            return parent;
+        if parent.parent().is_none() {
+            return current;
         }
         current = parent;
     }

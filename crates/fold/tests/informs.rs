@@ -431,6 +431,29 @@ fn import_types_in_call_type_arguments_and_bare_ampersands_in_jsx_text_are_limit
         "{:?}",
         found.diagnostics
     );
+    let annotation = "export interface Collection {\n  name: string\n  set(uri: Uri, diagnostics: import(\"./a.js\").Diagnostic[] | undefined): void\n  clear(): void\n}\n";
+    let found = outline(Language::TypeScript, annotation, &OutlineOptions::default());
+    assert!(
+        matches!(
+            found.diagnostics[..],
+            [OutlineDiagnostic::GrammarLimitation { line: 2, .. }]
+        ),
+        "{:?}",
+        found.diagnostics
+    );
+    // The cascade after a limitation in a `vi.mock(...)` call reaches past its block.
+    let cascade = format!(
+        "{mock}\ndescribe(\"x\", () => {{\n  it(\"y\", () => {{\n    ok();\n  }});\n}});\n"
+    );
+    let found = outline(Language::TypeScript, &cascade, &OutlineOptions::default());
+    assert!(
+        matches!(
+            found.diagnostics[..],
+            [] | [OutlineDiagnostic::GrammarLimitation { line: 1, .. }]
+        ),
+        "{:?}",
+        found.diagnostics
+    );
     let page = "export function Page() {\n  return (\n    <td>\n      Prompts, Snippets & Token Counts, \u{e9}t\u{e9} &\n    </td>\n  );\n}\n";
     let found = outline(Language::Tsx, page, &OutlineOptions::default());
     assert!(
