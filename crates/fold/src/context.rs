@@ -7,7 +7,8 @@ use std::sync::Arc;
 use crate::cache::{OutlineCache, OutlineJob, effective_threads, outline_many};
 use crate::language::base_name;
 use crate::testing::{
-    SMALL_TEST_FILE_CASES, TestShape, is_test_content, is_test_path, render, test_shape,
+    SMALL_TEST_FILE_CASES, TestShape, is_test_content, is_test_path, may_hold_tests, render,
+    test_shape,
 };
 use crate::text::{Decoded, decode, looks_binary, truncate_utf16, utf16_len};
 use crate::{Language, Outline, OutlineDiagnostic, OutlineOptions};
@@ -233,7 +234,9 @@ struct Ranked {
     index: usize,
     lossy: bool,
     outline: Arc<Outline>,
-    shape: TestShape,
+    /// `None` when the file has nothing test-like (most files): no shape is computed then,
+    /// which keeps the warm path as cheap as before.
+    shape: Option<TestShape>,
     /// Its tests or test groups make it a test file (by name or by content).
     test_file: bool,
     /// Named as a test file: unedited, it shows only its tests (helpers and mocks left out).
@@ -313,11 +316,14 @@ pub fn folded_file_context_with(
                 continue;
             }
             let by_name = is_test_path(path);
-            let shape = test_shape(&outline, by_name);
+            let shape = may_hold_tests(&outline, by_name).then(|| test_shape(&outline, by_name));
             ranked.push(Ranked {
                 index,
                 lossy,
-                test_file: by_name || is_test_content(&outline, &shape),
+                test_file: by_name
+                    || shape
+                        .as_ref()
+                        .is_some_and(|shape| is_test_content(&outline, shape)),
                 test_file_by_name: by_name,
                 edited: options
                     .edited_paths
@@ -418,29 +424,44 @@ fn section_texts(ranked: &[Ranked], inputs: &[FoldInput], options: &FoldOptions)
             .map(|item| {
                 let path = &inputs[item.index].display_path;
                 let unedited = options.prioritize && item.edited.is_none();
-                let summarize = unedited && item.shape.cases > SMALL_TEST_FILE_CASES;
+                let computed;
+                let shape = match &item.shape {
+                    Some(shape) => shape,
+                    None if drop_locals && unedited => {
+                        computed = test_shape(&item.outline, item.test_file_by_name);
+                        &computed
+                    }
+                    None => return format!("# {}\n{}", base_name(path), item.outline.to_text()),
+                };
+                let summarize = unedited && shape.cases > SMALL_TEST_FILE_CASES;
                 let lines = render(
                     &item.outline,
-                    &item.shape,
+                    shape,
                     summarize,
                     drop_locals && unedited,
-                    unedited && item.test_file_by_name && item.shape.cases > 0,
+                    unedited && item.test_file_by_name && shape.cases > 0,
                 );
                 format!("# {}\n{lines}", base_name(path))
             })
             .collect()
     };
     let texts = render_all(false);
-    let wrapped: usize = ranked
-        .iter()
-        .zip(&texts)
-        .map(|(item, text)| {
-            // The wrapper's own length, without building the section.
-            WRAPPER_CHARS + utf16_len(&inputs[item.index].display_path) + utf16_len(text)
-        })
-        .sum::<usize>()
-        + ranked.len().saturating_sub(1);
-    if options.prioritize && wrapped > options.max_chars {
+    if !options.prioritize {
+        return texts;
+    }
+    // The wrapped length of everything, without building the sections. Bytes bound UTF-16
+    // units from above, so the exact count is only needed when the bytes do not fit.
+    let wrapped = |length: fn(&str) -> usize| -> usize {
+        ranked
+            .iter()
+            .zip(&texts)
+            .map(|(item, text)| {
+                WRAPPER_CHARS + length(&inputs[item.index].display_path) + length(text)
+            })
+            .sum::<usize>()
+            + ranked.len().saturating_sub(1)
+    };
+    if wrapped(str::len) > options.max_chars && wrapped(utf16_len) > options.max_chars {
         render_all(true)
     } else {
         texts

@@ -43,6 +43,19 @@ pub fn is_test_path(path: &str) -> bool {
     }
 }
 
+/// True when some definition could be a test or a test group (a cheap pre-check, so files
+/// without tests cost nothing more than before).
+pub(crate) fn may_hold_tests(outline: &Outline, test_file_by_name: bool) -> bool {
+    test_file_by_name
+        || outline.short_tests_outside.is_some()
+        || outline.definitions.iter().any(|d| {
+            d.kind == DefinitionKind::Test
+                || d.short_tests > 0
+                || (d.kind == DefinitionKind::Module
+                    && (d.name == "tests" || d.name.ends_with("_tests")))
+        })
+}
+
 /// What each definition of an outline is, as far as tests go.
 pub(crate) struct TestShape {
     /// A single test (`it`, `test`, a Go `TestX`, a Python `test_x`, a function in Rust `mod tests`).
