@@ -14,6 +14,7 @@ mod demo;
 mod failclosed;
 mod files;
 mod fold;
+mod fold_priority;
 mod gate;
 mod guard;
 mod history;

@@ -107,9 +107,10 @@ pub fn decode<P: DeserializeOwned>(params: Value) -> std::result::Result<P, RpcE
 }
 
 /// Fields that carry file-system paths, at the top of any method's params or in its `options`.
-const PATH_FIELDS: [&str; 7] = [
+const PATH_FIELDS: [&str; 8] = [
     "path",
     "paths",
+    "editedPaths",
     "cwd",
     "newPath",
     "storageDir",

@@ -158,8 +158,8 @@ impl Backend {
             policy: self.state.policy(),
             documents: self.documents.clone(),
             outlines: self.outlines.clone(),
-            tokens: self.tokens.clone(),
             files: Some(self.files.clone()),
+            tokens: self.tokens.clone(),
             host: Some(self.client.clone()),
             host_cannot_summarize: self.host_cannot_summarize.clone(),
         }

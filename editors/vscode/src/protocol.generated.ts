@@ -97,6 +97,7 @@ export type FoldDiagnosticKind =
   | "parseTimeout"
   | "queryTimeout"
   | "syntaxErrors"
+  | "grammarLimitation"
   | "noDefinitions"
   | "truncated"
   | "overBudget";
@@ -727,6 +728,12 @@ export interface FoldContextParams {
    * default 4; 0 keeps every definition).
    */
   minComponentLines?: number | null;
+  /**
+   * Files the agent edited, most recently edited first (as spelled in `paths`). They are
+   * folded even when not in `paths`, and come first in the budget: edited files, then read
+   * files, implementation before tests, most recent first within each (docs/protocol.md).
+   */
+  editedPaths?: string[] | null;
 }
 /**
  * Result of `roo/fold/context`.
@@ -740,7 +747,7 @@ export interface FoldContextResult {
    */
   content: string;
   /**
-   * One `<system-reminder>` section per included file.
+   * One `<system-reminder>` section per included file, in budget order.
    */
   sections: string[];
   /**
@@ -773,7 +780,8 @@ export interface FoldDiagnostic {
   path: string;
   /**
    * `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
+   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
+   * `truncated`, `overBudget`.
    */
   kind: FoldDiagnosticKind;
   /**

@@ -73,6 +73,7 @@ pub fn run(args: FoldArgs) -> ExitCode {
         cwd: None,
         max_chars: Some(args.max_chars),
         min_component_lines: Some(args.min_component_lines),
+        edited_paths: None,
     };
     let result = fold::fold_context(
         &state,

@@ -90,9 +90,24 @@ pub fn files_read_for_summary(params: &ManageContextParams) -> Vec<String> {
     params.files_read_by_roo.clone().unwrap_or_default()
 }
 
-/// The folded file context sections of `paths` (each file through the access rule).
-fn folded_sections(deps: &Snapshot, paths: Vec<String>, cwd: Option<String>) -> Vec<String> {
-    if paths.is_empty() {
+/// The files the task's agent edited, most recently edited first, from the tracker (none when
+/// the task is not open in it): they lead the folded context's budget.
+async fn files_edited_for_summary(deps: &Snapshot, task_id: Option<&str>) -> Vec<String> {
+    match (task_id, &deps.files) {
+        (Some(task_id), Some(files)) => files.files_edited(task_id).await.unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The folded file context sections of `paths` and `edited` (each file through the access
+/// rule), in the budget's priority order.
+fn folded_sections(
+    deps: &Snapshot,
+    paths: Vec<String>,
+    edited: Vec<String>,
+    cwd: Option<String>,
+) -> Vec<String> {
+    if paths.is_empty() && edited.is_empty() {
         return Vec::new();
     }
     let params = FoldContextParams {
@@ -100,6 +115,7 @@ fn folded_sections(deps: &Snapshot, paths: Vec<String>, cwd: Option<String>) -> 
         cwd,
         max_chars: None,
         min_component_lines: None,
+        edited_paths: Some(edited),
     };
     fold::fold_context(
         &deps.state,
@@ -268,8 +284,9 @@ async fn manage(
                 token_limit: pending.request.token_limit,
             };
             let paths = files_read_for_summary(&params);
+            let edited = files_edited_for_summary(&deps, params.task_id.as_deref()).await;
             let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
-            let folding = blocking(move || folded_sections(&fold_deps, paths, cwd));
+            let folding = blocking(move || folded_sections(&fold_deps, paths, edited, cwd));
             let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
             let no_summarizer = deps.host_cannot_summarize.clone();
             let host = deps.host.clone();

@@ -8,7 +8,7 @@ use roo_context_core::fs::{GateRefusal, open_gated};
 use roo_context_core::path::normalize_lexically;
 use roo_context_core::wire_text;
 use roo_context_fold::{
-    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
+    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache, context_paths,
     folded_file_context_with,
 };
 use roo_context_protocol::fold::*;
@@ -62,6 +62,7 @@ fn wire_kind(kind: FileDiagnosticKind) -> FoldDiagnosticKind {
         FileDiagnosticKind::ParseTimeout => FoldDiagnosticKind::ParseTimeout,
         FileDiagnosticKind::QueryTimeout => FoldDiagnosticKind::QueryTimeout,
         FileDiagnosticKind::SyntaxErrors => FoldDiagnosticKind::SyntaxErrors,
+        FileDiagnosticKind::GrammarLimitation => FoldDiagnosticKind::GrammarLimitation,
         FileDiagnosticKind::NoDefinitions => FoldDiagnosticKind::NoDefinitions,
         FileDiagnosticKind::Truncated => FoldDiagnosticKind::Truncated,
         FileDiagnosticKind::OverBudget => FoldDiagnosticKind::OverBudget,
@@ -76,6 +77,29 @@ fn cache_for(cache: &OutlineCache, min_component_lines: Option<u32>) -> Option<&
         .then_some(cache)
 }
 
+/// The edited paths spelled as in `read` when they name the same file (`./src/a.ts` and
+/// `src/a.ts`), so an edited file that was also read is one file, placed as edited.
+fn edited_as_read(base: &Path, read: &[String], edited: Option<&[String]>) -> Vec<String> {
+    let Some(edited) = edited else {
+        return Vec::new();
+    };
+    let mut read_by_file: std::collections::HashMap<PathBuf, &String> =
+        std::collections::HashMap::with_capacity(read.len());
+    for path in read {
+        read_by_file
+            .entry(normalize_lexically(base, path))
+            .or_insert(path);
+    }
+    edited
+        .iter()
+        .map(|path| {
+            read_by_file
+                .get(&normalize_lexically(base, path))
+                .map_or_else(|| path.clone(), |read| (*read).clone())
+        })
+        .collect()
+}
+
 /// `roo/fold/context`: the folded view of `paths` (most recently read first).
 pub fn fold_context(
     state: &SharedState,
@@ -85,10 +109,11 @@ pub fn fold_context(
     params: &FoldContextParams,
 ) -> FoldContextResult {
     let base = base_folder(policy, params.cwd.as_deref());
+    let edited = edited_as_read(&base, &params.paths, params.edited_paths.as_deref());
+    let paths = context_paths(&params.paths, &edited);
     // Why each skipped input was skipped, keyed by position, so the reason kinds stay precise.
-    let mut host_kinds: Vec<Option<FoldDiagnosticKind>> = Vec::with_capacity(params.paths.len());
-    let inputs: Vec<FoldInput> = params
-        .paths
+    let mut host_kinds: Vec<Option<FoldDiagnosticKind>> = Vec::with_capacity(paths.len());
+    let inputs: Vec<FoldInput> = paths
         .iter()
         .map(|path| {
             // A cancelled request reads nothing more (its answer is dropped anyway).
@@ -131,6 +156,7 @@ pub fn fold_context(
             .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
         // A `$/cancelRequest` stops the work between windows of files (see `rpc::blocking`).
         stop: roo_context_core::cancel::current_flag(),
+        edited_paths: edited,
         ..FoldOptions::default()
     };
     let cache = cache_for(cache, params.min_component_lines);
@@ -138,7 +164,8 @@ pub fn fold_context(
         options.outline.min_lines = min_lines;
     }
     let folded = folded_file_context_with(&inputs, &options, cache);
-    let mut host_kind_by_path = params.paths.iter().zip(host_kinds);
+    // Files the host skipped are reported in input order, so one pass pairs them up.
+    let mut host_kind_by_path = paths.iter().zip(host_kinds);
     FoldContextResult {
         diagnostics: folded
             .diagnostics

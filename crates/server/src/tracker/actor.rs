@@ -24,6 +24,9 @@ pub(super) enum Command {
         since: Option<i64>,
         reply: oneshot::Sender<Result<FilesRead, TrackerError>>,
     },
+    Edited {
+        reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
+    },
     TakeRecentlyModified {
         reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
     },
@@ -136,6 +139,9 @@ impl TaskActor {
                     Command::Read { since, reply } => {
                         let _ = reply.send(Ok((task.files_read_by_agent(since), recovery.take())));
                     }
+                    Command::Edited { reply } => {
+                        let _ = reply.send(Ok(task.files_edited_by_agent()));
+                    }
                     Command::TakeRecentlyModified { reply } => {
                         let _ = reply.send(Ok(task.take_recently_modified()));
                     }
@@ -243,7 +249,8 @@ impl TaskActor {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::TakeRecentlyModified { reply }
-                | Command::TakeCheckpointPossible { reply } => {
+                | Command::TakeCheckpointPossible { reply }
+                | Command::Edited { reply } => {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}

@@ -387,6 +387,15 @@ impl FileTracker {
         receive(answer).await
     }
 
+    /// The files the agent edited in an open task, most recently edited first (they lead the
+    /// folded context of its condense).
+    pub async fn files_edited(&self, task_id: &str) -> Result<Vec<String>, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Edited { reply })?;
+        receive(answer).await
+    }
+
     /// `roo/files/takeRecentlyModified`.
     pub async fn take_recently_modified(&self, task_id: &str) -> Result<Vec<String>, TrackerError> {
         let handle = self.existing(task_id)?;
