@@ -15,12 +15,17 @@ bin="${ROO_CONTEXT_BIN:-$repo/target/debug/roo-context}"
 [[ -x "$bin" ]] || { echo "no binary at $bin (cargo build -p roo-context)" >&2; exit 2; }
 [[ -d "$ext/node_modules" ]] || (cd "$ext" && npm ci --no-audit --no-fund)
 
+t0=$(date +%s)
+step() { echo "npm install test [$(($(date +%s) - t0))s] $*"; }
+
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/roo-context-npm-XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
+step "pack (scripts/package.mjs --kind npm)"
 node "$ext/scripts/package.mjs" --kind npm --binary "$bin" --out "$scratch/tarballs"
 client=("$scratch"/tarballs/roo-context-client-*.tgz)
 cli=("$scratch"/tarballs/roo-context-cli-*.tgz)
 
+step "install into a scratch project"
 app="$scratch/app"
 mkdir "$app"
 cd "$app"
@@ -55,10 +60,11 @@ npm install --offline --no-audit --no-fund --loglevel=error "${client[0]}"
 npm ls --all --offline | sed 's/^/  /'
 test -x "node_modules/$cli_name/bin/roo-context" || { echo "the binary package was not installed as an optional dependency" >&2; exit 1; }
 
+step "compile and run smoke.ts"
 cp "$here/smoke.ts" .
 # The repository's TypeScript compiles it against the installed package's own .d.ts files; only the
 # Node types come from the extension's dev dependencies.
 "$ext/node_modules/.bin/tsc" --strict --target es2022 --module nodenext --moduleResolution nodenext \
   --types node --typeRoots "$ext/node_modules/@types" --skipLibCheck false smoke.ts
 node smoke.js
-echo "npm install test: passed"
+step "passed"

@@ -93,7 +93,7 @@ function main() {
   }
 
   const manifest = JSON.parse(fs.readFileSync(path.join(ext, "package.json"), "utf8"));
-  const stage = path.join(args.out, "stage");
+  const stage = path.join(args.out, ".package-stage");
   fs.rmSync(stage, { recursive: true, force: true });
   fs.mkdirSync(args.out, { recursive: true });
   const made = [];
