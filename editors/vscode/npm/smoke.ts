@@ -7,7 +7,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { resolvePackagedBinary, startSession } from "@roo-context/client";
+import { convertHtmlOffThread, resolvePackagedBinary, startSession } from "@roo-context/client";
 import type { FoldOutlineResult, ValidateAccessResult } from "@roo-context/client/protocol";
 
 async function main(): Promise<void> {
@@ -41,6 +41,12 @@ async function main(): Promise<void> {
     }
     assert.deepEqual(access.results.map((r) => r.allowed), [true, false]);
     assert.equal(access.results[1].blockedBy?.line, 2);
+
+    // The URL-mention converter runs in a worker thread loaded from the package's own files, with
+    // turndown and domino from its dependencies.
+    const markdown = await convertHtmlOffThread("<h1>Title</h1><p>a <a href='/x'>link</a></p>", "https://example.test/a/", new AbortController().signal);
+    console.log(`convertHtmlOffThread (worker): ${JSON.stringify(markdown)}`);
+    assert.equal(markdown, "# Title\n\na [link](https://example.test/x)");
   } finally {
     const code = await session.stop();
     console.log(`shutdown: exit code ${code}`);
