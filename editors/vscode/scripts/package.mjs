@@ -77,7 +77,12 @@ function binaryFor(platform, args, host) {
 }
 
 function main() {
-  const args = parseArgs(process.argv.slice(2));
+  let args;
+  try {
+    args = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    fail(error.message);
+  }
   // The compiled client gives the one platform list; compile first so it is current.
   run(bin("tsc"), ["-p", "tsconfig.client.json"], ext);
   const require = createRequire(import.meta.url);
