@@ -64,6 +64,10 @@ step "compile and run smoke.ts"
 cp "$here/smoke.ts" .
 # The repository's TypeScript compiles it against the installed package's own .d.ts files; only the
 # Node types come from the extension's dev dependencies.
+# Both module resolutions consumers use: nodenext (reads `exports`), and the older `node` that most
+# VS Code extensions still have (reads `typesVersions`).
+"$ext/node_modules/.bin/tsc" --strict --target es2022 --module commonjs --moduleResolution node \
+  --types node --typeRoots "$ext/node_modules/@types" --skipLibCheck false --noEmit smoke.ts
 "$ext/node_modules/.bin/tsc" --strict --target es2022 --module nodenext --moduleResolution nodenext \
   --types node --typeRoots "$ext/node_modules/@types" --skipLibCheck false smoke.ts
 node smoke.js

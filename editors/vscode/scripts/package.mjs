@@ -154,6 +154,8 @@ function main() {
         "./protocol": { types: "./dist/protocol.generated.d.ts", default: "./dist/protocol.generated.js" },
         "./package.json": "./package.json",
       },
+      // TypeScript's older `node` resolution (common in VS Code extensions) ignores `exports`.
+      typesVersions: { "*": { protocol: ["dist/protocol.generated.d.ts"] } },
       files: ["dist"],
       dependencies: runtime,
       // Every platform this release publishes, so that adding a target to PLATFORMS adds it here.
