@@ -10,6 +10,7 @@ mod cancel_fold;
 mod cli;
 mod context;
 mod demo;
+mod diffs;
 mod failclosed;
 mod files;
 mod fold;

@@ -64,6 +64,8 @@ pub mod methods {
     pub const FILES_READ: &str = "roo/files/read";
     /// Get and clear the files changed behind the agent's back.
     pub const FILES_TAKE_RECENTLY_MODIFIED: &str = "roo/files/takeRecentlyModified";
+    /// The host delivered a `takeRecentlyModified` notice to the model: advance its baselines.
+    pub const FILES_ACK_NOTICE: &str = "roo/files/ackNotice";
     /// Get and clear the files the agent edited since the last call.
     pub const FILES_TAKE_CHECKPOINT_POSSIBLE: &str = "roo/files/takeCheckpointPossible";
     /// Stop watching a task's files and forget its in-memory state.
@@ -114,6 +116,7 @@ pub mod methods {
         FILES_MARK_ROO_EDITED,
         FILES_READ,
         FILES_TAKE_RECENTLY_MODIFIED,
+        FILES_ACK_NOTICE,
         FILES_TAKE_CHECKPOINT_POSSIBLE,
         FILES_DISPOSE_TASK,
         CONTEXT_MANAGE,

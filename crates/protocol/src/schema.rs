@@ -146,7 +146,12 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
         request::<TrackParams, TrackResult>(g, C2S, methods::FILES_TRACK),
         request::<MarkRooEditedParams, MarkRooEditedResult>(g, C2S, methods::FILES_MARK_ROO_EDITED),
         request::<FilesReadParams, FilesReadResult>(g, C2S, methods::FILES_READ),
-        request::<FilesTaskParams, FilesTakeResult>(g, C2S, methods::FILES_TAKE_RECENTLY_MODIFIED),
+        request::<TakeRecentlyModifiedParams, FilesTakeResult>(
+            g,
+            C2S,
+            methods::FILES_TAKE_RECENTLY_MODIFIED,
+        ),
+        request::<AckNoticeParams, AckNoticeResult>(g, C2S, methods::FILES_ACK_NOTICE),
         request::<FilesTaskParams, FilesTakeResult>(
             g,
             C2S,

@@ -1,5 +1,6 @@
 //! The `roo-context` binary: the sidecar server (default) and its command-line tools.
 
+mod baselines;
 mod cli;
 mod counting;
 mod documents;

@@ -148,6 +148,7 @@ impl Backend {
             methods::FILES_TAKE_RECENTLY_MODIFIED,
             Backend::files_take_recently_modified,
         )
+        .custom_method(methods::FILES_ACK_NOTICE, Backend::files_ack_notice)
         .custom_method(
             methods::FILES_TAKE_CHECKPOINT_POSSIBLE,
             Backend::files_take_checkpoint_possible,
@@ -215,6 +216,14 @@ impl Backend {
         guarded(methods::FILES_TAKE_RECENTLY_MODIFIED, async {
             let params = decode(params)?;
             encode(files::take_recently_modified(&self.files, params).await?)
+        })
+        .await
+    }
+
+    async fn files_ack_notice(&self, params: Value) -> Result<Value> {
+        guarded(methods::FILES_ACK_NOTICE, async {
+            let params = decode(params)?;
+            encode(files::ack_notice(&self.files, params).await?)
         })
         .await
     }

@@ -19,9 +19,12 @@ use roo_context_core::tracker::{
     ChangeHint, ChangeKind, Fingerprint, MetadataError, RecordSource, TASK_METADATA_FILE,
     TaskFiles, TaskMetadata,
 };
-use roo_context_protocol::files::{FileDidChangeParams, MetadataRecovery};
+use roo_context_protocol::files::{
+    AckNoticeResult, FileDidChangeParams, FilesTakeResult, MetadataRecovery,
+};
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::baselines::{Baselines, SeenContent};
 use crate::state::SharedState;
 
 /// Quiet time after the last event of a burst before files are read: an editor's save
@@ -243,11 +246,13 @@ enum Command {
         key: String,
         source: RecordSource,
         seen: Seen,
+        baseline: Option<SeenContent>,
         reply: oneshot::Sender<Result<Option<MetadataRecovery>, TrackerError>>,
     },
     Mark {
         key: String,
         seen: Seen,
+        baseline: Option<SeenContent>,
         reply: oneshot::Sender<Result<(), TrackerError>>,
     },
     Read {
@@ -259,6 +264,16 @@ enum Command {
     },
     TakeCheckpointPossible {
         reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
+    },
+    /// `takeRecentlyModified` with `withDiffs` (baselines.rs).
+    TakeWithDiffs {
+        state: Arc<SharedState>,
+        limits: roo_context_core::stale_diff::DiffLimits,
+        reply: oneshot::Sender<Result<FilesTakeResult, TrackerError>>,
+    },
+    AckNotice {
+        notice_id: String,
+        reply: oneshot::Sender<Result<AckNoticeResult, TrackerError>>,
     },
     Observe {
         key: String,
@@ -507,6 +522,7 @@ impl FileTracker {
             (Ok(_), Some(content)) => Seen::Known(Fingerprint::of(content.as_bytes())),
             (Ok(absolute), None) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
+        let baseline = self.seen_content(&watched, content);
         let (reply, answer) = oneshot::channel();
         send(
             &handle,
@@ -514,6 +530,7 @@ impl FileTracker {
                 key: path.to_owned(),
                 source,
                 seen,
+                baseline,
                 reply,
             },
         )?;
@@ -540,12 +557,18 @@ impl FileTracker {
             (Ok(_), Some(content), false) => Seen::Known(Fingerprint::of(content.as_bytes())),
             (Ok(absolute), None, false) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
+        let baseline = if deleted {
+            None
+        } else {
+            self.seen_content(&watched, content)
+        };
         let (reply, answer) = oneshot::channel();
         send(
             &handle,
             Command::Mark {
                 key: path.to_owned(),
                 seen,
+                baseline,
                 reply,
             },
         )?;
@@ -574,6 +597,53 @@ impl FileTracker {
         let handle = self.existing(task_id)?;
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::TakeRecentlyModified { reply })?;
+        receive(answer).await
+    }
+
+    /// What the agent saw of a watched file, for its baseline (baselines.rs).
+    fn seen_content(
+        &self,
+        watched: &Result<PathBuf, &'static str>,
+        content: Option<&str>,
+    ) -> Option<SeenContent> {
+        let absolute = watched.as_ref().ok()?.clone();
+        Some(SeenContent {
+            absolute,
+            text: content.map(Arc::from),
+            policy: self.state.policy(),
+        })
+    }
+
+    /// `roo/files/takeRecentlyModified` with `withDiffs`.
+    pub async fn take_with_diffs(
+        &self,
+        task_id: &str,
+        limits: roo_context_core::stale_diff::DiffLimits,
+    ) -> Result<FilesTakeResult, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        let state = self.state.clone();
+        send(
+            &handle,
+            Command::TakeWithDiffs {
+                state,
+                limits,
+                reply,
+            },
+        )?;
+        receive(answer).await
+    }
+
+    /// `roo/files/ackNotice`.
+    pub async fn ack_notice(
+        &self,
+        task_id: &str,
+        notice_id: &str,
+    ) -> Result<AckNoticeResult, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        let notice_id = notice_id.to_owned();
+        send(&handle, Command::AckNotice { notice_id, reply })?;
         receive(answer).await
     }
 
@@ -876,6 +946,7 @@ impl TaskActor {
             }
         };
         let mut task = TaskFiles::new(metadata);
+        let mut baselines = Baselines::open(self.storage.clone()).await;
         let mut dirty = false;
         let mut retire = None;
         while let Some(first) = mailbox.recv().await {
@@ -894,15 +965,27 @@ impl TaskActor {
                         key,
                         source,
                         seen,
+                        baseline,
                         reply,
                     } => {
                         let seen = resolve_seen(seen).await;
+                        if source != RecordSource::UserEdited {
+                            baselines.saw(&key, &source, baseline, seen, now).await;
+                        }
                         task.track(&key, source, seen, now);
                         dirty = true;
                         owed.push(Owed::Track(reply, recovery.take()));
                     }
-                    Command::Mark { key, seen, reply } => {
-                        if let Some(seen) = resolve_seen(seen).await {
+                    Command::Mark {
+                        key,
+                        seen,
+                        baseline,
+                        reply,
+                    } => {
+                        let seen = resolve_seen(seen).await;
+                        let source = RecordSource::RooEdited;
+                        baselines.saw(&key, &source, baseline, seen, now).await;
+                        if let Some(seen) = seen {
                             task.mark_agent_edited(&key, seen);
                         }
                         let _ = reply.send(Ok(()));
@@ -916,12 +999,24 @@ impl TaskActor {
                     Command::TakeCheckpointPossible { reply } => {
                         let _ = reply.send(Ok(task.take_checkpoint_possible()));
                     }
+                    Command::TakeWithDiffs {
+                        state,
+                        limits,
+                        reply,
+                    } => {
+                        let fresh = task.take_recently_modified();
+                        let _ = reply.send(Ok(baselines.take(fresh, state, limits).await));
+                    }
+                    Command::AckNotice { notice_id, reply } => {
+                        let _ = reply.send(Ok(baselines.ack(&notice_id, now).await));
+                    }
                     Command::Observe {
                         key,
                         observed,
                         hint,
                     } => {
                         if let Some(change) = task.observe(&key, observed, &hint, now) {
+                            baselines.observed(&change);
                             dirty = true;
                             let new_path = match &change.kind {
                                 ChangeKind::Renamed { to } => to.clone(),
@@ -1017,6 +1112,12 @@ impl TaskActor {
                 }
                 Command::TakeRecentlyModified { reply }
                 | Command::TakeCheckpointPossible { reply } => {
+                    let _ = reply.send(Err(error.clone()));
+                }
+                Command::TakeWithDiffs { reply, .. } => {
+                    let _ = reply.send(Err(error.clone()));
+                }
+                Command::AckNotice { reply, .. } => {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}

@@ -80,16 +80,41 @@ pub async fn files_read(tracker: &FileTracker, params: FilesReadParams) -> Resul
     Ok(FilesReadResult { paths, recovery })
 }
 
-/// `roo/files/takeRecentlyModified`.
+/// `roo/files/takeRecentlyModified`: the original's paths, or with `withDiffs` the notice of
+/// baselines.rs.
 pub async fn take_recently_modified(
     tracker: &FileTracker,
-    params: FilesTaskParams,
+    params: TakeRecentlyModifiedParams,
 ) -> Result<FilesTakeResult> {
+    if params.with_diffs {
+        let limits = crate::baselines::diff_limits(params.limits.as_ref());
+        return tracker
+            .take_with_diffs(&params.task_id, limits)
+            .await
+            .map_err(to_rpc);
+    }
     let paths = tracker
         .take_recently_modified(&params.task_id)
         .await
         .map_err(to_rpc)?;
-    Ok(FilesTakeResult { paths })
+    Ok(paths_only(paths))
+}
+
+fn paths_only(paths: Vec<String>) -> FilesTakeResult {
+    FilesTakeResult {
+        paths,
+        notice_id: None,
+        changes: None,
+        text: None,
+    }
+}
+
+/// `roo/files/ackNotice`.
+pub async fn ack_notice(tracker: &FileTracker, params: AckNoticeParams) -> Result<AckNoticeResult> {
+    tracker
+        .ack_notice(&params.task_id, &params.notice_id)
+        .await
+        .map_err(to_rpc)
 }
 
 /// `roo/files/takeCheckpointPossible`.
@@ -101,7 +126,7 @@ pub async fn take_checkpoint_possible(
         .take_checkpoint_possible(&params.task_id)
         .await
         .map_err(to_rpc)?;
-    Ok(FilesTakeResult { paths })
+    Ok(paths_only(paths))
 }
 
 /// `roo/files/disposeTask`.
