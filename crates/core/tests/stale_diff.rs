@@ -300,7 +300,10 @@ fn a_huge_single_line_changed_is_a_rewrite_not_a_megabyte_of_diff() {
     );
 }
 
-fn edit_strategy() -> impl Strategy<Value = (Vec<String>, Vec<(usize, usize, Vec<String>)>)> {
+/// Replace `remove` lines at `at` with these lines.
+type Edit = (usize, usize, Vec<String>);
+
+fn edit_strategy() -> impl Strategy<Value = (Vec<String>, Vec<Edit>)> {
     let line = prop_oneof![
         "[a-c]{0,3}\n",
         "[a-c]{0,3}\r\n",

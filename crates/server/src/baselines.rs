@@ -113,6 +113,10 @@ pub struct Baselines {
     pending: HashMap<String, PendingChange>,
     seq: u64,
     notices: VecDeque<NoticeRecord>,
+    /// The index changed since it was last written.
+    dirty: bool,
+    /// Blobs that may have lost their last reference.
+    dropped: Vec<String>,
 }
 
 fn sha256_hex(bytes: &[u8]) -> String {
@@ -176,12 +180,31 @@ fn load_index(dir: &Path) -> Index {
         }
     };
     match serde_json::from_slice::<Index>(&bytes) {
-        Ok(index) if index.version == 1 && index.files.values().all(valid_entry) => index,
+        Ok(index) if index.version == 1 && index.files.values().all(valid_entry) => {
+            remove_orphan_blobs(dir, &index);
+            index
+        }
         parsed => {
             let aside = dir.join(format!("{INDEX_FILE}.corrupt-{}", crate::tracker::now_ms()));
             let _ = std::fs::rename(&path, &aside);
             tracing::warn!(error = ?parsed.err(), moved_to = %aside.display(), "unusable baseline index moved aside");
             Index::default()
+        }
+    }
+}
+
+/// Blobs no baseline refers to (a crash between a blob's write and the index's): deleted when
+/// the task is opened, so they never pile up.
+fn remove_orphan_blobs(dir: &Path, index: &Index) {
+    let referenced: HashSet<&str> = index.files.values().map(|e| e.blob.as_str()).collect();
+    for entry in std::fs::read_dir(dir.join(BLOBS_DIR))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        if !referenced.contains(name.to_string_lossy().as_ref()) {
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 }
@@ -377,6 +400,8 @@ impl Baselines {
             pending: HashMap::new(),
             seq: 0,
             notices: VecDeque::new(),
+            dirty: false,
+            dropped: Vec::new(),
         }
     }
 
@@ -442,7 +467,7 @@ impl Baselines {
                 used: self.clock,
             },
         );
-        self.evict_and_persist(Vec::new()).await;
+        self.dirty = true;
     }
 
     /// A change the tracker reported (`roo/files/didChange`).
@@ -481,7 +506,8 @@ impl Baselines {
 
     async fn forget(&mut self, key: &str) {
         if let Some(entry) = self.index.files.remove(key) {
-            self.evict_and_persist(vec![entry.blob]).await;
+            self.dropped.push(entry.blob);
+            self.dirty = true;
         }
     }
 
@@ -497,9 +523,15 @@ impl Baselines {
         names
     }
 
-    /// Evicts the least recently used baselines beyond the bounds, deletes the blobs nothing
-    /// refers to any more (`dropped` plus the evicted ones) and writes the index.
-    async fn evict_and_persist(&mut self, mut dropped: Vec<String>) {
+    /// Once per batch of the actor's commands: evicts the least recently used baselines beyond
+    /// the bounds, deletes the blobs nothing refers to any more and writes the index (so a
+    /// burst of tracks costs one write, as `task_metadata.json` does).
+    pub async fn flush(&mut self) {
+        if !self.dirty && self.dropped.is_empty() {
+            return;
+        }
+        self.dirty = false;
+        let mut dropped = std::mem::take(&mut self.dropped);
         loop {
             let mut sizes: HashMap<&str, u64> = HashMap::new();
             for entry in self.index.files.values() {
@@ -610,7 +642,7 @@ impl Baselines {
                 (None, Some(bytes)) => {
                     let name = sha256_hex(bytes);
                     let stored = self.store_blob(&name, bytes.clone()).await;
-                    Shown::Diff(stored.then(|| (name, bytes.len() as u64)))
+                    Shown::Diff(stored.then_some((name, bytes.len() as u64)))
                 }
                 (None, None) => Shown::Diff(None),
             };
@@ -624,7 +656,9 @@ impl Baselines {
                 files,
             });
             while self.notices.len() > KEPT_NOTICES {
-                self.notices.pop_front();
+                if let Some(old) = self.notices.pop_front() {
+                    self.drop_notice_blobs(old);
+                }
             }
         }
         wire::FilesTakeResult {
@@ -632,6 +666,14 @@ impl Baselines {
             notice_id,
             changes: Some(notice.files.iter().map(wire_change).collect()),
             text: Some(notice.text),
+        }
+    }
+
+    fn drop_notice_blobs(&mut self, notice: NoticeRecord) {
+        for (_, shown) in notice.files {
+            if let Shown::Diff(Some((blob, _))) = shown {
+                self.dropped.push(blob);
+            }
         }
     }
 
@@ -683,13 +725,10 @@ impl Baselines {
             }
         }
         for older in dropped {
-            for (_, shown) in older.files {
-                if let Shown::Diff(Some((blob, _))) = shown {
-                    unreferenced.push(blob);
-                }
-            }
+            self.drop_notice_blobs(older);
         }
-        self.evict_and_persist(unreferenced).await;
+        self.dropped.extend(unreferenced);
+        self.dirty = true;
         wire::AckNoticeResult {
             known: true,
             advanced,

@@ -1038,6 +1038,7 @@ impl TaskActor {
                     }
                 }
             }
+            baselines.flush().await;
             let outcome = if dirty {
                 self.persist(&task).await
             } else {
