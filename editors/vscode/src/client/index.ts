@@ -8,4 +8,5 @@ export * from "./host";
 export * from "./markdown";
 export * from "./session";
 export * from "./transport";
+export * from "./userDiffs";
 export * from "./webFetch";
