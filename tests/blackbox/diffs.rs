@@ -686,3 +686,18 @@ fn property_applying_the_returned_diff_gives_the_file_on_disk() {
         })
         .unwrap();
 }
+
+/// File text in a reply goes through the wire encoding (a U+FDD0 + plane-15 pair in a file must
+/// come back as those characters, never as the lone surrogate escape the pair encodes).
+#[test]
+fn file_text_with_the_wire_encoding_marker_comes_back_unchanged() {
+    let original = "a\u{FDD0}\u{F0000}b\nsecond\n";
+    let mut s = Setup::new(&[("w.ts", original)]);
+    s.track("t", "w.ts");
+    let edited = "a\u{FDD0}\u{F0000}b\nsecond changed\n";
+    s.user_edit("w.ts", edited);
+    let notice = s.take("t");
+    let diff = notice["changes"][0]["diff"].as_str().unwrap();
+    assert!(diff.contains(" a\u{FDD0}\u{F0000}b\n"), "{diff:?}");
+    assert_eq!(apply_unified_diff(original, diff).as_deref(), Some(edited));
+}

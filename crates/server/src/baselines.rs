@@ -18,6 +18,7 @@ use roo_context_core::stale_diff::{
     Added, DiffLimits, Fallback, MAX_FILE_BYTES, NoticeBuilder, Side, text_of,
 };
 use roo_context_core::tracker::{ChangeKind, Fingerprint, ObservedChange, RecordSource};
+use roo_context_core::wire_text;
 use roo_context_protocol::files as wire;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -247,7 +248,11 @@ fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallbac
     match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|real| {
         policy.allows_real_path(real)
     }) {
-        Ok(file) => file.read_all().map_err(|_| Fallback::Unreadable),
+        // File text reaches the reply: encoded as every text the sidecar reads (wire_text).
+        Ok(file) => file
+            .read_all()
+            .map(|raw| wire_text::encode_bytes(&raw).into_owned())
+            .map_err(|_| Fallback::Unreadable),
         Err(GateRefusal::Blocked) => Err(Fallback::Blocked),
         Err(GateRefusal::TooLarge { .. }) => Err(Fallback::TooLarge),
         Err(GateRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
@@ -432,16 +437,24 @@ impl Baselines {
         let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
             let bytes = match &content.text {
                 Some(text) => text.as_bytes().to_vec(),
-                None => open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|real| {
-                    content.policy.allows_real_path(real)
-                })
-                .ok()?
-                .read_all()
-                .ok()?,
+                None => {
+                    let raw = open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|real| {
+                        content.policy.allows_real_path(real)
+                    })
+                    .ok()?
+                    .read_all()
+                    .ok()?;
+                    // Another content than the tracker judged (changed between the reads): no
+                    // baseline rather than a wrong one.
+                    if Fingerprint::of(&raw) != known {
+                        return None;
+                    }
+                    // Stored as replies carry file text (wire_text), like the host's text.
+                    wire_text::encode_bytes(&raw).into_owned()
+                }
             };
-            // Another content than the tracker judged (changed between the reads): no baseline
-            // rather than a wrong one.
-            (Fingerprint::of(&bytes) == known && text_of(&bytes, MAX_FILE_BYTES).is_ok())
+            (text_of(&bytes, MAX_FILE_BYTES).is_ok()
+                && (content.text.is_none() || Fingerprint::of(&bytes) == known))
                 .then_some(bytes)
         })
         .await
