@@ -103,7 +103,12 @@ impl Setup {
         self.take_with(task, json!({}))
     }
 
-    fn take_with(&mut self, task: &str, limits: Value) -> Value {
+    /// A take with these limits; the deadline is long unless the test sets it (tests never
+    /// depend on wall-clock time).
+    fn take_with(&mut self, task: &str, mut limits: Value) -> Value {
+        if limits.get("timeoutMs").is_none() {
+            limits["timeoutMs"] = json!(10_000);
+        }
         self.server.call(
             "roo/files/takeRecentlyModified",
             json!({"taskId": task, "withDiffs": true, "limits": limits}),

@@ -8,6 +8,15 @@ use proptest::prelude::*;
 use roo_context_core::stale_diff::*;
 use roo_context_core::tracker::ChangeKind;
 
+/// The default bounds with no deadline that a loaded machine could reach (tests never depend
+/// on wall-clock time; the timeout has its own case with a zero deadline).
+fn patient() -> DiffLimits {
+    DiffLimits {
+        timeout: Duration::from_secs(3600),
+        ..DiffLimits::default()
+    }
+}
+
 fn numbered(n: usize) -> String {
     (1..=n)
         .map(|i| format!("export const value{i} = compute({i}, \"item-{i}\");\n"))
@@ -31,7 +40,7 @@ fn edit_lines(text: &str, at: &[usize], with: &str) -> String {
 fn a_three_line_edit_gives_one_hunk_and_the_golden_text() {
     let old = numbered(40);
     let new = edit_lines(&old, &[20, 21, 22], "// the user rewrote line");
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     let added = builder.add(
         "src/values.ts",
         ChangeKind::Modified,
@@ -60,7 +69,7 @@ fn a_three_line_edit_gives_one_hunk_and_the_golden_text() {
 fn fallbacks_keep_the_original_section_byte_for_byte() {
     let old = numbered(10);
     let new = edit_lines(&old, &[4], "// changed");
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     builder.add(
         "a.ts",
         ChangeKind::Modified,
@@ -103,7 +112,7 @@ fn expect_file_text(path: &str, text: &str) {
 
 #[test]
 fn only_fallbacks_give_only_the_original_section() {
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     builder.fall_back("src/a.ts", ChangeKind::Modified, Fallback::Blocked);
     builder.fall_back("src/b.ts", ChangeKind::Modified, Fallback::Binary);
     assert_eq!(
@@ -115,7 +124,7 @@ fn only_fallbacks_give_only_the_original_section() {
 #[test]
 fn equal_content_is_not_reported_at_all() {
     let text = numbered(5);
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     let added = builder.add(
         "a",
         ChangeKind::Modified,
@@ -138,7 +147,7 @@ fn each_bound_gives_its_reason() {
     let many: Vec<usize> = (0..100).map(|i| i * 3).collect();
     let rewritten = edit_lines(&old, &many, "x");
     assert_eq!(
-        one(DiffLimits::default(), &rewritten),
+        one(patient(), &rewritten),
         Added::Fallback(Fallback::TooManyChanges)
     );
     // A diff over the per-file bound.
@@ -147,7 +156,7 @@ fn each_bound_gives_its_reason() {
         one(
             DiffLimits {
                 max_chars_per_file: 200,
-                ..DiffLimits::default()
+                ..patient()
             },
             &ten
         ),
@@ -158,14 +167,14 @@ fn each_bound_gives_its_reason() {
         one(
             DiffLimits {
                 timeout: Duration::ZERO,
-                ..DiffLimits::default()
+                ..patient()
             },
             &ten
         ),
         Added::Fallback(Fallback::Timeout)
     );
     // A small file rewritten whole still gets its diff (cheaper than a re-read round trip)...
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     assert_eq!(
         builder.add(
             "s",
@@ -181,7 +190,7 @@ fn each_bound_gives_its_reason() {
         max_changed_lines: 10_000,
         max_chars_per_file: 1_000_000,
         max_chars_total: 10_000_000,
-        ..DiffLimits::default()
+        ..patient()
     });
     assert_eq!(
         builder.add(
@@ -199,7 +208,7 @@ fn the_turn_budget_is_never_exceeded_and_the_first_files_win() {
     let old = numbered(50);
     let limits = DiffLimits {
         max_chars_total: 1500,
-        ..DiffLimits::default()
+        ..patient()
     };
     let mut builder = NoticeBuilder::new(limits);
     let mut results = Vec::new();
@@ -224,7 +233,7 @@ fn the_turn_budget_is_never_exceeded_and_the_first_files_win() {
     // Zero budget: every file falls back, nothing is diffed.
     let mut builder = NoticeBuilder::new(DiffLimits {
         max_chars_total: 0,
-        ..DiffLimits::default()
+        ..patient()
     });
     assert!(!builder.budget_left());
     let new = edit_lines(&old, &[1], "z");
@@ -249,7 +258,7 @@ fn binary_and_oversized_bytes_are_no_text() {
 
 #[test]
 fn a_diff_containing_backticks_gets_a_longer_fence() {
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     builder.add(
         "README.md",
         ChangeKind::Modified,
@@ -288,7 +297,7 @@ fn crlf_lone_cr_and_missing_final_newline_round_trip() {
 fn a_huge_single_line_changed_is_a_rewrite_not_a_megabyte_of_diff() {
     let old = "a".repeat(500_000);
     let new = format!("{old}b");
-    let mut builder = NoticeBuilder::new(DiffLimits::default());
+    let mut builder = NoticeBuilder::new(patient());
     assert_eq!(
         builder.add(
             "min.js",
@@ -344,4 +353,38 @@ proptest! {
         prop_assert_eq!(diff.is_empty(), old == new);
         prop_assert_eq!(stat.hunks, diff.lines().filter(|l| l.starts_with("@@ ")).count());
     }
+}
+
+#[test]
+fn ten_thousand_changed_files_stay_within_the_cap_and_each_is_named_once() {
+    let old = numbered(30);
+    let new = edit_lines(&old, &[15], "edited");
+    let limits = patient();
+    let mut builder = NoticeBuilder::new(limits);
+    let mut diffs = 0;
+    for i in 0..10_000 {
+        let path = format!("src/f{i}.ts");
+        // What a caller does: once the budget is spent, files are not even read.
+        let added = if builder.budget_left() {
+            builder.add(
+                &path,
+                ChangeKind::Modified,
+                Side::Text(&old),
+                Side::Text(&new),
+            )
+        } else {
+            builder.fall_back(&path, ChangeKind::Modified, Fallback::Budget)
+        };
+        diffs += usize::from(added == Added::Diff);
+    }
+    let notice = builder.finish();
+    assert_eq!(notice.files.len(), 10_000);
+    assert!(diffs > 0 && diffs < 100, "{diffs}");
+    let at = notice.text.find(CHANGES_HEADER).unwrap();
+    assert!(notice.text[at..].encode_utf16().count() <= limits.max_chars_total);
+    let listed = notice.text[..at]
+        .lines()
+        .filter(|l| l.starts_with("src/f"))
+        .count();
+    assert_eq!(listed + diffs, 10_000, "every file exactly once");
 }

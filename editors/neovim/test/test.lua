@@ -174,13 +174,14 @@ if roo.supports("roo/files/ackNotice", 0) then
     end, 20)
     assert(arrived, "no roo/files/didChange: " .. vim.inspect(roo.notifications))
     -- A delivery that fails is not acknowledged: the next call repeats the notice.
-    local failed = pcall(roo.user_diffs, "nv", function() error("condensed away") end, 0)
+    local patient = { timeoutMs = 10000 } -- no test depends on time
+    local failed = pcall(roo.user_diffs, "nv", function() error("condensed away") end, 0, patient)
     eq(failed, false, "the failed delivery raised")
     local delivered = {}
-    local notice = roo.user_diffs("nv", function(text) table.insert(delivered, text) end, 0)
+    local notice = roo.user_diffs("nv", function(text) table.insert(delivered, text) end, 0, patient)
     eq(notice.changes[1].diff, "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n", "the diff")
     assert(delivered[1]:find("## src/diffed.ts (+1 -1)", 1, true), vim.inspect(delivered))
-    eq(roo.user_diffs("nv", function() error("nothing to deliver") end, 0).paths, {}, "acknowledged")
+    eq(roo.user_diffs("nv", function() error("nothing to deliver") end, 0, patient).paths, {}, "acknowledged")
     roo.request("roo/files/disposeTask", { taskId = "nv" }, 0)
     vim.fn.delete(storage, "rf")
   end)

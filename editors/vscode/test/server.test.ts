@@ -255,16 +255,18 @@ test("the user's edit comes back as a diff, is shown, and is repeated until deli
   fs.writeFileSync(file, original.replace("v5 = 5", "v5 = 55"));
   await changed;
   const log: string[] = [];
+  // A deadline no loaded machine reaches: the test does not depend on time.
+  const patient = { timeoutMs: 10_000 };
   // The delivery fails (the message never reached the model): no ack, the next take repeats it.
-  await assert.rejects(deliverUserDiffs(session.api, "diff-task", async () => { throw new Error("condensed away"); }, (l) => log.push(l)));
+  await assert.rejects(deliverUserDiffs(session.api, "diff-task", async () => { throw new Error("condensed away"); }, (l) => log.push(l), patient));
   const delivered: string[] = [];
-  const notice = await deliverUserDiffs(session.api, "diff-task", async (text) => { delivered.push(text); }, (l) => log.push(l));
+  const notice = await deliverUserDiffs(session.api, "diff-task", async (text) => { delivered.push(text); }, (l) => log.push(l), patient);
   assert.equal(notice.changes?.[0].diffStat?.added, 1);
   assert.match(delivered[0], /# Changes Since You Last Read\n[^]*## src\/diffed\.ts \(\+1 -1\)\n```diff\n@@ -3,7 \+3,7 @@\n[^]*-export const v5 = 5;\n\+export const v5 = 55;\n/);
   assert.equal(log.length, 2, "shown on both takes");
   assert.match(log[1], /src\/diffed\.ts modified \(\+1 -1\) outside the agent:\n@@ /);
   // Acknowledged: nothing more to tell.
-  const after = await deliverUserDiffs(session.api, "diff-task", async () => assert.fail("nothing to deliver"));
+  const after = await deliverUserDiffs(session.api, "diff-task", async () => assert.fail("nothing to deliver"), undefined, patient);
   assert.deepEqual(after, { paths: [], changes: [], text: "" });
   await session.api.filesDisposeTask({ taskId: "diff-task" });
   fs.rmSync(storageDir, { recursive: true, force: true });
