@@ -617,23 +617,28 @@ fn a_corrupt_blob_or_index_a_full_or_deleted_folder_falls_back_and_serving_goes_
     }
     s.user_edit("a.ts", &edit(&a, &[2]));
     assert_eq!(fallback_of(&s.take("t"), "a.ts"), "noBaseline");
-    // Corrupt index: moved aside when the task is opened again, never overwritten.
-    let store = s.task_dir("u").join("roo-context");
-    std::fs::create_dir_all(&store).unwrap();
-    std::fs::write(
-        store.join("seen.json"),
-        "{\"version\": 1, \"files\": {\"x\": {\"blob\": \"../../etc/passwd\"",
-    )
-    .unwrap();
-    s.track("u", "c.ts");
-    let names: Vec<String> = std::fs::read_dir(&store)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    assert!(
-        names.iter().any(|n| n.starts_with("seen.json.corrupt-")),
-        "{names:?}"
-    );
+    // Corrupt indexes (cut short; well-formed but naming a blob outside the blob folder): moved
+    // aside when the task is opened, never overwritten, never followed.
+    for (task, index) in [
+        ("u", "{\"version\": 1, \"files\": {\"x\": {\"blob\": \"ab"),
+        (
+            "v",
+            "{\"version\": 1, \"files\": {\"c.ts\": {\"blob\": \"../../../../../../etc/passwd\", \"bytes\": 1, \"source\": \"read_tool\", \"at\": 1, \"used\": 1}}}",
+        ),
+    ] {
+        let store = s.task_dir(task).join("roo-context");
+        std::fs::create_dir_all(&store).unwrap();
+        std::fs::write(store.join("seen.json"), index).unwrap();
+        s.track(task, "c.ts");
+        let names: Vec<String> = std::fs::read_dir(&store)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            names.iter().any(|n| n.starts_with("seen.json.corrupt-")),
+            "{task}: {names:?}"
+        );
+    }
     // A folder that cannot be written (the store's place taken by a file): no baseline.
     let full = s.task_dir("full");
     std::fs::write(full.join("roo-context"), "not a folder").unwrap();
