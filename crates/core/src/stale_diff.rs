@@ -6,6 +6,7 @@
 
 use std::time::{Duration, Instant};
 
+use similar::algorithms::IdentifyDistinct;
 use similar::{Algorithm, DiffTag};
 
 use crate::tracker::ChangeKind;
@@ -15,7 +16,7 @@ pub const RECENTLY_MODIFIED_HEADER: &str = "\n\n# Recently Modified Files\nThese
 
 /// The header of the diff section. Short on purpose (it is paid on every notice): it says only
 /// what the sidecar knows, that the change was not the agent's own write (not "by the user").
-pub const CHANGES_HEADER: &str = "\n\n# Changes Since You Last Read\nThese files changed outside your own edits since you last read or wrote them. Each diff is against the version you last saw and shows the current lines, so you need not re-read them. Keep these changes unless the user asks otherwise.";
+pub const CHANGES_HEADER: &str = "\n\n# Changes Since You Last Read\nNot your own edits; each diff is against the version you last saw. Keep these changes unless the user asks otherwise.";
 
 /// The largest file with a baseline or a diff (both sides).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -136,8 +137,22 @@ pub fn unified_diff(
 ) -> Option<(String, DiffStat)> {
     let old_lines = lines(old);
     let new_lines = lines(new);
-    let ops =
-        similar::capture_diff_slices_deadline(Algorithm::Myers, &old_lines, &new_lines, deadline);
+    // Lines interned to integers first (as similar's TextDiff does): Myers then compares ids,
+    // not strings, which is what keeps a 1 MiB file within a few milliseconds.
+    let interned = IdentifyDistinct::<u32>::new(
+        &old_lines[..],
+        0..old_lines.len(),
+        &new_lines[..],
+        0..new_lines.len(),
+    );
+    let ops = similar::capture_diff_deadline(
+        Algorithm::Myers,
+        interned.old_lookup(),
+        interned.old_range(),
+        interned.new_lookup(),
+        interned.new_range(),
+        deadline,
+    );
     if deadline.is_some_and(|d| Instant::now() > d) {
         return None;
     }
