@@ -52,25 +52,6 @@ pub enum Fallback {
     Timeout,
 }
 
-impl Fallback {
-    /// The wire spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Fallback::NoBaseline => "noBaseline",
-            Fallback::Binary => "binary",
-            Fallback::TooLarge => "tooLarge",
-            Fallback::Blocked => "blocked",
-            Fallback::Unreadable => "unreadable",
-            Fallback::Deleted => "deleted",
-            Fallback::Renamed => "renamed",
-            Fallback::TooManyChanges => "tooManyChanges",
-            Fallback::DiffTooLong => "diffTooLong",
-            Fallback::Budget => "budget",
-            Fallback::Timeout => "timeout",
-        }
-    }
-}
-
 /// Bounds of one notice. Characters are UTF-16 code units, as the host counts them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DiffLimits {

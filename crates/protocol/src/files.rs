@@ -50,6 +50,32 @@ pub struct MetadataRecovery {
     pub error: String,
 }
 
+/// Why a tracked file is not watched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum NotWatchedReason {
+    /// No workspace folder contains it.
+    OutsideWorkspace,
+    /// The access rule forbids reading it.
+    Blocked,
+    /// The task does not track it (`roo/files/markRooEdited` on an untracked file).
+    NotTracked,
+}
+
+/// What happened to a tracked file behind the agent's back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum FileChangeKind {
+    /// Its content changed.
+    Modified,
+    /// It is gone.
+    Deleted,
+    /// It was renamed or moved away (`newPath` when known).
+    Renamed,
+}
+
 /// Result of `roo/files/track`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -60,7 +86,7 @@ pub struct TrackResult {
     /// Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
     /// rule forbids reading it). The record is kept either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_watched_reason: Option<String>,
+    pub not_watched_reason: Option<NotWatchedReason>,
     /// Set when this call opened the task and its metadata file was unusable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<MetadataRecovery>,
@@ -199,21 +225,48 @@ pub struct FileChange {
     /// The path as given to `roo/files/track`.
     pub path: String,
     /// `modified`, `deleted` or `renamed`.
-    pub kind: String,
+    pub kind: FileChangeKind,
     /// For `renamed`: the new path, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_path: Option<String>,
-    /// Why there is no diff: `noBaseline`, `binary`, `tooLarge`, `blocked`, `unreadable`,
-    /// `deleted`, `renamed`, `tooManyChanges`, `diffTooLong`, `budget` or `timeout`. The file
-    /// is then listed in `text` with the original's line.
+    /// Why there is no diff. The file is then listed in `text` with the original's line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub fallback: Option<String>,
+    pub fallback: Option<DiffFallback>,
     /// Unified diff against the version the agent last saw (3 context lines, no file headers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// Counts, whenever a diff was computed (also for `tooManyChanges`, `diffTooLong`, `budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_stat: Option<DiffStat>,
+}
+
+/// Why a changed file of a `withDiffs` notice has no diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum DiffFallback {
+    /// No baseline: never read in this store, evicted, unreadable or corrupt.
+    NoBaseline,
+    /// One side is not text (a NUL byte or invalid UTF-8).
+    Binary,
+    /// One side is too large to diff.
+    TooLarge,
+    /// The access rule blocks the file now.
+    Blocked,
+    /// The file cannot be read now (a FIFO, device, folder or I/O error).
+    Unreadable,
+    /// The file is gone.
+    Deleted,
+    /// The file was moved away.
+    Renamed,
+    /// More changed lines than allowed, or a diff longer than the file: a rewrite.
+    TooManyChanges,
+    /// The diff is over the per-file character bound.
+    DiffTooLong,
+    /// The notice's diff budget is spent (files are taken most recent first).
+    Budget,
+    /// The diff took longer than allowed.
+    Timeout,
 }
 
 /// Counts of one diff.
@@ -273,7 +326,7 @@ pub struct FileDidChangeParams {
     /// The path as given to `roo/files/track`.
     pub path: String,
     /// `modified`, `deleted` or `renamed`.
-    pub kind: String,
+    pub kind: FileChangeKind,
     /// For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_path: Option<String>,

@@ -245,15 +245,15 @@ fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallbac
     {
         return Err(Fallback::Blocked);
     }
-    match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|real| {
-        policy.allows_real_path(real)
+    match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
+        policy.allows_opened(opened)
     }) {
         // File text reaches the reply: encoded as every text the sidecar reads (wire_text).
         Ok(file) => file
             .read_all()
             .map(|raw| wire_text::encode_bytes(&raw).into_owned())
             .map_err(|_| Fallback::Unreadable),
-        Err(GateRefusal::Blocked) => Err(Fallback::Blocked),
+        Err(GateRefusal::Blocked | GateRefusal::HardLinked { .. }) => Err(Fallback::Blocked),
         Err(GateRefusal::TooLarge { .. }) => Err(Fallback::TooLarge),
         Err(GateRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
             Err(Fallback::Deleted)
@@ -342,18 +342,38 @@ fn build_notice(
 fn wire_change(file: &roo_context_core::stale_diff::FileNotice) -> wire::FileChange {
     wire::FileChange {
         path: file.path.clone(),
-        kind: file.kind.as_str().to_owned(),
+        kind: match &file.kind {
+            ChangeKind::Modified => wire::FileChangeKind::Modified,
+            ChangeKind::Deleted => wire::FileChangeKind::Deleted,
+            ChangeKind::Renamed { .. } => wire::FileChangeKind::Renamed,
+        },
         new_path: match &file.kind {
             ChangeKind::Renamed { to } => to.clone(),
             _ => None,
         },
-        fallback: file.fallback.map(|f| f.as_str().to_owned()),
+        fallback: file.fallback.map(wire_fallback),
         diff: file.diff.clone(),
         diff_stat: file.stat.map(|s| wire::DiffStat {
             added: s.added as u64,
             removed: s.removed as u64,
             hunks: s.hunks as u64,
         }),
+    }
+}
+
+fn wire_fallback(reason: Fallback) -> wire::DiffFallback {
+    match reason {
+        Fallback::NoBaseline => wire::DiffFallback::NoBaseline,
+        Fallback::Binary => wire::DiffFallback::Binary,
+        Fallback::TooLarge => wire::DiffFallback::TooLarge,
+        Fallback::Blocked => wire::DiffFallback::Blocked,
+        Fallback::Unreadable => wire::DiffFallback::Unreadable,
+        Fallback::Deleted => wire::DiffFallback::Deleted,
+        Fallback::Renamed => wire::DiffFallback::Renamed,
+        Fallback::TooManyChanges => wire::DiffFallback::TooManyChanges,
+        Fallback::DiffTooLong => wire::DiffFallback::DiffTooLong,
+        Fallback::Budget => wire::DiffFallback::Budget,
+        Fallback::Timeout => wire::DiffFallback::Timeout,
     }
 }
 
@@ -438,12 +458,13 @@ impl Baselines {
             let bytes = match &content.text {
                 Some(text) => text.as_bytes().to_vec(),
                 None => {
-                    let raw = open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|real| {
-                        content.policy.allows_real_path(real)
-                    })
-                    .ok()?
-                    .read_all()
-                    .ok()?;
+                    let raw =
+                        open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|opened| {
+                            content.policy.allows_opened(opened)
+                        })
+                        .ok()?
+                        .read_all()
+                        .ok()?;
                     // Another content than the tracker judged (changed between the reads): no
                     // baseline rather than a wrong one.
                     if Fingerprint::of(&raw) != known {

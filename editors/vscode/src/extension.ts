@@ -26,7 +26,12 @@ import {
 } from "./client/host";
 import { RooTransport } from "./client/transport";
 import { deliverUserDiffs } from "./client/userDiffs";
-import { FilesTakeResult, ROO_SERVER_REQUEST_METHODS, Settings } from "./protocol.generated";
+import {
+  FilesTakeResult,
+  Flavor,
+  ROO_SERVER_REQUEST_METHODS,
+  Settings,
+} from "./protocol.generated";
 import { cancelSummarize, vscodeHostHandlers } from "./vscodeHost";
 
 const SECTION = "roo-context";
@@ -56,7 +61,7 @@ export function settingsFromConfiguration(config: vscode.WorkspaceConfiguration)
     logLevel: config.get<string>("logLevel"),
     denyOutsideWorkspace: config.get<boolean>("denyOutsideWorkspace"),
     extraProtectedPatterns: config.get<string[]>("extraProtectedPatterns"),
-    flavor: config.get<string>("flavor"),
+    flavor: config.get<Flavor>("flavor"),
   };
 }
 

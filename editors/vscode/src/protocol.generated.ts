@@ -3,12 +3,40 @@
 /* eslint-disable */
 
 /**
+ * What kind of rule blocked a path.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "BlockKind".
+ */
+export type BlockKind = "ignoreRule" | "outsideWorkspace";
+/**
+ * Which form of a path a rule matched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "PathVia".
+ */
+export type PathVia = "lexical" | "canonical";
+/**
+ * Why a `roo/host/summarize` call is no longer wanted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CancelReason".
+ */
+export type CancelReason = "timeout" | "cancelled";
+/**
  * The answer for a command line.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "CommandVerdict".
  */
 export type CommandVerdict = "allowed" | "blocked" | "undecidable";
+/**
+ * Where the threshold in force came from.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ThresholdSourceKind".
+ */
+export type ThresholdSourceKind = "global" | "profile" | "invalidProfile" | "forced";
 /**
  * The `say` name of a context-management event, spelled as the original's UI log spells it.
  *
@@ -24,12 +52,101 @@ export type ContextEventName = "condense_context" | "condense_context_error" | "
  */
 export type ContextTrigger = "manual" | "automatic" | "emergency";
 /**
+ * How tokens are counted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TokenCountMode".
+ */
+export type TokenCountMode = "exact" | "estimate";
+/**
+ * Why a changed file of a `withDiffs` notice has no diff.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DiffFallback".
+ */
+export type DiffFallback =
+  | "noBaseline"
+  | "binary"
+  | "tooLarge"
+  | "blocked"
+  | "unreadable"
+  | "deleted"
+  | "renamed"
+  | "tooManyChanges"
+  | "diffTooLong"
+  | "budget"
+  | "timeout";
+/**
+ * What happened to a tracked file behind the agent's back.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FileChangeKind".
+ */
+export type FileChangeKind = "modified" | "deleted" | "renamed";
+/**
  * How a file came into a task's context (the original's `RecordSource`).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "FileSource".
  */
 export type FileSource = "read_tool" | "file_mentioned" | "roo_edited" | "user_edited";
+/**
+ * Wording of protection texts.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "Flavor".
+ */
+export type Flavor = "roo" | "zoo";
+/**
+ * Why a file of `roo/fold/context` has no (or a shortened) section.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FoldDiagnosticKind".
+ */
+export type FoldDiagnosticKind =
+  | "blocked"
+  | "unreadable"
+  | "cancelled"
+  | "skipped"
+  | "unsupportedLanguage"
+  | "binary"
+  | "invalidUtf8"
+  | "tooLarge"
+  | "parseTimeout"
+  | "queryTimeout"
+  | "syntaxErrors"
+  | "grammarLimitation"
+  | "noDefinitions"
+  | "truncated"
+  | "overBudget";
+/**
+ * A mention only the editor host can resolve.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostMentionKind".
+ */
+export type HostMentionKind = "problems" | "terminal" | "url";
+/**
+ * What `roo/context/manage` did.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ManageAction".
+ */
+export type ManageAction = "none" | "condensed" | "truncated";
+/**
+ * What a mention content block holds.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MentionBlockType".
+ */
+export type MentionBlockType = "file" | "folder";
+/**
+ * Why a tracked file is not watched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "NotWatchedReason".
+ */
+export type NotWatchedReason = "outsideWorkspace" | "blocked" | "notTracked";
 
 /**
  * Every wire type of the protocol, by name.
@@ -39,7 +156,9 @@ export interface RooProtocolDefinitions {
   AckNoticeParams: AckNoticeParams;
   AckNoticeResult: AckNoticeResult;
   AnnotatedPath: AnnotatedPath;
+  BlockKind: BlockKind;
   BlockedBy: BlockedBy;
+  CancelReason: CancelReason;
   ClassifyErrorParams: ClassifyErrorParams;
   ClassifyErrorResult: ClassifyErrorResult;
   CommandVerdict: CommandVerdict;
@@ -51,12 +170,14 @@ export interface RooProtocolDefinitions {
   ContextTruncation: ContextTruncation;
   CountTokensParams: CountTokensParams;
   CountTokensResult: CountTokensResult;
+  DiffFallback: DiffFallback;
   DiffLimits: DiffLimits;
   DiffStat: DiffStat;
   DisposeTaskResult: DisposeTaskResult;
   EffectiveHistoryParams: EffectiveHistoryParams;
   EffectiveHistoryResult: EffectiveHistoryResult;
   FileChange: FileChange;
+  FileChangeKind: FileChangeKind;
   FileDidChangeParams: FileDidChangeParams;
   FileSource: FileSource;
   FilesReadParams: FilesReadParams;
@@ -65,9 +186,11 @@ export interface RooProtocolDefinitions {
   FilesTaskParams: FilesTaskParams;
   FilterPathsParams: FilterPathsParams;
   FilterPathsResult: FilterPathsResult;
+  Flavor: Flavor;
   FoldContextParams: FoldContextParams;
   FoldContextResult: FoldContextResult;
   FoldDiagnostic: FoldDiagnostic;
+  FoldDiagnosticKind: FoldDiagnosticKind;
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
@@ -76,15 +199,18 @@ export interface RooProtocolDefinitions {
   HistoryDiagnostic: HistoryDiagnostic;
   HostCancelSummarizeParams: HostCancelSummarizeParams;
   HostErrorInfo: HostErrorInfo;
+  HostMentionKind: HostMentionKind;
   HostSummarizeParams: HostSummarizeParams;
   HostSummarizeResult: HostSummarizeResult;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
   ManageContextResult: ManageContextResult;
   MarkRooEditedParams: MarkRooEditedParams;
   MarkRooEditedResult: MarkRooEditedResult;
+  MentionBlockType: MentionBlockType;
   MentionContentBlock: MentionContentBlock;
   MentionContentMetadata: MentionContentMetadata;
   MentionDiagnostic: MentionDiagnostic;
@@ -92,9 +218,11 @@ export interface RooProtocolDefinitions {
   MergeHistoryResult: MergeHistoryResult;
   MessageTokens: MessageTokens;
   MetadataRecovery: MetadataRecovery;
+  NotWatchedReason: NotWatchedReason;
   OutlineDefinition: OutlineDefinition;
   ParseMentionsParams: ParseMentionsParams;
   ParseMentionsResult: ParseMentionsResult;
+  PathVia: PathVia;
   ProcessUserContentParams: ProcessUserContentParams;
   ProcessUserContentResult: ProcessUserContentResult;
   ProtectAnnotateResult: ProtectAnnotateResult;
@@ -113,6 +241,8 @@ export interface RooProtocolDefinitions {
   Settings: Settings;
   SummarizerModel: SummarizerModel;
   TakeRecentlyModifiedParams: TakeRecentlyModifiedParams;
+  ThresholdSourceKind: ThresholdSourceKind;
+  TokenCountMode: TokenCountMode;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   ValidateAccessParams: ValidateAccessParams;
@@ -158,7 +288,7 @@ export interface BlockedBy {
   /**
    * `ignoreRule` or `outsideWorkspace`.
    */
-  kind: string;
+  kind: BlockKind;
   /**
    * The workspace folder whose rule matched.
    */
@@ -182,7 +312,7 @@ export interface BlockedBy {
   /**
    * `lexical` (as requested) or `canonical` (symlinks resolved).
    */
-  via?: string | null;
+  via?: PathVia | null;
 }
 /**
  * Params of `roo/files/ackNotice`.
@@ -293,7 +423,7 @@ export interface ContextBudgetInfo {
   /**
    * `global`, `profile`, `invalidProfile` or `forced`.
    */
-  thresholdSource: string;
+  thresholdSource: ThresholdSourceKind;
 }
 /**
  * `contextCondense` of a `condense_context` event.
@@ -393,7 +523,7 @@ export interface CountTokensParams {
   /**
    * `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
    */
-  mode?: string | null;
+  mode?: TokenCountMode | null;
   /**
    * For `messages`: count the effective history (default true).
    */
@@ -569,17 +699,15 @@ export interface FileChange {
   /**
    * `modified`, `deleted` or `renamed`.
    */
-  kind: string;
+  kind: FileChangeKind;
   /**
    * For `renamed`: the new path, if known.
    */
   newPath?: string | null;
   /**
-   * Why there is no diff: `noBaseline`, `binary`, `tooLarge`, `blocked`, `unreadable`,
-   * `deleted`, `renamed`, `tooManyChanges`, `diffTooLong`, `budget` or `timeout`. The file
-   * is then listed in `text` with the original's line.
+   * Why there is no diff. The file is then listed in `text` with the original's line.
    */
-  fallback?: string | null;
+  fallback?: DiffFallback | null;
   /**
    * Unified diff against the version the agent last saw (3 context lines, no file headers).
    */
@@ -607,7 +735,7 @@ export interface FileDidChangeParams {
   /**
    * `modified`, `deleted` or `renamed`.
    */
-  kind: string;
+  kind: FileChangeKind;
   /**
    * For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
    */
@@ -757,6 +885,12 @@ export interface FoldContextParams {
    * default 4; 0 keeps every definition).
    */
   minComponentLines?: number | null;
+  /**
+   * Files the agent edited, most recently edited first (as spelled in `paths`). They are
+   * folded even when not in `paths`, and come first in the budget: edited files, then read
+   * files, implementation before tests, most recent first within each (docs/protocol.md).
+   */
+  editedPaths?: string[] | null;
 }
 /**
  * Result of `roo/fold/context`.
@@ -770,7 +904,7 @@ export interface FoldContextResult {
    */
   content: string;
   /**
-   * One `<system-reminder>` section per included file.
+   * One `<system-reminder>` section per included file, in budget order.
    */
   sections: string[];
   /**
@@ -803,9 +937,10 @@ export interface FoldDiagnostic {
   path: string;
   /**
    * `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
+   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
+   * `truncated`, `overBudget`.
    */
-  kind: string;
+  kind: FoldDiagnosticKind;
   /**
    * Whether the file still has a section.
    */
@@ -975,7 +1110,7 @@ export interface HostCancelSummarizeParams {
   /**
    * `timeout` or `cancelled`.
    */
-  reason: string;
+  reason: CancelReason;
 }
 /**
  * A provider error as the host saw it (the original's thrown error object).
@@ -1223,7 +1358,7 @@ export interface ManageContextParams {
   /**
    * `estimate` (default: o200k_base × 1.5, the original's rule) or `exact`.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
   /**
    * The task id, passed through to the host in the summarize request.
    */
@@ -1273,7 +1408,7 @@ export interface ManageContextResult {
   /**
    * `none`, `condensed` or `truncated`.
    */
-  action: string;
+  action: ManageAction;
   /**
    * The summary text (empty unless condensed).
    */
@@ -1401,7 +1536,7 @@ export interface MentionContentBlock {
   /**
    * `file` or `folder`.
    */
-  type: string;
+  type: MentionBlockType;
   /**
    * The mention path without its leading `/`, escapes kept.
    */
@@ -1686,7 +1821,7 @@ export interface ProtectResult {
   /**
    * `lexical` or `canonical`.
    */
-  via?: string | null;
+  via?: PathVia | null;
 }
 /**
  * Params of `roo/protect/instructions` (none).
@@ -1790,7 +1925,7 @@ export interface ResolveMentionParams {
   /**
    * `problems`, `terminal` or `url`.
    */
-  kind: string;
+  kind: HostMentionKind;
   /**
    * The URL for `url`; the word itself otherwise.
    */
@@ -1919,7 +2054,7 @@ export interface Settings {
   /**
    * Wording of protection texts: `roo` (default) or `zoo`.
    */
-  flavor?: string | null;
+  flavor?: Flavor | null;
   /**
    * Load the tokenizer tables in the background right after `initialize` (default true);
    * false loads them on the first count, keeping memory low until then.
@@ -1994,7 +2129,7 @@ export interface TrackResult {
    * Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
    * rule forbids reading it). The record is kept either way.
    */
-  notWatchedReason?: string | null;
+  notWatchedReason?: NotWatchedReason | null;
   /**
    * Set when this call opened the task and its metadata file was unusable.
    */
@@ -2121,7 +2256,7 @@ export interface WillManageContextParams {
    */
   autoCondenseContextPercent?: number | null;
   /**
-   * `profileThresholds`.
+   * `profileThresholds` (profile id → percent; `-1` inherits; valid 5–100).
    */
   profileThresholds?: {
     [k: string]: number;
@@ -2133,7 +2268,7 @@ export interface WillManageContextParams {
   /**
    * `estimate` (default) or `exact`, for counting `lastMessage`.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
 }
 /**
  * Result of `roo/context/willManage`.
@@ -2209,12 +2344,6 @@ export interface RooRequests {
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
-  "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
-  "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
-  "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
-  "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
-  "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
-  "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
   "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
@@ -2222,6 +2351,12 @@ export interface RooRequests {
   "roo/files/ackNotice": { params: AckNoticeParams; result: AckNoticeResult };
   "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
   "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
+  "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
+  "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
+  "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
+  "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
+  "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
+  "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
 }
 
 /** Client-to-server notifications: method → params. */
@@ -2259,12 +2394,6 @@ export const ROO_REQUEST_METHODS = {
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
   tokensCount: "roo/tokens/count",
-  contextManage: "roo/context/manage",
-  contextWillManage: "roo/context/willManage",
-  contextClassifyError: "roo/context/classifyError",
-  mentionsParse: "roo/mentions/parse",
-  mentionsProcessUserContent: "roo/mentions/processUserContent",
-  mentionsResolveImages: "roo/mentions/resolveImages",
   filesTrack: "roo/files/track",
   filesMarkRooEdited: "roo/files/markRooEdited",
   filesRead: "roo/files/read",
@@ -2272,6 +2401,12 @@ export const ROO_REQUEST_METHODS = {
   filesAckNotice: "roo/files/ackNotice",
   filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
   filesDisposeTask: "roo/files/disposeTask",
+  contextManage: "roo/context/manage",
+  contextWillManage: "roo/context/willManage",
+  contextClassifyError: "roo/context/classifyError",
+  mentionsParse: "roo/mentions/parse",
+  mentionsProcessUserContent: "roo/mentions/processUserContent",
+  mentionsResolveImages: "roo/mentions/resolveImages",
 } as const;
 
 /** One API function name per client-to-server notification. */
