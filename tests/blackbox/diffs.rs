@@ -405,6 +405,28 @@ fn a_file_that_became_blocked_or_a_link_to_a_blocked_file_never_leaks_through_a_
     }
 }
 
+/// Main's gate refuses a file with a second name (a hard link) while an ignore file exists: the
+/// diff reader maps that refusal to `blocked`, like a blocked name (it used to say `unreadable`).
+#[test]
+fn a_file_replaced_by_a_hard_link_to_a_blocked_file_falls_back_as_blocked() {
+    let mut s = Setup::new(&[
+        (".rooignore", "secret.txt\n"),
+        ("secret.txt", "TOP SECRET VALUE\n"),
+        ("a.ts", "alpha\n"),
+    ]);
+    s.track("t", "a.ts");
+    s.user_edit("a.ts", "alpha changed\n");
+    let secret = s.workspace.path("secret.txt");
+    s.swap("a.ts", |temp| std::fs::hard_link(&secret, temp).unwrap());
+    let notice = s.take("t");
+    assert_eq!(fallback_of(&notice, "a.ts"), "blocked", "{notice}");
+    let answer = notice.to_string();
+    assert!(!answer.contains("SECRET"), "{answer}");
+    for blob in s.blobs("t") {
+        assert!(!String::from_utf8_lossy(&blob).contains("SECRET"));
+    }
+}
+
 #[test]
 fn each_limit_gives_its_reason() {
     let base = lines(300);
