@@ -11,6 +11,7 @@ mod cancel_heavy;
 mod cli;
 mod context;
 mod demo;
+mod diffs;
 mod failclosed;
 mod files;
 mod fold;

@@ -11,5 +11,6 @@ pub mod grammar_input;
 pub mod mentions;
 pub mod path;
 pub mod rules;
+pub mod stale_diff;
 pub mod tracker;
 pub mod wire_text;

@@ -158,13 +158,153 @@ pub struct FilesTaskParams {
     pub task_id: String,
 }
 
+/// Params of `roo/files/takeRecentlyModified`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TakeRecentlyModifiedParams {
+    /// The task.
+    pub task_id: String,
+    /// Answer with a diff per changed file against what the agent last saw, a `noticeId` to
+    /// acknowledge and ready-to-append `text`. Without it the answer is the original's paths.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub with_diffs: bool,
+    /// Bounds of the diffs (with `withDiffs`); each absent field keeps its default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<DiffLimits>,
+}
+
+/// Bounds of a `withDiffs` notice. Characters are UTF-16 code units.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DiffLimits {
+    /// Unchanged lines around each change (default 3, at most 100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_lines: Option<u32>,
+    /// Largest diff of one file (default 4,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chars_per_file: Option<u32>,
+    /// Largest diff section of one notice, header included (default 12,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chars_total: Option<u32>,
+    /// Most added plus removed lines of one file (default 120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_changed_lines: Option<u32>,
+    /// Longest diff computation of one file in milliseconds (default 50, at most 10,000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u32>,
+}
+
 /// Result of `roo/files/takeRecentlyModified` and `roo/files/takeCheckpointPossible`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct FilesTakeResult {
-    /// The set's paths in insertion order; the set is now empty.
+    /// The set's paths in insertion order; the set is now empty. With `withDiffs`: the files of
+    /// `changes`, most recently changed first.
     pub paths: Vec<String>,
+    /// With `withDiffs`, when `changes` is not empty: acknowledge it with `roo/files/ackNotice`
+    /// once `text` is in a message sent to the model. Until then every take repeats the files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice_id: Option<String>,
+    /// With `withDiffs`: each changed file, with a diff or the reason it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub changes: Option<Vec<FileChange>>,
+    /// With `withDiffs`: the text to append to the environment details in place of the
+    /// original's `# Recently Modified Files` section (whose bytes it keeps for fallbacks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// One changed file of a `withDiffs` notice.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FileChange {
+    /// The path as given to `roo/files/track`.
+    pub path: String,
+    /// `modified`, `deleted` or `renamed`.
+    pub kind: FileChangeKind,
+    /// For `renamed`: the new path, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_path: Option<String>,
+    /// Why there is no diff. The file is then listed in `text` with the original's line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<DiffFallback>,
+    /// Unified diff against the version the agent last saw (3 context lines, no file headers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Counts, whenever a diff was computed (also for `tooManyChanges`, `diffTooLong`, `budget`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_stat: Option<DiffStat>,
+}
+
+/// Why a changed file of a `withDiffs` notice has no diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum DiffFallback {
+    /// No baseline: never read in this store, evicted, unreadable or corrupt.
+    NoBaseline,
+    /// One side is not text (a NUL byte or invalid UTF-8).
+    Binary,
+    /// One side is too large to diff.
+    TooLarge,
+    /// The access rule blocks the file now.
+    Blocked,
+    /// The file cannot be read now (a FIFO, device, folder or I/O error).
+    Unreadable,
+    /// The file is gone.
+    Deleted,
+    /// The file was moved away.
+    Renamed,
+    /// More changed lines than allowed, or a diff longer than the file: a rewrite.
+    TooManyChanges,
+    /// The diff is over the per-file character bound.
+    DiffTooLong,
+    /// The notice's diff budget is spent (files are taken most recent first).
+    Budget,
+    /// The diff took longer than allowed.
+    Timeout,
+}
+
+/// Counts of one diff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DiffStat {
+    /// Lines added.
+    pub added: u64,
+    /// Lines removed.
+    pub removed: u64,
+    /// Hunks.
+    pub hunks: u64,
+}
+
+/// Params of `roo/files/ackNotice`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AckNoticeParams {
+    /// The task.
+    pub task_id: String,
+    /// The `noticeId` of a `takeRecentlyModified` answer whose text reached the model.
+    pub notice_id: String,
+}
+
+/// Result of `roo/files/ackNotice`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AckNoticeResult {
+    /// Whether the notice was pending. `false` for an unknown, already acknowledged or
+    /// superseded id (a later acknowledged notice repeated its files): nothing changed.
+    pub known: bool,
+    /// Files whose baseline is now the content shown in the notice's diff.
+    pub advanced: Vec<String>,
+    /// Files no longer repeated by the next take (not changed again since the notice).
+    pub delivered: Vec<String>,
 }
 
 /// Result of `roo/files/disposeTask`.

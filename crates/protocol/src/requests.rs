@@ -83,7 +83,9 @@ macro_rules! for_each_request {
             /// Files the agent read, newest first (the original's `getFilesReadByRoo`).
             FilesRead = FILES_READ "roo/files/read", files::FilesReadParams => files::FilesReadResult, waiting;
             /// Get and clear the files changed behind the agent's back.
-            FilesTakeRecentlyModified = FILES_TAKE_RECENTLY_MODIFIED "roo/files/takeRecentlyModified", files::FilesTaskParams => files::FilesTakeResult, waiting;
+            FilesTakeRecentlyModified = FILES_TAKE_RECENTLY_MODIFIED "roo/files/takeRecentlyModified", files::TakeRecentlyModifiedParams => files::FilesTakeResult, waiting;
+            /// The host delivered a `takeRecentlyModified` notice to the model: advance its baselines.
+            FilesAckNotice = FILES_ACK_NOTICE "roo/files/ackNotice", files::AckNoticeParams => files::AckNoticeResult, waiting;
             /// Get and clear the files the agent edited since the last call.
             FilesTakeCheckpointPossible = FILES_TAKE_CHECKPOINT_POSSIBLE "roo/files/takeCheckpointPossible", files::FilesTaskParams => files::FilesTakeResult, waiting;
             /// Stop watching a task's files and forget its in-memory state.

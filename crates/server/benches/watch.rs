@@ -2,7 +2,8 @@
 //! runs `roo-context watch` on it, and reports time to ready, memory (VmRSS/VmHWM from the
 //! watcher's own /proc/self/status) and edit-to-notification latency over 200 edits, debounce
 //! included. Run: `cargo bench -p roo-context --bench watch` (env `WATCH_BENCH_FILES`,
-//! `WATCH_BENCH_EDITS` change the sizes).
+//! `WATCH_BENCH_EDITS` change the sizes; `WATCH_BENCH_BIN` runs another build of the binary, for
+//! an A/B against an older commit in the same run).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -52,7 +53,10 @@ fn main() {
         .collect();
 
     let spawned = Instant::now();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_roo-context"))
+    let binary = std::env::var("WATCH_BENCH_BIN")
+        .unwrap_or_else(|_| env!("CARGO_BIN_EXE_roo-context").to_owned());
+    eprintln!("binary {binary}");
+    let mut child = Command::new(binary)
         .arg("watch")
         .arg("--workspace")
         .arg(workspace.path())

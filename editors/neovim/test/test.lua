@@ -164,6 +164,40 @@ else
   skip("mentions", "server does not advertise roo/mentions/parse")
 end
 
+if roo.supports("roo/files/ackNotice", 0) then
+  case("a user edit comes back as a diff and is acknowledged once delivered", function()
+    local storage = vim.fn.resolve(vim.fn.tempname())
+    vim.fn.mkdir(storage, "p")
+    write("src/diffed.ts", { "one", "two", "three" })
+    roo.request("roo/files/track", { taskId = "nv", storageDir = storage, path = "src/diffed.ts", source = "read_tool" }, 0)
+    local before = #roo.notifications
+    write("src/diffed.ts", { "one", "TWO", "three" })
+    local arrived = vim.wait(20000, function()
+      for i = before + 1, #roo.notifications do
+        local n = roo.notifications[i]
+        if n.method == "roo/files/didChange" and n.params.path == "src/diffed.ts" then
+          return true
+        end
+      end
+      return false
+    end, 20)
+    assert(arrived, "no roo/files/didChange: " .. vim.inspect(roo.notifications))
+    -- A delivery that fails is not acknowledged: the next call repeats the notice.
+    local patient = { timeoutMs = 10000 } -- no test depends on time
+    local failed = pcall(roo.user_diffs, "nv", function() error("condensed away") end, 0, patient)
+    eq(failed, false, "the failed delivery raised")
+    local delivered = {}
+    local notice = roo.user_diffs("nv", function(text) table.insert(delivered, text) end, 0, patient)
+    eq(notice.changes[1].diff, "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n", "the diff")
+    assert(delivered[1]:find("## src/diffed.ts (+1 -1)", 1, true), vim.inspect(delivered))
+    eq(roo.user_diffs("nv", function() error("nothing to deliver") end, 0, patient).paths, {}, "acknowledged")
+    roo.request("roo/files/disposeTask", { taskId = "nv" }, 0)
+    vim.fn.delete(storage, "rf")
+  end)
+else
+  skip("user diffs", "server does not advertise roo/files/ackNotice")
+end
+
 case("a changed .rooignore arrives as roo/ignore/didReload", function()
   local before = #roo.notifications
   write(".rooignore", { "secret/", "*.env", "src/" })

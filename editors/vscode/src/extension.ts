@@ -25,7 +25,13 @@ import {
   registerHostHandlers,
 } from "./client/host";
 import { RooTransport } from "./client/transport";
-import { Flavor, ROO_SERVER_REQUEST_METHODS, Settings } from "./protocol.generated";
+import { deliverUserDiffs } from "./client/userDiffs";
+import {
+  FilesTakeResult,
+  Flavor,
+  ROO_SERVER_REQUEST_METHODS,
+  Settings,
+} from "./protocol.generated";
 import { cancelSummarize, vscodeHostHandlers } from "./vscodeHost";
 
 const SECTION = "roo-context";
@@ -43,6 +49,10 @@ export interface RooContextExtensionApi {
   /** What to do with a `validateCommand` result: run (`allowed`), refuse (`blocked`) or ask the
    * user (`undecidable`). Never auto-approve anything but `allowed`. */
   commandApproval: typeof commandApproval;
+  /** The user's edits of a task's files as diffs: takes the notice (`withDiffs`), shows it in the
+   * output channel, passes its text to `deliver` and acknowledges it once `deliver` resolved
+   * (a failed delivery is repeated by the next call). */
+  deliverUserDiffs(taskId: string, deliver: (text: string) => Promise<void>): Promise<FilesTakeResult>;
 }
 
 /** The sidecar's settings from the `roo-context.*` configuration. */
@@ -221,7 +231,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<RooCon
     output.appendLine(`roo-context failed to start: ${error}`);
     reportStopped(`It failed to start (${binary.path}): ${error instanceof Error ? error.message : String(error)}`);
   });
-  return { api, ready, methods, onNotification: notifications.event, commandApproval };
+  // The user's edits as diffs: shown in the output channel, acknowledged once the agent delivered them.
+  const userDiffs = (taskId: string, deliver: (text: string) => Promise<void>) =>
+    deliverUserDiffs(api, taskId, deliver, (line) => output.appendLine(line));
+  return { api, ready, methods, onNotification: notifications.event, commandApproval, deliverUserDiffs: userDiffs };
 }
 
 /** Stops the sidecar. */

@@ -59,6 +59,24 @@ export type ContextTrigger = "manual" | "automatic" | "emergency";
  */
 export type TokenCountMode = "exact" | "estimate";
 /**
+ * Why a changed file of a `withDiffs` notice has no diff.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DiffFallback".
+ */
+export type DiffFallback =
+  | "noBaseline"
+  | "binary"
+  | "tooLarge"
+  | "blocked"
+  | "unreadable"
+  | "deleted"
+  | "renamed"
+  | "tooManyChanges"
+  | "diffTooLong"
+  | "budget"
+  | "timeout";
+/**
  * What happened to a tracked file behind the agent's back.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -135,6 +153,8 @@ export type NotWatchedReason = "outsideWorkspace" | "blocked" | "notTracked";
  */
 export interface RooProtocolDefinitions {
   AccessResult: AccessResult;
+  AckNoticeParams: AckNoticeParams;
+  AckNoticeResult: AckNoticeResult;
   AnnotatedPath: AnnotatedPath;
   BlockKind: BlockKind;
   BlockedBy: BlockedBy;
@@ -150,9 +170,13 @@ export interface RooProtocolDefinitions {
   ContextTruncation: ContextTruncation;
   CountTokensParams: CountTokensParams;
   CountTokensResult: CountTokensResult;
+  DiffFallback: DiffFallback;
+  DiffLimits: DiffLimits;
+  DiffStat: DiffStat;
   DisposeTaskResult: DisposeTaskResult;
   EffectiveHistoryParams: EffectiveHistoryParams;
   EffectiveHistoryResult: EffectiveHistoryResult;
+  FileChange: FileChange;
   FileChangeKind: FileChangeKind;
   FileDidChangeParams: FileDidChangeParams;
   FileSource: FileSource;
@@ -216,6 +240,7 @@ export interface RooProtocolDefinitions {
   RewindResult: RewindResult;
   Settings: Settings;
   SummarizerModel: SummarizerModel;
+  TakeRecentlyModifiedParams: TakeRecentlyModifiedParams;
   ThresholdSourceKind: ThresholdSourceKind;
   TokenCountMode: TokenCountMode;
   TrackParams: TrackParams;
@@ -288,6 +313,43 @@ export interface BlockedBy {
    * `lexical` (as requested) or `canonical` (symlinks resolved).
    */
   via?: PathVia | null;
+}
+/**
+ * Params of `roo/files/ackNotice`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "AckNoticeParams".
+ */
+export interface AckNoticeParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The `noticeId` of a `takeRecentlyModified` answer whose text reached the model.
+   */
+  noticeId: string;
+}
+/**
+ * Result of `roo/files/ackNotice`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "AckNoticeResult".
+ */
+export interface AckNoticeResult {
+  /**
+   * Whether the notice was pending. `false` for an unknown, already acknowledged or
+   * superseded id (a later acknowledged notice repeated its files): nothing changed.
+   */
+  known: boolean;
+  /**
+   * Files whose baseline is now the content shown in the notice's diff.
+   */
+  advanced: string[];
+  /**
+   * Files no longer repeated by the next take (not changed again since the notice).
+   */
+  delivered: string[];
 }
 /**
  * A path with its protection flag.
@@ -500,6 +562,54 @@ export interface MessageTokens {
   tokens: number;
 }
 /**
+ * Bounds of a `withDiffs` notice. Characters are UTF-16 code units.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DiffLimits".
+ */
+export interface DiffLimits {
+  /**
+   * Unchanged lines around each change (default 3, at most 100).
+   */
+  contextLines?: number | null;
+  /**
+   * Largest diff of one file (default 4,000).
+   */
+  maxCharsPerFile?: number | null;
+  /**
+   * Largest diff section of one notice, header included (default 12,000).
+   */
+  maxCharsTotal?: number | null;
+  /**
+   * Most added plus removed lines of one file (default 120).
+   */
+  maxChangedLines?: number | null;
+  /**
+   * Longest diff computation of one file in milliseconds (default 50, at most 10,000).
+   */
+  timeoutMs?: number | null;
+}
+/**
+ * Counts of one diff.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DiffStat".
+ */
+export interface DiffStat {
+  /**
+   * Lines added.
+   */
+  added: number;
+  /**
+   * Lines removed.
+   */
+  removed: number;
+  /**
+   * Hunks.
+   */
+  hunks: number;
+}
+/**
  * Result of `roo/files/disposeTask`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -574,6 +684,38 @@ export interface HistoryDiagnostic {
    * Human-readable explanation.
    */
   message: string;
+}
+/**
+ * One changed file of a `withDiffs` notice.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FileChange".
+ */
+export interface FileChange {
+  /**
+   * The path as given to `roo/files/track`.
+   */
+  path: string;
+  /**
+   * `modified`, `deleted` or `renamed`.
+   */
+  kind: FileChangeKind;
+  /**
+   * For `renamed`: the new path, if known.
+   */
+  newPath?: string | null;
+  /**
+   * Why there is no diff. The file is then listed in `text` with the original's line.
+   */
+  fallback?: DiffFallback | null;
+  /**
+   * Unified diff against the version the agent last saw (3 context lines, no file headers).
+   */
+  diff?: string | null;
+  /**
+   * Counts, whenever a diff was computed (also for `tooManyChanges`, `diffTooLong`, `budget`).
+   */
+  diffStat?: DiffStat | null;
 }
 /**
  * Params of the server-to-client notification `roo/files/didChange`.
@@ -659,9 +801,24 @@ export interface MetadataRecovery {
  */
 export interface FilesTakeResult {
   /**
-   * The set's paths in insertion order; the set is now empty.
+   * The set's paths in insertion order; the set is now empty. With `withDiffs`: the files of
+   * `changes`, most recently changed first.
    */
   paths: string[];
+  /**
+   * With `withDiffs`, when `changes` is not empty: acknowledge it with `roo/files/ackNotice`
+   * once `text` is in a message sent to the model. Until then every take repeats the files.
+   */
+  noticeId?: string | null;
+  /**
+   * With `withDiffs`: each changed file, with a diff or the reason it has none.
+   */
+  changes?: FileChange[] | null;
+  /**
+   * With `withDiffs`: the text to append to the environment details in place of the
+   * original's `# Recently Modified Files` section (whose bytes it keeps for fallbacks).
+   */
+  text?: string | null;
 }
 /**
  * Params of `roo/files/takeRecentlyModified`, `roo/files/takeCheckpointPossible` and
@@ -1905,6 +2062,27 @@ export interface Settings {
   warmTokenizer?: boolean | null;
 }
 /**
+ * Params of `roo/files/takeRecentlyModified`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TakeRecentlyModifiedParams".
+ */
+export interface TakeRecentlyModifiedParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * Answer with a diff per changed file against what the agent last saw, a `noticeId` to
+   * acknowledge and ready-to-append `text`. Without it the answer is the original's paths.
+   */
+  withDiffs?: boolean;
+  /**
+   * Bounds of the diffs (with `withDiffs`); each absent field keeps its default.
+   */
+  limits?: DiffLimits | null;
+}
+/**
  * Params of `roo/files/track`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2169,7 +2347,8 @@ export interface RooRequests {
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
   "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
-  "roo/files/takeRecentlyModified": { params: FilesTaskParams; result: FilesTakeResult };
+  "roo/files/takeRecentlyModified": { params: TakeRecentlyModifiedParams; result: FilesTakeResult };
+  "roo/files/ackNotice": { params: AckNoticeParams; result: AckNoticeResult };
   "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
   "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
   "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
@@ -2219,6 +2398,7 @@ export const ROO_REQUEST_METHODS = {
   filesMarkRooEdited: "roo/files/markRooEdited",
   filesRead: "roo/files/read",
   filesTakeRecentlyModified: "roo/files/takeRecentlyModified",
+  filesAckNotice: "roo/files/ackNotice",
   filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
   filesDisposeTask: "roo/files/disposeTask",
   contextManage: "roo/context/manage",

@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { RooSession, startSession } from "../src/client/session";
 import { HostHandlers, NotificationEvent, onServerNotifications } from "../src/client/host";
 import { commandApproval } from "../src/client/commands";
+import { deliverUserDiffs } from "../src/client/userDiffs";
 import { CONTEXT_EVENT_NAMES, ROO_REQUEST_METHODS, isContextEvent } from "../src/protocol.generated";
 import { APP_TS, serverBinary, waitFor, workspace } from "./fixture";
 
@@ -237,4 +238,36 @@ test("context event names and the type guard match the original's spelling and p
   assert.equal(isContextEvent({ say: "api_req_started", text: "{}" }), false, "other say names are not context events");
   assert.equal(isContextEvent({ say: "toString", text: "x" }), false);
   for (const value of [null, undefined, "condense_context", 3, []]) assert.equal(isContextEvent(value), false);
+});
+
+test("the user's edit comes back as a diff, is shown, and is repeated until delivered (withDiffs + ackNotice)", async (t) => {
+  if (!session.supports("roo/files/ackNotice")) return t.skip("server does not advertise roo/files/ackNotice");
+  const storageDir = fs.mkdtempSync(path.join(root, "..", "task-"));
+  const file = path.join(root, "src", "diffed.ts");
+  const original = Array.from({ length: 12 }, (_, i) => `export const v${i} = ${i};\n`).join("");
+  fs.writeFileSync(file, original);
+  await session.api.filesTrack({ taskId: "diff-task", storageDir, path: "src/diffed.ts", source: "read_tool" });
+  const changed = waitFor<NotificationEvent>(
+    (deliver) => onServerNotifications(session.transport, deliver),
+    (event) => event.method === "roo/files/didChange" && event.params.path === "src/diffed.ts",
+    "roo/files/didChange",
+  );
+  fs.writeFileSync(file, original.replace("v5 = 5", "v5 = 55"));
+  await changed;
+  const log: string[] = [];
+  // A deadline no loaded machine reaches: the test does not depend on time.
+  const patient = { timeoutMs: 10_000 };
+  // The delivery fails (the message never reached the model): no ack, the next take repeats it.
+  await assert.rejects(deliverUserDiffs(session.api, "diff-task", async () => { throw new Error("condensed away"); }, (l) => log.push(l), patient));
+  const delivered: string[] = [];
+  const notice = await deliverUserDiffs(session.api, "diff-task", async (text) => { delivered.push(text); }, (l) => log.push(l), patient);
+  assert.equal(notice.changes?.[0].diffStat?.added, 1);
+  assert.match(delivered[0], /# Changes Since You Last Read\n[^]*## src\/diffed\.ts \(\+1 -1\)\n```diff\n@@ -3,7 \+3,7 @@\n[^]*-export const v5 = 5;\n\+export const v5 = 55;\n/);
+  assert.equal(log.length, 2, "shown on both takes");
+  assert.match(log[1], /src\/diffed\.ts modified \(\+1 -1\) outside the agent:\n@@ /);
+  // Acknowledged: nothing more to tell.
+  const after = await deliverUserDiffs(session.api, "diff-task", async () => assert.fail("nothing to deliver"), undefined, patient);
+  assert.deepEqual(after, { paths: [], changes: [], text: "" });
+  await session.api.filesDisposeTask({ taskId: "diff-task" });
+  fs.rmSync(storageDir, { recursive: true, force: true });
 });

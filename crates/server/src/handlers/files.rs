@@ -90,15 +90,42 @@ impl WaitingHandler for requests::FilesRead {
     }
 }
 
-/// `roo/files/takeRecentlyModified`.
+/// `roo/files/takeRecentlyModified`: the original's paths, or with `withDiffs` the notice of
+/// baselines.rs.
 impl WaitingHandler for requests::FilesTakeRecentlyModified {
     async fn handle(
         snapshot: Snapshot,
-        params: FilesTaskParams,
+        params: TakeRecentlyModifiedParams,
     ) -> Result<FilesTakeResult, RpcError> {
         let tracker = snapshot.tracker()?;
+        if params.with_diffs {
+            let limits = crate::baselines::diff_limits(params.limits.as_ref());
+            return Ok(tracker.take_with_diffs(&params.task_id, limits).await?);
+        }
         let paths = tracker.take_recently_modified(&params.task_id).await?;
-        Ok(FilesTakeResult { paths })
+        Ok(paths_only(paths))
+    }
+}
+
+fn paths_only(paths: Vec<String>) -> FilesTakeResult {
+    FilesTakeResult {
+        paths,
+        notice_id: None,
+        changes: None,
+        text: None,
+    }
+}
+
+/// `roo/files/ackNotice`.
+impl WaitingHandler for requests::FilesAckNotice {
+    async fn handle(
+        snapshot: Snapshot,
+        params: AckNoticeParams,
+    ) -> Result<AckNoticeResult, RpcError> {
+        let tracker = snapshot.tracker()?;
+        Ok(tracker
+            .ack_notice(&params.task_id, &params.notice_id)
+            .await?)
     }
 }
 
@@ -110,7 +137,7 @@ impl WaitingHandler for requests::FilesTakeCheckpointPossible {
     ) -> Result<FilesTakeResult, RpcError> {
         let tracker = snapshot.tracker()?;
         let paths = tracker.take_checkpoint_possible(&params.task_id).await?;
-        Ok(FilesTakeResult { paths })
+        Ok(paths_only(paths))
     }
 }
 

@@ -2,7 +2,9 @@
 //! `task_metadata.json`, fed through a mailbox so no update is lost.
 
 use super::*;
-use roo_context_protocol::files::FileChangeKind;
+use crate::baselines::{Baselines, SeenContent};
+use roo_context_core::stale_diff::DiffLimits;
+use roo_context_protocol::files::{AckNoticeResult, FileChangeKind, FilesTakeResult};
 
 /// Paths read by the agent, and the recovery of a corrupt file if this opened the task.
 pub(super) type FilesRead = (Vec<String>, Option<MetadataRecovery>);
@@ -13,11 +15,13 @@ pub(super) enum Command {
         key: String,
         source: RecordSource,
         seen: Seen,
+        baseline: Option<SeenContent>,
         reply: oneshot::Sender<Result<Option<MetadataRecovery>, TrackerError>>,
     },
     Mark {
         key: String,
         seen: Seen,
+        baseline: Option<SeenContent>,
         reply: oneshot::Sender<Result<(), TrackerError>>,
     },
     Read {
@@ -32,6 +36,16 @@ pub(super) enum Command {
     },
     TakeCheckpointPossible {
         reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
+    },
+    /// `takeRecentlyModified` with `withDiffs` (baselines.rs).
+    TakeWithDiffs {
+        state: Arc<SharedState>,
+        limits: DiffLimits,
+        reply: oneshot::Sender<Result<FilesTakeResult, TrackerError>>,
+    },
+    AckNotice {
+        notice_id: String,
+        reply: oneshot::Sender<Result<AckNoticeResult, TrackerError>>,
     },
     Observe {
         key: String,
@@ -105,6 +119,7 @@ impl TaskActor {
             }
         };
         let mut task = TaskFiles::new(metadata);
+        let mut baselines = Baselines::open(self.storage.clone()).await;
         let mut dirty = false;
         let mut retire = None;
         while let Some(first) = mailbox.recv().await {
@@ -123,15 +138,27 @@ impl TaskActor {
                         key,
                         source,
                         seen,
+                        baseline,
                         reply,
                     } => {
                         let seen = resolve_seen(seen).await;
+                        if source != RecordSource::UserEdited {
+                            baselines.saw(&key, &source, baseline, seen, now).await;
+                        }
                         task.track(&key, source, seen, now);
                         dirty = true;
                         owed.push(Owed::Track(reply, recovery.take()));
                     }
-                    Command::Mark { key, seen, reply } => {
-                        if let Some(seen) = resolve_seen(seen).await {
+                    Command::Mark {
+                        key,
+                        seen,
+                        baseline,
+                        reply,
+                    } => {
+                        let seen = resolve_seen(seen).await;
+                        let source = RecordSource::RooEdited;
+                        baselines.saw(&key, &source, baseline, seen, now).await;
+                        if let Some(seen) = seen {
                             task.mark_agent_edited(&key, seen);
                         }
                         let _ = reply.send(Ok(()));
@@ -148,12 +175,24 @@ impl TaskActor {
                     Command::TakeCheckpointPossible { reply } => {
                         let _ = reply.send(Ok(task.take_checkpoint_possible()));
                     }
+                    Command::TakeWithDiffs {
+                        state,
+                        limits,
+                        reply,
+                    } => {
+                        let fresh = task.take_recently_modified();
+                        let _ = reply.send(Ok(baselines.take(fresh, state, limits).await));
+                    }
+                    Command::AckNotice { notice_id, reply } => {
+                        let _ = reply.send(Ok(baselines.ack(&notice_id, now).await));
+                    }
                     Command::Observe {
                         key,
                         observed,
                         hint,
                     } => {
                         if let Some(change) = task.observe(&key, observed, &hint, now) {
+                            baselines.observed(&change);
                             dirty = true;
                             let (kind, new_path) = match change.kind {
                                 ChangeKind::Modified => (FileChangeKind::Modified, None),
@@ -176,6 +215,7 @@ impl TaskActor {
                     }
                 }
             }
+            baselines.flush().await;
             let outcome = if dirty {
                 self.persist(&task).await
             } else {
@@ -251,6 +291,12 @@ impl TaskActor {
                 Command::TakeRecentlyModified { reply }
                 | Command::TakeCheckpointPossible { reply }
                 | Command::Edited { reply } => {
+                    let _ = reply.send(Err(error.clone()));
+                }
+                Command::TakeWithDiffs { reply, .. } => {
+                    let _ = reply.send(Err(error.clone()));
+                }
+                Command::AckNotice { reply, .. } => {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}

@@ -18,9 +18,12 @@ use roo_context_core::tracker::{
     ChangeHint, ChangeKind, Fingerprint, MetadataError, RecordSource, TASK_METADATA_FILE,
     TaskFiles, TaskMetadata,
 };
-use roo_context_protocol::files::{FileDidChangeParams, MetadataRecovery, NotWatchedReason};
+use roo_context_protocol::files::{
+    AckNoticeResult, FileDidChangeParams, FilesTakeResult, MetadataRecovery, NotWatchedReason,
+};
 use tokio::sync::{mpsc, oneshot, watch};
 
+use crate::baselines::SeenContent;
 use crate::state::SharedState;
 
 mod actor;
@@ -325,6 +328,7 @@ impl FileTracker {
             (Ok(_), Some(content)) => Seen::Known(Fingerprint::of(content.as_bytes())),
             (Ok(absolute), None) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
+        let baseline = self.seen_content(&watched, content);
         let (reply, answer) = oneshot::channel();
         send(
             &handle,
@@ -332,6 +336,7 @@ impl FileTracker {
                 key: path.to_owned(),
                 source,
                 seen,
+                baseline,
                 reply,
             },
         )?;
@@ -358,12 +363,18 @@ impl FileTracker {
             (Ok(_), Some(content), false) => Seen::Known(Fingerprint::of(content.as_bytes())),
             (Ok(absolute), None, false) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
+        let baseline = if deleted {
+            None
+        } else {
+            self.seen_content(&watched, content)
+        };
         let (reply, answer) = oneshot::channel();
         send(
             &handle,
             Command::Mark {
                 key: path.to_owned(),
                 seen,
+                baseline,
                 reply,
             },
         )?;
@@ -401,6 +412,53 @@ impl FileTracker {
         let handle = self.existing(task_id)?;
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::TakeRecentlyModified { reply })?;
+        receive(answer).await
+    }
+
+    /// What the agent saw of a watched file, for its baseline (baselines.rs).
+    fn seen_content(
+        &self,
+        watched: &Result<PathBuf, NotWatchedReason>,
+        content: Option<&str>,
+    ) -> Option<SeenContent> {
+        let absolute = watched.as_ref().ok()?.clone();
+        Some(SeenContent {
+            absolute,
+            text: content.map(Arc::from),
+            policy: self.state.policy(),
+        })
+    }
+
+    /// `roo/files/takeRecentlyModified` with `withDiffs`.
+    pub async fn take_with_diffs(
+        &self,
+        task_id: &str,
+        limits: roo_context_core::stale_diff::DiffLimits,
+    ) -> Result<FilesTakeResult, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        let state = self.state.clone();
+        send(
+            &handle,
+            Command::TakeWithDiffs {
+                state,
+                limits,
+                reply,
+            },
+        )?;
+        receive(answer).await
+    }
+
+    /// `roo/files/ackNotice`.
+    pub async fn ack_notice(
+        &self,
+        task_id: &str,
+        notice_id: &str,
+    ) -> Result<AckNoticeResult, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        let notice_id = notice_id.to_owned();
+        send(&handle, Command::AckNotice { notice_id, reply })?;
         receive(answer).await
     }
 

@@ -332,6 +332,24 @@ function M.parse_mentions(text, bufnr)
   return M.request("roo/mentions/parse", { text = text, cwd = cwd_of(bufnr) }, bufnr)
 end
 
+--- The user's edits of a task's tracked files as diffs (`roo/files/takeRecentlyModified` with
+--- `withDiffs`): calls `deliver(text)` when there is something to tell the model and acknowledges
+--- the notice (`roo/files/ackNotice`) only when `deliver` returns without error, so an undelivered
+--- notice is repeated by the next call. `limits` (optional) are the take's `limits`. Returns the
+--- take's result, or nil when unsupported.
+function M.user_diffs(task_id, deliver, bufnr, limits)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.supports("roo/files/ackNotice", bufnr) then
+    return nil
+  end
+  local notice = M.request("roo/files/takeRecentlyModified", { taskId = task_id, withDiffs = true, limits = limits }, bufnr)
+  if type(notice.noticeId) == "string" and type(notice.text) == "string" and notice.text ~= "" then
+    deliver(notice.text)
+    M.request("roo/files/ackNotice", { taskId = task_id, noticeId = notice.noticeId }, bufnr)
+  end
+  return notice
+end
+
 local function show_scratch(title, text)
   vim.cmd("botright new")
   local buf = vim.api.nvim_get_current_buf()

@@ -9,4 +9,5 @@ export * from "./markdown";
 export * from "./platforms";
 export * from "./session";
 export * from "./transport";
+export * from "./userDiffs";
 export * from "./webFetch";

@@ -1,0 +1,776 @@
+//! The baselines of the user's-diff notices (`takeRecentlyModified` with `withDiffs`): per task,
+//! the content the agent last saw of each tracked file, content-addressed in the task folder
+//! (`roo-context/seen/<sha256>`, index `roo-context/seen.json`), LRU-bounded, never for blocked,
+//! binary or oversized files; and the notices taken but not yet acknowledged, so a notice is
+//! repeated until the host says it reached the model. Owned by the task's actor in `tracker.rs`
+//! (its only writer); every write is atomic. What a notice says is decided in
+//! `core::stale_diff`; this module does the reading (through the read gate) and the storing.
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use roo_context_core::access::Policy;
+use roo_context_core::fs::{GateRefusal, OsFs, open_gated, read_regular_file};
+use roo_context_core::stale_diff::{
+    Added, DiffLimits, Fallback, MAX_FILE_BYTES, NoticeBuilder, Side, text_of,
+};
+use roo_context_core::tracker::{ChangeKind, Fingerprint, ObservedChange, RecordSource};
+use roo_context_core::wire_text;
+use roo_context_protocol::files as wire;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::state::SharedState;
+
+/// The store's folder inside the task folder.
+pub const STORE_DIR: &str = "roo-context";
+/// The index of the baselines, inside [`STORE_DIR`].
+pub const INDEX_FILE: &str = "seen.json";
+/// The folder of the content-addressed blobs, inside [`STORE_DIR`].
+pub const BLOBS_DIR: &str = "seen";
+/// Default bound of one task's baselines (distinct bytes); `ROO_CONTEXT_SEEN_CAP_BYTES`
+/// overrides it (tests use a small one).
+pub const DEFAULT_CAP_BYTES: u64 = 64 * 1024 * 1024;
+/// Most baselines of one task, whatever their size (empty files cost an entry each).
+const MAX_ENTRIES: usize = 100_000;
+/// Notices kept for acknowledgement; acknowledging one drops every older one.
+const KEPT_NOTICES: usize = 8;
+const TEMP_PREFIX: &str = ".tmp-";
+
+/// What the agent saw of a tracked file, for its baseline: the text the host gave, or the file
+/// to read now through the read gate (with the policy that judged it).
+#[derive(Debug, Clone)]
+pub struct SeenContent {
+    /// The file (lexical absolute path, as watched).
+    pub absolute: PathBuf,
+    /// What the host says the agent read or wrote; `None`: read the file now.
+    pub text: Option<Arc<str>>,
+    /// The access rule at the time of tracking.
+    pub policy: Arc<Policy>,
+}
+
+/// `seen.json`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Index {
+    version: u32,
+    files: BTreeMap<String, Entry>,
+}
+
+/// One baseline.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Entry {
+    /// SHA-256 of the content, lowercase hex: the blob's file name.
+    blob: String,
+    bytes: u64,
+    /// `read_tool`, `file_mentioned`, `roo_edited` or `notice` (advanced by an acknowledgement).
+    source: String,
+    /// When it was taken (ms since the epoch).
+    at: i64,
+    /// LRU clock: higher is more recently used.
+    used: u64,
+}
+
+/// A change not yet acknowledged.
+#[derive(Debug, Clone)]
+struct PendingChange {
+    kind: ChangeKind,
+    seq: u64,
+}
+
+/// What a notice showed of one file.
+#[derive(Debug, Clone)]
+enum Shown {
+    /// A diff; the content it ends at is stored under this blob (`None`: could not be stored).
+    Diff(Option<(String, u64)>),
+    /// The original's line, for this reason.
+    Fallback(Fallback),
+}
+
+#[derive(Debug)]
+struct NoticeRecord {
+    id: String,
+    seq: u64,
+    files: Vec<(String, Shown)>,
+}
+
+/// One task's baselines and unacknowledged notices.
+#[derive(Debug)]
+pub struct Baselines {
+    /// `<task folder>/roo-context`; `None` for a task kept in memory only.
+    dir: Option<PathBuf>,
+    index: Index,
+    /// Blobs of a task without a folder.
+    memory: HashMap<String, Arc<[u8]>>,
+    cap: u64,
+    clock: u64,
+    /// Tracked key → the file, for reading it when a notice is taken.
+    paths: HashMap<String, PathBuf>,
+    /// Tracked key → `seq` of the agent's last read or write.
+    saw_seq: HashMap<String, u64>,
+    pending: HashMap<String, PendingChange>,
+    seq: u64,
+    notices: VecDeque<NoticeRecord>,
+    /// The index changed since it was last written.
+    dirty: bool,
+    /// Blobs that may have lost their last reference.
+    dropped: Vec<String>,
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    let digest = Sha256::digest(bytes);
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn store_cap() -> u64 {
+    std::env::var("ROO_CONTEXT_SEEN_CAP_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(DEFAULT_CAP_BYTES)
+}
+
+/// Writes `bytes` as `dir/name` atomically: a temporary file in the same folder, fsync, rename,
+/// fsync the folder. A crash leaves the old file or the new one, whole.
+fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    std::fs::create_dir_all(dir)?;
+    let temp = dir.join(format!(
+        "{TEMP_PREFIX}{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, dir.join(name))?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
+
+fn remove_temp_files(dir: &Path) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Loads the index; a missing one is empty, an unusable one is moved aside (never overwritten).
+fn load_index(dir: &Path) -> Index {
+    remove_temp_files(dir);
+    remove_temp_files(&dir.join(BLOBS_DIR));
+    let path = dir.join(INDEX_FILE);
+    let bytes = match read_regular_file(&OsFs, &path, 64 * 1024 * 1024) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Index::default(),
+        Err(error) => {
+            tracing::warn!(%error, path = %path.display(), "baseline index unreadable; starting empty");
+            return Index::default();
+        }
+    };
+    match serde_json::from_slice::<Index>(&bytes) {
+        Ok(index) if index.version == 1 && index.files.values().all(valid_entry) => {
+            remove_orphan_blobs(dir, &index);
+            index
+        }
+        parsed => {
+            let aside = dir.join(format!("{INDEX_FILE}.corrupt-{}", crate::tracker::now_ms()));
+            let _ = std::fs::rename(&path, &aside);
+            tracing::warn!(error = ?parsed.err(), moved_to = %aside.display(), "unusable baseline index moved aside");
+            Index::default()
+        }
+    }
+}
+
+/// Blobs no baseline refers to (a crash between a blob's write and the index's): deleted when
+/// the task is opened, so they never pile up.
+fn remove_orphan_blobs(dir: &Path, index: &Index) {
+    let referenced: HashSet<&str> = index.files.values().map(|e| e.blob.as_str()).collect();
+    for entry in std::fs::read_dir(dir.join(BLOBS_DIR))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let name = entry.file_name();
+        if !referenced.contains(name.to_string_lossy().as_ref()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// A blob name that cannot escape the blob folder.
+fn valid_entry(entry: &Entry) -> bool {
+    entry.blob.len() == 64 && entry.blob.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Reads a blob and checks it is what its name says; `None` when missing or corrupt.
+fn read_blob(dir: &Path, name: &str) -> Option<Vec<u8>> {
+    let bytes = read_regular_file(&OsFs, &dir.join(BLOBS_DIR).join(name), MAX_FILE_BYTES).ok()?;
+    (sha256_hex(&bytes) == name).then_some(bytes)
+}
+
+fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let blobs = dir.join(BLOBS_DIR);
+    // Content-addressed: an existing blob of the right size is this content (a corrupt one is
+    // caught by the hash check when read).
+    if std::fs::symlink_metadata(blobs.join(name))
+        .is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+    {
+        return Ok(());
+    }
+    write_atomically(&blobs, name, bytes)
+}
+
+/// The content on disk now, read through the read gate after judging the name again (the file
+/// may have become blocked, or a link to a blocked file, since the baseline was taken).
+fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallback> {
+    let policy = state.policy();
+    // A name that is not UTF-8 cannot be judged exactly: blocked.
+    let name = absolute.to_str().ok_or(Fallback::Blocked)?;
+    if !policy
+        .check_access(&state.resolver, &state.fs, None, name)
+        .allowed()
+    {
+        return Err(Fallback::Blocked);
+    }
+    match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
+        policy.allows_opened(opened)
+    }) {
+        // File text reaches the reply: encoded as every text the sidecar reads (wire_text).
+        Ok(file) => file
+            .read_all()
+            .map(|raw| wire_text::encode_bytes(&raw).into_owned())
+            .map_err(|_| Fallback::Unreadable),
+        Err(GateRefusal::Blocked | GateRefusal::HardLinked { .. }) => Err(Fallback::Blocked),
+        Err(GateRefusal::TooLarge { .. }) => Err(Fallback::TooLarge),
+        Err(GateRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+            Err(Fallback::Deleted)
+        }
+        Err(_) => Err(Fallback::Unreadable),
+    }
+}
+
+/// What a take needs of one file, gathered before the blocking work.
+struct TakeInput {
+    path: String,
+    kind: ChangeKind,
+    blob: Option<String>,
+    absolute: Option<PathBuf>,
+}
+
+/// Where a take reads baselines from.
+#[derive(Clone)]
+enum BlobSource {
+    Disk(PathBuf),
+    Memory(Arc<HashMap<String, Arc<[u8]>>>),
+}
+
+impl BlobSource {
+    fn read(&self, name: &str) -> Option<Vec<u8>> {
+        match self {
+            BlobSource::Disk(dir) => read_blob(dir, name),
+            BlobSource::Memory(blobs) => blobs.get(name).map(|b| b.to_vec()),
+        }
+    }
+}
+
+/// The pure notice plus the contents its diffs end at (to store as the next baselines).
+struct Taken {
+    notice: roo_context_core::stale_diff::Notice,
+    shown: HashMap<String, Vec<u8>>,
+}
+
+fn build_notice(
+    inputs: Vec<TakeInput>,
+    blobs: &BlobSource,
+    state: &SharedState,
+    limits: DiffLimits,
+) -> Taken {
+    let mut builder = NoticeBuilder::new(limits);
+    let mut shown = HashMap::new();
+    for input in inputs {
+        let mut kind = input.kind;
+        let gone_or_moved = matches!(kind, ChangeKind::Deleted | ChangeKind::Renamed { .. });
+        if !gone_or_moved && !builder.budget_left() {
+            builder.fall_back(&input.path, kind, Fallback::Budget);
+            continue;
+        }
+        let current = match &input.absolute {
+            Some(absolute) => read_current(state, absolute),
+            None => Err(Fallback::NoBaseline),
+        };
+        match (&current, gone_or_moved) {
+            // Created again since it went away: what is there now is the change.
+            (Ok(_), true) => kind = ChangeKind::Modified,
+            (Err(Fallback::Deleted), false) => kind = ChangeKind::Deleted,
+            _ => {}
+        }
+        let baseline = input.blob.as_deref().and_then(|name| blobs.read(name));
+        let current_side = match &current {
+            Ok(bytes) => text_of(bytes, MAX_FILE_BYTES).map_or_else(Side::Missing, Side::Text),
+            Err(reason) => Side::Missing(*reason),
+        };
+        let baseline_side = match &baseline {
+            Some(bytes) => text_of(bytes, MAX_FILE_BYTES)
+                .map_or(Side::Missing(Fallback::NoBaseline), Side::Text),
+            None => Side::Missing(Fallback::NoBaseline),
+        };
+        if builder.add(&input.path, kind, baseline_side, current_side) == Added::Diff
+            && let Ok(bytes) = current
+        {
+            shown.insert(input.path, bytes);
+        }
+    }
+    Taken {
+        notice: builder.finish(),
+        shown,
+    }
+}
+
+fn wire_change(file: &roo_context_core::stale_diff::FileNotice) -> wire::FileChange {
+    wire::FileChange {
+        path: file.path.clone(),
+        kind: match &file.kind {
+            ChangeKind::Modified => wire::FileChangeKind::Modified,
+            ChangeKind::Deleted => wire::FileChangeKind::Deleted,
+            ChangeKind::Renamed { .. } => wire::FileChangeKind::Renamed,
+        },
+        new_path: match &file.kind {
+            ChangeKind::Renamed { to } => to.clone(),
+            _ => None,
+        },
+        fallback: file.fallback.map(wire_fallback),
+        diff: file.diff.clone(),
+        diff_stat: file.stat.map(|s| wire::DiffStat {
+            added: s.added as u64,
+            removed: s.removed as u64,
+            hunks: s.hunks as u64,
+        }),
+    }
+}
+
+fn wire_fallback(reason: Fallback) -> wire::DiffFallback {
+    match reason {
+        Fallback::NoBaseline => wire::DiffFallback::NoBaseline,
+        Fallback::Binary => wire::DiffFallback::Binary,
+        Fallback::TooLarge => wire::DiffFallback::TooLarge,
+        Fallback::Blocked => wire::DiffFallback::Blocked,
+        Fallback::Unreadable => wire::DiffFallback::Unreadable,
+        Fallback::Deleted => wire::DiffFallback::Deleted,
+        Fallback::Renamed => wire::DiffFallback::Renamed,
+        Fallback::TooManyChanges => wire::DiffFallback::TooManyChanges,
+        Fallback::DiffTooLong => wire::DiffFallback::DiffTooLong,
+        Fallback::Budget => wire::DiffFallback::Budget,
+        Fallback::Timeout => wire::DiffFallback::Timeout,
+    }
+}
+
+/// The core's limits from the wire's, each absent field at its default, extremes clamped.
+pub fn diff_limits(limits: Option<&wire::DiffLimits>) -> DiffLimits {
+    let mut out = DiffLimits::default();
+    if let Some(l) = limits {
+        if let Some(v) = l.context_lines {
+            out.context_lines = v.min(100) as usize;
+        }
+        if let Some(v) = l.max_chars_per_file {
+            out.max_chars_per_file = v as usize;
+        }
+        if let Some(v) = l.max_chars_total {
+            out.max_chars_total = v as usize;
+        }
+        if let Some(v) = l.max_changed_lines {
+            out.max_changed_lines = v as usize;
+        }
+        if let Some(v) = l.timeout_ms {
+            out.timeout = std::time::Duration::from_millis(u64::from(v.min(10_000)));
+        }
+    }
+    out
+}
+
+impl Baselines {
+    /// Opens the store of the task whose folder is `storage` (`None`: in memory).
+    pub async fn open(storage: Option<PathBuf>) -> Baselines {
+        let dir = storage.map(|s| s.join(STORE_DIR));
+        let index = match dir.clone() {
+            Some(dir) => tokio::task::spawn_blocking(move || load_index(&dir))
+                .await
+                .unwrap_or_default(),
+            None => Index::default(),
+        };
+        let clock = index.files.values().map(|e| e.used).max().unwrap_or(0);
+        Baselines {
+            dir,
+            index: Index {
+                version: 1,
+                ..index
+            },
+            memory: HashMap::new(),
+            cap: store_cap(),
+            clock,
+            paths: HashMap::new(),
+            saw_seq: HashMap::new(),
+            pending: HashMap::new(),
+            seq: 0,
+            notices: VecDeque::new(),
+            dirty: false,
+            dropped: Vec::new(),
+        }
+    }
+
+    fn tick(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// The agent read or wrote `key` (`content` is `None` when the file is not watched: blocked
+    /// or outside the workspace); `known` is the fingerprint the tracker recorded. The baseline
+    /// becomes that content when it can be one (same fingerprint, text, within the bound).
+    pub async fn saw(
+        &mut self,
+        key: &str,
+        source: &RecordSource,
+        content: Option<SeenContent>,
+        known: Option<Fingerprint>,
+        now: i64,
+    ) {
+        let seq = self.tick();
+        self.saw_seq.insert(key.to_owned(), seq);
+        self.pending.remove(key);
+        let (Some(content), Some(known @ Fingerprint::Content { .. })) = (content, known) else {
+            self.forget(key).await;
+            return;
+        };
+        self.paths.insert(key.to_owned(), content.absolute.clone());
+        let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
+            let bytes = match &content.text {
+                Some(text) => text.as_bytes().to_vec(),
+                None => {
+                    let raw =
+                        open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|opened| {
+                            content.policy.allows_opened(opened)
+                        })
+                        .ok()?
+                        .read_all()
+                        .ok()?;
+                    // Another content than the tracker judged (changed between the reads): no
+                    // baseline rather than a wrong one.
+                    if Fingerprint::of(&raw) != known {
+                        return None;
+                    }
+                    // Stored as replies carry file text (wire_text), like the host's text.
+                    wire_text::encode_bytes(&raw).into_owned()
+                }
+            };
+            (text_of(&bytes, MAX_FILE_BYTES).is_ok()
+                && (content.text.is_none() || Fingerprint::of(&bytes) == known))
+                .then_some(bytes)
+        })
+        .await
+        .ok()
+        .flatten();
+        let Some(bytes) = read else {
+            self.forget(key).await;
+            return;
+        };
+        let name = sha256_hex(&bytes);
+        if !self.store_blob(&name, bytes.clone()).await {
+            self.forget(key).await;
+            return;
+        }
+        self.clock += 1;
+        self.index.files.insert(
+            key.to_owned(),
+            Entry {
+                blob: name,
+                bytes: bytes.len() as u64,
+                source: source_name(source),
+                at: now,
+                used: self.clock,
+            },
+        );
+        self.dirty = true;
+    }
+
+    /// A change the tracker reported (`roo/files/didChange`).
+    pub fn observed(&mut self, change: &ObservedChange) {
+        let seq = self.tick();
+        self.pending.insert(
+            change.path.clone(),
+            PendingChange {
+                kind: change.kind.clone(),
+                seq,
+            },
+        );
+    }
+
+    async fn store_blob(&mut self, name: &str, bytes: Vec<u8>) -> bool {
+        match self.dir.clone() {
+            None => {
+                self.memory.insert(name.to_owned(), bytes.into());
+                true
+            }
+            Some(dir) => {
+                let name = name.to_owned();
+                let stored =
+                    tokio::task::spawn_blocking(move || write_blob(&dir, &name, &bytes)).await;
+                match stored {
+                    Ok(Ok(())) => true,
+                    Ok(Err(error)) => {
+                        tracing::warn!(%error, "baseline not stored");
+                        false
+                    }
+                    Err(_) => false,
+                }
+            }
+        }
+    }
+
+    async fn forget(&mut self, key: &str) {
+        if let Some(entry) = self.index.files.remove(key) {
+            self.dropped.push(entry.blob);
+            self.dirty = true;
+        }
+    }
+
+    fn referenced(&self) -> HashSet<&str> {
+        let mut names: HashSet<&str> = self.index.files.values().map(|e| e.blob.as_str()).collect();
+        for notice in &self.notices {
+            for (_, shown) in &notice.files {
+                if let Shown::Diff(Some((blob, _))) = shown {
+                    names.insert(blob);
+                }
+            }
+        }
+        names
+    }
+
+    /// Once per batch of the actor's commands: evicts the least recently used baselines beyond
+    /// the bounds, deletes the blobs nothing refers to any more and writes the index (so a
+    /// burst of tracks costs one write, as `task_metadata.json` does).
+    pub async fn flush(&mut self) {
+        if !self.dirty && self.dropped.is_empty() {
+            return;
+        }
+        self.dirty = false;
+        let mut dropped = std::mem::take(&mut self.dropped);
+        loop {
+            let mut sizes: HashMap<&str, u64> = HashMap::new();
+            for entry in self.index.files.values() {
+                sizes.insert(&entry.blob, entry.bytes);
+            }
+            let total: u64 = sizes.values().sum();
+            if total <= self.cap && self.index.files.len() <= MAX_ENTRIES {
+                break;
+            }
+            let Some(oldest) = self
+                .index
+                .files
+                .iter()
+                .min_by_key(|(_, e)| e.used)
+                .map(|(k, _)| k.clone())
+            else {
+                break;
+            };
+            if let Some(entry) = self.index.files.remove(&oldest) {
+                dropped.push(entry.blob);
+            }
+        }
+        let referenced = self.referenced();
+        let unreferenced: Vec<String> = dropped
+            .into_iter()
+            .filter(|name| !referenced.contains(name.as_str()))
+            .collect();
+        for name in &unreferenced {
+            self.memory.remove(name);
+        }
+        let Some(dir) = self.dir.clone() else {
+            return;
+        };
+        let json = match serde_json::to_vec(&self.index) {
+            Ok(json) => json,
+            Err(_) => return,
+        };
+        let written = tokio::task::spawn_blocking(move || {
+            for name in unreferenced {
+                let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
+            }
+            write_atomically(&dir, INDEX_FILE, &json)
+        })
+        .await;
+        if let Ok(Err(error)) = written {
+            tracing::warn!(%error, "baseline index not saved");
+        }
+    }
+
+    /// `takeRecentlyModified` with `withDiffs`: `fresh` is the tracker's recently-modified set
+    /// (just taken); every change not yet acknowledged is reported again, most recent first.
+    pub async fn take(
+        &mut self,
+        fresh: Vec<String>,
+        state: Arc<SharedState>,
+        limits: DiffLimits,
+    ) -> wire::FilesTakeResult {
+        for path in fresh {
+            if !self.pending.contains_key(&path) {
+                let seq = self.tick();
+                self.pending.insert(
+                    path,
+                    PendingChange {
+                        kind: ChangeKind::Modified,
+                        seq,
+                    },
+                );
+            }
+        }
+        let mut order: Vec<(&String, &PendingChange)> = self.pending.iter().collect();
+        order.sort_by_key(|(_, p)| std::cmp::Reverse(p.seq));
+        let inputs: Vec<TakeInput> = order
+            .into_iter()
+            .map(|(path, change)| TakeInput {
+                path: path.clone(),
+                kind: change.kind.clone(),
+                blob: self.index.files.get(path).map(|e| e.blob.clone()),
+                absolute: self.paths.get(path).cloned(),
+            })
+            .collect();
+        let blobs = match &self.dir {
+            Some(dir) => BlobSource::Disk(dir.clone()),
+            None => BlobSource::Memory(Arc::new(self.memory.clone())),
+        };
+        let taken =
+            tokio::task::spawn_blocking(move || build_notice(inputs, &blobs, &state, limits)).await;
+        let Ok(Taken { notice, shown }) = taken else {
+            return wire::FilesTakeResult {
+                paths: Vec::new(),
+                notice_id: None,
+                changes: Some(Vec::new()),
+                text: Some(String::new()),
+            };
+        };
+        let seq = self.tick();
+        let mut files = Vec::new();
+        let reported: HashSet<&str> = notice.files.iter().map(|f| f.path.as_str()).collect();
+        // Files holding what the agent last saw have nothing to deliver.
+        self.pending
+            .retain(|path, _| reported.contains(path.as_str()));
+        for file in &notice.files {
+            if let Some(entry) = self.index.files.get_mut(&file.path) {
+                self.clock += 1;
+                entry.used = self.clock;
+            }
+            let shown_entry = match (file.fallback, shown.get(&file.path)) {
+                (Some(reason), _) => Shown::Fallback(reason),
+                (None, Some(bytes)) => {
+                    let name = sha256_hex(bytes);
+                    let stored = self.store_blob(&name, bytes.clone()).await;
+                    Shown::Diff(stored.then_some((name, bytes.len() as u64)))
+                }
+                (None, None) => Shown::Diff(None),
+            };
+            files.push((file.path.clone(), shown_entry));
+        }
+        let notice_id = (!files.is_empty()).then(|| format!("n-{}", uuid::Uuid::new_v4().simple()));
+        if let Some(id) = &notice_id {
+            self.notices.push_back(NoticeRecord {
+                id: id.clone(),
+                seq,
+                files,
+            });
+            while self.notices.len() > KEPT_NOTICES {
+                if let Some(old) = self.notices.pop_front() {
+                    self.drop_notice_blobs(old);
+                }
+            }
+        }
+        wire::FilesTakeResult {
+            paths: notice.files.iter().map(|f| f.path.clone()).collect(),
+            notice_id,
+            changes: Some(notice.files.iter().map(wire_change).collect()),
+            text: Some(notice.text),
+        }
+    }
+
+    fn drop_notice_blobs(&mut self, notice: NoticeRecord) {
+        for (_, shown) in notice.files {
+            if let Shown::Diff(Some((blob, _))) = shown {
+                self.dropped.push(blob);
+            }
+        }
+    }
+
+    /// `roo/files/ackNotice`: the notice reached the model. Its diffs' contents become the
+    /// baselines (unless the agent read or wrote the file since), its files stop being repeated
+    /// (unless they changed again since), and older notices are dropped (this one repeated them).
+    pub async fn ack(&mut self, notice_id: &str, now: i64) -> wire::AckNoticeResult {
+        let Some(position) = self.notices.iter().position(|n| n.id == notice_id) else {
+            return wire::AckNoticeResult {
+                known: false,
+                advanced: Vec::new(),
+                delivered: Vec::new(),
+            };
+        };
+        let mut dropped: Vec<NoticeRecord> = self.notices.drain(..=position).collect();
+        let record = dropped.pop().expect("the acknowledged notice");
+        let mut advanced = Vec::new();
+        let mut delivered = Vec::new();
+        let mut unreferenced = Vec::new();
+        for (path, shown) in record.files {
+            if self.pending.get(&path).is_some_and(|p| p.seq <= record.seq) {
+                self.pending.remove(&path);
+                delivered.push(path.clone());
+            }
+            let saw_since = self.saw_seq.get(&path).is_some_and(|s| *s > record.seq);
+            if saw_since {
+                continue;
+            }
+            match shown {
+                Shown::Diff(Some((blob, bytes))) => {
+                    self.clock += 1;
+                    let old = self.index.files.insert(
+                        path.clone(),
+                        Entry {
+                            blob,
+                            bytes,
+                            source: "notice".to_owned(),
+                            at: now,
+                            used: self.clock,
+                        },
+                    );
+                    unreferenced.extend(old.map(|e| e.blob));
+                    advanced.push(path);
+                }
+                Shown::Fallback(Fallback::Deleted | Fallback::Renamed) => {
+                    unreferenced.extend(self.index.files.remove(&path).map(|e| e.blob));
+                }
+                _ => {}
+            }
+        }
+        for older in dropped {
+            self.drop_notice_blobs(older);
+        }
+        self.dropped.extend(unreferenced);
+        self.dirty = true;
+        wire::AckNoticeResult {
+            known: true,
+            advanced,
+            delivered,
+        }
+    }
+}
+
+fn source_name(source: &RecordSource) -> String {
+    source.as_str().to_owned()
+}
