@@ -17,6 +17,7 @@ mod manage;
 mod prompts;
 mod shrink;
 mod truncate;
+pub mod verify;
 
 pub use budget::{
     DEFAULT_RESERVED_OUTPUT_TOKENS, FORCED_CONTEXT_REDUCTION_PERCENT, INHERIT_THRESHOLD,
