@@ -37,7 +37,8 @@ pub use condense::{
 pub use manage::{
     ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,
     ManageInput, ManageOutcome, ManageStep, NO_SUMMARIZER_DETAILS, PendingCondense, SummarizeReply,
-    begin_manage, finish_manage, measure_budget, report,
+    SummaryVerification, VerifyConfig, begin_manage, finish_manage, folded_section_paths,
+    measure_budget, report, retry_request,
 };
 pub use prompts::{
     CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_CONTEXT_GREW,
