@@ -110,6 +110,7 @@ mod context {
                 max_tokens: Some((window / 10) as i64),
                 supports_images: false,
             },
+            verify: None,
         }
     }
 

@@ -76,6 +76,8 @@ pub mod methods {
     pub const CONTEXT_WILL_MANAGE: &str = "roo/context/willManage";
     /// Whether a provider error is a context-window-exceeded error.
     pub const CONTEXT_CLASSIFY_ERROR: &str = "roo/context/classifyError";
+    /// Checks a summary against the history it replaces; returns the report and the addendum.
+    pub const CONTEXT_VERIFY_SUMMARY: &str = "roo/context/verifySummary";
     /// Server-to-client request: the host makes the summarizer's model call.
     pub const HOST_SUMMARIZE: &str = "roo/host/summarize";
     /// Server-to-client notification: a `roo/host/summarize` call is no longer wanted.
@@ -119,6 +121,7 @@ pub mod methods {
         CONTEXT_MANAGE,
         CONTEXT_WILL_MANAGE,
         CONTEXT_CLASSIFY_ERROR,
+        CONTEXT_VERIFY_SUMMARY,
         MENTIONS_PARSE,
         MENTIONS_PROCESS_USER_CONTENT,
         MENTIONS_RESOLVE_IMAGES,

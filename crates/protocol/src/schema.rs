@@ -125,6 +125,11 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
             C2S,
             methods::CONTEXT_CLASSIFY_ERROR,
         ),
+        request::<VerifySummaryParams, VerifySummaryResult>(
+            g,
+            C2S,
+            methods::CONTEXT_VERIFY_SUMMARY,
+        ),
         request::<HostSummarizeParams, HostSummarizeResult>(g, S2C, methods::HOST_SUMMARIZE),
         request::<ParseMentionsParams, ParseMentionsResult>(g, C2S, methods::MENTIONS_PARSE),
         request::<ProcessUserContentParams, ProcessUserContentResult>(

@@ -135,6 +135,10 @@ impl Backend {
         .custom_method(methods::CONTEXT_MANAGE, Backend::context_manage)
         .custom_method(methods::CONTEXT_WILL_MANAGE, Backend::context_will_manage)
         .custom_method(
+            methods::CONTEXT_VERIFY_SUMMARY,
+            Backend::context_verify_summary,
+        )
+        .custom_method(
             methods::CONTEXT_CLASSIFY_ERROR,
             Backend::context_classify_error,
         )
@@ -467,11 +471,30 @@ impl Backend {
             outlines: self.outlines.clone(),
             tokens: self.tokens.clone(),
             host_cannot_summarize: self.host_cannot_summarize.clone(),
+            tracker: self.files.clone(),
         };
         let client = self.client.clone();
         guarded(methods::CONTEXT_MANAGE, async move {
             let params = decode(params)?;
             encode(context::manage(deps, client, params).await?)
+        })
+        .await
+    }
+
+    /// `roo/context/verifySummary` (issue 19): pure checks; reads the tracker's records.
+    async fn context_verify_summary(&self, params: Value) -> Result<Value> {
+        let deps = context::ContextDeps {
+            state: self.state.clone(),
+            policy: self.state.policy(),
+            documents: self.documents.clone(),
+            outlines: self.outlines.clone(),
+            tokens: self.tokens.clone(),
+            host_cannot_summarize: self.host_cannot_summarize.clone(),
+            tracker: self.files.clone(),
+        };
+        guarded(methods::CONTEXT_VERIFY_SUMMARY, async move {
+            let params = decode(params)?;
+            encode(context::verify_summary(deps, params).await?)
         })
         .await
     }

@@ -260,6 +260,10 @@ enum Command {
     TakeCheckpointPossible {
         reply: oneshot::Sender<Result<Vec<String>, TrackerError>>,
     },
+    /// The task's records, for summary verification (issue 19).
+    Records {
+        reply: oneshot::Sender<Result<TaskMetadata, TrackerError>>,
+    },
     Observe {
         key: String,
         observed: Fingerprint,
@@ -575,6 +579,15 @@ impl FileTracker {
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::TakeRecentlyModified { reply })?;
         receive(answer).await
+    }
+
+    /// The records of a task the tracker has open (`None` when it is not open), for summary
+    /// verification. Read-only: opens nothing.
+    pub async fn records(&self, task_id: &str) -> Option<TaskMetadata> {
+        let handle = self.registry().open.get(task_id).cloned()?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Records { reply }).ok()?;
+        receive(answer).await.ok()
     }
 
     /// `roo/files/takeCheckpointPossible`.
@@ -916,6 +929,9 @@ impl TaskActor {
                     Command::TakeCheckpointPossible { reply } => {
                         let _ = reply.send(Ok(task.take_checkpoint_possible()));
                     }
+                    Command::Records { reply } => {
+                        let _ = reply.send(Ok(task.metadata.clone()));
+                    }
                     Command::Observe {
                         key,
                         observed,
@@ -1017,6 +1033,9 @@ impl TaskActor {
                 }
                 Command::TakeRecentlyModified { reply }
                 | Command::TakeCheckpointPossible { reply } => {
+                    let _ = reply.send(Err(error.clone()));
+                }
+                Command::Records { reply } => {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}

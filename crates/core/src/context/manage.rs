@@ -19,8 +19,7 @@ use super::verify::{
     build_addendum, retry_instructions, verify_summary,
 };
 use crate::conversation::{
-    ApiMessage, Clock, HistoryTokens, IdSource, Role, TokenCounter, content_tokens,
-    message_tokens,
+    ApiMessage, Clock, HistoryTokens, IdSource, Role, TokenCounter, content_tokens, message_tokens,
 };
 
 /// Everything `manageContext` needs, owned so it can wait for the host between the two steps.
@@ -397,11 +396,18 @@ pub fn finish_manage(
             return outcome;
         }
     };
-    let checked = verify_answer(&input, &budget, &answer, request.custom_prompt_used, counter);
+    let checked = verify_answer(
+        &input,
+        &budget,
+        &answer,
+        request.custom_prompt_used,
+        counter,
+    );
     let (mut verification, addendum) = match checked {
         Ok(Some((verification, addendum))) => (Some(verification), addendum),
         Ok(None) => (None, None),
-        Err((verification, failure)) => {
+        Err(refused) => {
+            let (verification, failure) = *refused;
             let mut outcome =
                 after_condense_failure(input, budget, Some(failure), counter, ids, clock);
             outcome.request_degradation = degradation;
@@ -460,7 +466,8 @@ pub fn finish_manage(
                 let target = budget
                     .allowed_tokens
                     .min(budget.model_facing_tokens.saturating_sub(1));
-                let without = budget.fixed_tokens + summary_tokens_without_addendum(&input, &answer, counter);
+                let without =
+                    budget.fixed_tokens + summary_tokens_without_addendum(&input, &answer, counter);
                 let room = target.saturating_sub(without);
                 let cap = room.min(current.tokens.saturating_sub(1));
                 match build_addendum(&report.verification.findings, cap, counter) {
@@ -475,7 +482,10 @@ pub fn finish_manage(
             continue;
         }
         let with_addendum = addendum.as_ref().map_or(String::new(), |a| {
-            format!(" The verification addendum holds {} tokens of it.", a.tokens)
+            format!(
+                " The verification addendum holds {} tokens of it.",
+                a.tokens
+            )
         });
         let error = if new_tokens >= budget.model_facing_tokens {
             ERROR_CONTEXT_GREW.to_owned()
@@ -536,7 +546,10 @@ pub fn folded_section_paths(sections: &[String]) -> Vec<String> {
         .collect()
 }
 
-type Checked = Result<Option<(SummaryVerification, Option<Addendum>)>, (SummaryVerification, CondenseFailure)>;
+type Checked = Result<
+    Option<(SummaryVerification, Option<Addendum>)>,
+    Box<(SummaryVerification, CondenseFailure)>,
+>;
 
 /// Verifies the answer when the run asks for it, and builds the addendum within its cap.
 /// `Err` when what the summary lost cannot be restored within the cap (the condense is
@@ -555,7 +568,8 @@ fn verify_answer(
     if summary.is_empty() {
         return Ok(None);
     }
-    let verification = run_verification(input, config, budget, summary, custom_prompt_used, counter);
+    let verification =
+        run_verification(input, config, budget, summary, custom_prompt_used, counter);
     let report = SummaryVerification {
         verification,
         ..SummaryVerification::default()
@@ -581,7 +595,7 @@ fn verify_answer(
                 )),
                 cost: answer.cost,
             };
-            Err((report, failure))
+            Err(Box::new((report, failure)))
         }
     }
 }
@@ -628,15 +642,16 @@ fn failed_checks(verification: &Verification) -> String {
 }
 
 /// The one retry (`onFail: "retryThenRepair"`): when the answer lacks required sections and no
-/// retry was made yet, the same request plus a final user message naming what is missing.
-/// `None` otherwise, or when the longer request would not fit the summarizer's window. The
-/// shell sends it, sets [`PendingCondense::retries`] to 1 and passes the better answer (the
-/// retry's, or the first when the retry failed) to [`finish_manage`]. Never a second retry.
+/// retry was made yet, the final user message to append to the request that was sent (naming
+/// what is missing), with the longer request's tokens. `None` otherwise, or when the longer
+/// request would not fit the summarizer's window. The shell sends it, sets
+/// [`PendingCondense::retries`] to 1 and passes the better answer (the retry's, or the first when
+/// the retry failed) to [`finish_manage`]. Never a second retry.
 pub fn retry_request(
     pending: &PendingCondense,
     answer: &SummarizerAnswer,
     counter: &dyn TokenCounter,
-) -> Option<CondenseRequest> {
+) -> Option<(ApiMessage, u64)> {
     let config = pending.input.verify.as_ref()?;
     if config.settings.on_fail != OnFail::RetryThenRepair || pending.retries > 0 {
         return None;
@@ -655,15 +670,8 @@ pub fn retry_request(
     );
     let text = retry_instructions(&verification)?;
     let message = ApiMessage::new(Role::User, serde_json::Value::String(text));
-    let added = message_tokens(&message, counter) as u64;
-    let request_tokens = pending.request.request_tokens + added;
-    if request_tokens > pending.request.token_limit {
-        return None;
-    }
-    let mut request = pending.request.clone();
-    request.messages.push(message);
-    request.request_tokens = request_tokens;
-    Some(request)
+    let request_tokens = pending.request.request_tokens + message_tokens(&message, counter) as u64;
+    (request_tokens <= pending.request.token_limit).then_some((message, request_tokens))
 }
 
 /// After no condense (or a failed one): manual runs stop with the error; automatic and
@@ -768,7 +776,7 @@ pub struct ContextCondenseEvent {
     /// The summary text.
     pub summary: String,
     /// The summary's verification, when one ran.
-    pub verification: Option<SummaryVerification>,
+    pub verification: Option<Box<SummaryVerification>>,
 }
 
 /// `contextTruncation` of a `sliding_window_truncation` event.
@@ -813,7 +821,7 @@ pub fn report(outcome: &ManageOutcome) -> Vec<ContextEvent> {
                     prev_context_tokens: outcome.prev_context_tokens,
                     new_context_tokens: new_tokens,
                     summary: outcome.summary.clone(),
-                    verification: outcome.verification.clone(),
+                    verification: outcome.verification.clone().map(Box::new),
                 }));
             }
         }

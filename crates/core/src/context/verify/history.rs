@@ -42,9 +42,10 @@ fn tagged_spans(text: &str) -> Vec<&str> {
     while let Some(open) = text[at..].find('<') {
         let start = at + open;
         let rest = &text[start + 1..];
-        let Some(tag) = USER_TAGS.iter().find(|tag| {
-            rest.starts_with(*tag) && rest[tag.len()..].starts_with('>')
-        }) else {
+        let Some(tag) = USER_TAGS
+            .iter()
+            .find(|tag| rest.starts_with(*tag) && rest[tag.len()..].starts_with('>'))
+        else {
             at = start + 1;
             continue;
         };

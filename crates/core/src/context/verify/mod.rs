@@ -93,6 +93,35 @@ pub struct FileRecord {
     pub date_ms: Option<i64>,
 }
 
+/// The files of a task's `task_metadata.json` records: written by the agent (its source is
+/// `roo_edited` or it carries a Roo edit date), changed by the user (`user_edited`), else read.
+pub fn tracked_file_records(metadata: &crate::tracker::TaskMetadata) -> Vec<FileRecord> {
+    use crate::tracker::RecordSource;
+    metadata
+        .files_in_context
+        .iter()
+        .map(|entry| {
+            let (action, date_ms) = if entry.record_source == RecordSource::RooEdited
+                || entry.roo_edit_date.is_some_and(|d| d != 0)
+            {
+                (
+                    FileAction::Edited,
+                    entry.roo_edit_date.or(entry.roo_read_date),
+                )
+            } else if entry.record_source == RecordSource::UserEdited {
+                (FileAction::EditedByUser, entry.user_edit_date)
+            } else {
+                (FileAction::Read, entry.roo_read_date)
+            };
+            FileRecord {
+                path: entry.path.clone(),
+                action,
+                date_ms: date_ms.filter(|d| *d != 0),
+            }
+        })
+        .collect()
+}
+
 /// A TODO item's status.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TodoStatus {
@@ -471,7 +500,10 @@ pub fn quoted_latest_message(text: &str) -> String {
         return text.to_owned();
     }
     let half = LATEST_MESSAGE_MAX_CHARS / 2;
-    let head_end = safe_cut(text, text.char_indices().nth(half).map_or(text.len(), |(i, _)| i));
+    let head_end = safe_cut(
+        text,
+        text.char_indices().nth(half).map_or(text.len(), |(i, _)| i),
+    );
     let tail_start_chars = text.chars().count() - half;
     let tail_start = safe_cut_up(
         text,
@@ -492,26 +524,35 @@ fn neutralize(text: &str) -> String {
     text.replace("</system-reminder>", "</system_reminder>")
 }
 
+/// A file the task touched, merged over its sources.
+struct TouchedFile {
+    display: String,
+    action: FileAction,
+    date: Option<i64>,
+    order: usize,
+}
+
 fn files_check(
     input: &VerifyInput<'_>,
     summary_paths: &FxHashSet<String>,
     findings: &mut Findings,
 ) -> CheckReport {
     let mut report = CheckReport::new(CheckId::Files);
-    // key → (display, action, date, order)
-    let mut files: FxHashMap<String, (String, FileAction, Option<i64>, usize)> =
-        FxHashMap::default();
+    let mut files: FxHashMap<String, TouchedFile> = FxHashMap::default();
     let mut note = |path: &str, action: FileAction, date: Option<i64>| {
         let (display, key) = path_forms(path, input.cwd);
         if key.is_empty() {
             return;
         }
         let order = files.len();
-        let entry = files
-            .entry(key)
-            .or_insert_with(|| (display, action, date, order));
-        entry.1 = entry.1.min(action);
-        entry.2 = entry.2.max(date);
+        let entry = files.entry(key).or_insert_with(|| TouchedFile {
+            display,
+            action,
+            date,
+            order,
+        });
+        entry.action = entry.action.min(action);
+        entry.date = entry.date.max(date);
     };
     for record in input.tracked_files {
         note(&record.path, record.action, record.date_ms);
@@ -529,12 +570,17 @@ fn files_check(
         .iter()
         .map(|path| path_forms(path, input.cwd).1)
         .collect();
-    let mut ordered: Vec<(String, (String, FileAction, Option<i64>, usize))> =
-        files.into_iter().collect();
-    ordered.sort_by_key(|(_, (_, action, _, order))| (!action.is_edit(), *order));
+    let mut ordered: Vec<(String, TouchedFile)> = files.into_iter().collect();
+    ordered.sort_by_key(|(_, file)| (!file.action.is_edit(), file.order));
     let (mut edited, mut edited_named, mut read, mut read_covered) = (0, 0, 0, 0);
     let mut missing = Vec::new();
-    for (key, (display, action, date, _)) in ordered {
+    for (key, file) in ordered {
+        let TouchedFile {
+            display,
+            action,
+            date,
+            ..
+        } = file;
         let named = summary_paths.contains(&key);
         let base = key.rsplit('/').next().unwrap_or(&key);
         if !named && base != key && summary_paths.contains(base) {
@@ -560,7 +606,13 @@ fn files_check(
         }
     }
     report.weak.truncate(REPORT_LIST_LIMIT);
-    let ratio = |hit: usize, all: usize| if all == 0 { 1.0 } else { hit as f64 / all as f64 };
+    let ratio = |hit: usize, all: usize| {
+        if all == 0 {
+            1.0
+        } else {
+            hit as f64 / all as f64
+        }
+    };
     report.edited_recall = Some(ratio(edited_named, edited));
     report.read_recall = Some(ratio(read_covered, read));
     report.recall = Some(ratio(edited_named + read_covered, edited + read));
@@ -740,7 +792,10 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
     let index = LineIndex::new(input.summary);
     let mut findings = Findings::default();
     let mut warnings = Vec::new();
-    let required: Option<Vec<String>> = match (&input.settings.required_sections, input.settings.custom_prompt) {
+    let required: Option<Vec<String>> = match (
+        &input.settings.required_sections,
+        input.settings.custom_prompt,
+    ) {
         (Some(list), _) => Some(list.clone()),
         (None, false) => Some(DEFAULT_SECTIONS.iter().map(|s| (*s).to_owned()).collect()),
         (None, true) => None,
@@ -757,7 +812,8 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
         Vec::new()
     };
     let summary_tokens = counter.finish(counter.count_text(input.summary)) as u64;
-    let default_template = input.settings.required_sections.is_none() && !input.settings.custom_prompt;
+    let default_template =
+        input.settings.required_sections.is_none() && !input.settings.custom_prompt;
     let tail_empty = default_template
         && scan.as_ref().is_some_and(|scan| {
             !section_has_body(&index.lines, scan, 7, DEFAULT_SECTIONS[7])
@@ -796,9 +852,7 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
                 }
                 _ => CheckReport::skip(id, "custom prompt without requiredSections"),
             },
-            CheckId::Files => {
-                files_check(input, &path_tokens(input.summary), &mut findings)
-            }
+            CheckId::Files => files_check(input, &path_tokens(input.summary), &mut findings),
             CheckId::LatestUserMessage => latest_check(
                 &user_texts,
                 &normalize_ws(input.summary),
@@ -894,7 +948,9 @@ fn file_line(file: &MissingFile) -> String {
 }
 
 fn todo_row(number: usize, item: &TodoItem) -> String {
-    let content = neutralize(&item.content).replace('|', "\\|").replace('\n', " ");
+    let content = neutralize(&item.content)
+        .replace('|', "\\|")
+        .replace('\n', " ");
     format!("| {number} | {content} | {} |\n", item.status.label())
 }
 
@@ -909,8 +965,16 @@ fn render(findings: &Findings, keep: &Keep) -> String {
     let mut out = String::from("<system-reminder>\n");
     out.push_str(ADDENDUM_HEADING);
     out.push('\n');
-    let edited: Vec<&MissingFile> = findings.files.iter().filter(|f| f.action.is_edit()).collect();
-    let read: Vec<&MissingFile> = findings.files.iter().filter(|f| !f.action.is_edit()).collect();
+    let edited: Vec<&MissingFile> = findings
+        .files
+        .iter()
+        .filter(|f| f.action.is_edit())
+        .collect();
+    let read: Vec<&MissingFile> = findings
+        .files
+        .iter()
+        .filter(|f| !f.action.is_edit())
+        .collect();
     let read_kept = keep.read_files.min(read.len());
     if !edited.is_empty() || read_kept > 0 || read.len() > read_kept {
         out.push_str("### Files you edited or read\n");
@@ -918,7 +982,11 @@ fn render(findings: &Findings, keep: &Keep) -> String {
             out.push_str(&file_line(file));
         }
         if read.len() > read_kept {
-            let _ = writeln!(out, "[… {} more read files omitted …]", read.len() - read_kept);
+            let _ = writeln!(
+                out,
+                "[… {} more read files omitted …]",
+                read.len() - read_kept
+            );
         }
     }
     if let Some(latest) = &findings.latest_user_message {
@@ -948,7 +1016,10 @@ fn render(findings: &Findings, keep: &Keep) -> String {
             }
         }
         if hidden > 0 {
-            let _ = writeln!(out, "[… {hidden} completed items omitted; they stay completed …]");
+            let _ = writeln!(
+                out,
+                "[… {hidden} completed items omitted; they stay completed …]"
+            );
         }
     }
     out.push_str("</system-reminder>");
@@ -968,7 +1039,11 @@ pub fn build_addendum(
         return Ok(None);
     }
     let tokens = |text: &str| counter.finish(counter.count_text(text)) as u64;
-    let read_count = findings.files.iter().filter(|f| !f.action.is_edit()).count();
+    let read_count = findings
+        .files
+        .iter()
+        .filter(|f| !f.action.is_edit())
+        .count();
     let mut keep = Keep {
         constraints_from: 0,
         read_files: read_count,
@@ -979,7 +1054,7 @@ pub fn build_addendum(
     if used > cap_tokens {
         // Cut in order, estimating each item's share by its own count (lines are nearly
         // additive), then confirm with one full count; repeat while the estimate was short.
-        let line_tokens = |line: String| counter.count_text(&line) as u64;
+        let line_tokens = |line: String| counter.finish(counter.count_text(&line)) as u64;
         let constraint_costs: Vec<u64> = findings
             .constraints
             .iter()
@@ -1070,7 +1145,12 @@ pub fn retry_instructions(verification: &Verification) -> Option<String> {
     let _ = write!(text, "; it lacks: {}.", missing.join(", "));
     let findings = &verification.findings;
     if !findings.files.is_empty() {
-        let names: Vec<&str> = findings.files.iter().take(20).map(|f| f.path.as_str()).collect();
+        let names: Vec<&str> = findings
+            .files
+            .iter()
+            .take(20)
+            .map(|f| f.path.as_str())
+            .collect();
         let _ = write!(text, " Name these files: {}.", names.join(", "));
     }
     if findings.todos.is_some() {
@@ -1099,6 +1179,10 @@ mod tests {
         let quoted = quoted_latest_message(&text);
         assert!(quoted.starts_with(&"a".repeat(3_000)));
         assert!(quoted.ends_with(&"b".repeat(3_000)));
-        assert!(quoted.contains("[… 4000 characters omitted …]"), "{}", &quoted[2990..3050]);
+        assert!(
+            quoted.contains("[… 4000 characters omitted …]"),
+            "{}",
+            &quoted[2990..3050]
+        );
     }
 }

@@ -20,9 +20,28 @@ const STOPWORDS: &[&str] = &[
 
 /// Negation cues: a constraint's polarity must survive in the summary line that covers it.
 const NEGATIONS: &[&str] = &[
-    "not", "never", "no", "don't", "dont", "doesn't", "avoid", "without", "nothing", "none",
-    "cannot", "can't", "won't", "mustn't", "shouldn't", "isn't", "aren't", "nor", "neither",
-    "forbidden", "prohibited", "instead",
+    "not",
+    "never",
+    "no",
+    "don't",
+    "dont",
+    "doesn't",
+    "avoid",
+    "without",
+    "nothing",
+    "none",
+    "cannot",
+    "can't",
+    "won't",
+    "mustn't",
+    "shouldn't",
+    "isn't",
+    "aren't",
+    "nor",
+    "neither",
+    "forbidden",
+    "prohibited",
+    "instead",
 ];
 
 fn is_word_char(c: char) -> bool {
@@ -175,15 +194,18 @@ impl<'a> LineIndex<'a> {
             let Some(list) = self.postings.get(needle) else {
                 continue;
             };
+            // Each needle counts once per window, however many of its lines it covers.
+            let mut next_start = 0usize;
             for &line in list {
                 let line = line as usize;
                 if lines.as_ref().is_some_and(|range| !range.contains(&line)) {
                     continue;
                 }
-                let first = line.saturating_sub(window - 1);
+                let first = line.saturating_sub(window - 1).max(next_start);
                 for start in first..=line {
                     *hits.entry(start as u32).or_default() += 1;
                 }
+                next_start = line + 1;
             }
         }
         let mut best = (0u32, None);
@@ -284,6 +306,15 @@ mod tests {
         assert_eq!(safe_cut(&doubled, 3), 0);
         assert_eq!(safe_cut(&doubled, 6), 6);
         assert_eq!(safe_cut_up(&encoded, 4), 9);
+    }
+
+    #[test]
+    fn a_word_on_two_lines_of_a_window_counts_once() {
+        let index = LineIndex::new("1. a\n1. b\nc");
+        let needles = vec!["1".to_owned(), "item".to_owned()];
+        assert_eq!(index.best_window(&needles, 2, false, None).0, 0.5);
+        let both = vec!["1".to_owned(), "b".to_owned()];
+        assert_eq!(index.best_window(&both, 2, false, None).0, 1.0);
     }
 
     #[test]
