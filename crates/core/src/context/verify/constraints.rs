@@ -23,8 +23,6 @@ const LEAD_INS: &[&str] = &[
     "oh",
     "then",
     "just",
-    "remember",
-    "to",
     "important",
     "note",
     "nb",
@@ -35,29 +33,28 @@ const LEAD_INS: &[&str] = &[
     "however",
     "still",
     "now",
-    "from",
-    "here",
-    "on",
-    "in",
-    "general",
-    "going",
-    "forward",
-    "for",
-    "the",
-    "rest",
-    "of",
-    "task",
-    "this",
+    "hmm",
+    "actually",
+    "wait",
+    "sorry",
+    "hey",
+    "ps",
+    "p.s.",
     "reminder",
     "rule",
-    "one",
-    "more",
-    "thing",
-    "last",
-    "ps",
-    "p.s",
-    "oh,",
-    "hey",
+    "instead",
+];
+
+/// Phrases that may precede the imperative cue without changing it.
+const LEAD_IN_PHRASES: &[&str] = &[
+    "from now on",
+    "going forward",
+    "for the rest of this task",
+    "for this task",
+    "one more thing",
+    "one last thing",
+    "in general",
+    "as a rule",
 ];
 
 /// Imperative openers that make a sentence a constraint on their own.
@@ -93,6 +90,8 @@ const OPENERS: &[&str] = &[
     "exclude",
     "use only",
     "write only",
+    "remember to",
+    "remember:",
     "don\u{2019}t",
     "not",
     "nothing",
@@ -113,9 +112,11 @@ const MODALS: &[&str] = &[
     "we must",
     "we should not",
     "we shouldn't",
-    "we never",
     "we always",
     "we only",
+    " must ",
+    "should not",
+    "shouldn't",
     "must not",
     "must never",
     "must always",
@@ -209,6 +210,13 @@ pub fn is_constraint(sentence: &str) -> bool {
         }
     }
     loop {
+        if let Some(tail) = LEAD_IN_PHRASES
+            .iter()
+            .find_map(|phrase| rest.strip_prefix(phrase))
+        {
+            rest = tail.trim_start_matches([',', ':', ' ']);
+            continue;
+        }
         let next = rest.split_whitespace().next().unwrap_or("");
         let bare = next.trim_end_matches([',', ':', '!', ';']);
         if !bare.is_empty() && LEAD_INS.contains(&bare) && rest.len() > next.len() {
@@ -225,7 +233,10 @@ pub fn is_constraint(sentence: &str) -> bool {
         && (rest.contains(", not ")
             || rest.contains(" not ")
             || rest.contains(" instead")
-            || rest.contains(" only"));
+            || rest.contains(" only")
+            || rest.contains(" for all ")
+            || rest.contains(" everywhere")
+            || rest.contains(" always"));
     if question {
         return polite && (opens || use_not);
     }

@@ -708,13 +708,18 @@ fn constraints_check(
             break;
         }
         let lowered = line.to_lowercase();
-        if !CONSTRAINT_CUES.iter().any(|cue| lowered.contains(cue)) || !is_constraint(line) {
+        if !CONSTRAINT_CUES.iter().any(|cue| lowered.contains(cue)) {
             continue;
         }
-        let words = content_words(line);
-        let known = words.iter().filter(|w| user_words.contains(*w)).count();
-        if !words.is_empty() && (known as f64) < 0.5 * words.len() as f64 {
-            report.unsupported.push(normalize_ws(line));
+        for sentence in sentences(line) {
+            if !is_constraint(&sentence) {
+                continue;
+            }
+            let words = content_words(&sentence);
+            let known = words.iter().filter(|w| user_words.contains(*w)).count();
+            if !words.is_empty() && (known as f64) < 0.5 * words.len() as f64 {
+                report.unsupported.push(sentence);
+            }
         }
     }
     if all.is_empty() {
@@ -764,7 +769,13 @@ fn todos_check(
             }
         } else if let Some(range) = pending_section.clone() {
             let (recall, _) = index.best_window(&words, 1, false, Some(range));
-            if recall >= COVERAGE_THRESHOLD && !words.is_empty() {
+            // A table row marking it completed (the addendum's) settles it.
+            let settled = input.summary.contains(&format!(
+                " | {} | {} |",
+                todo_cell(&item.content),
+                TodoStatus::Completed.label()
+            ));
+            if recall >= COVERAGE_THRESHOLD && !words.is_empty() && !settled {
                 report.reopened.push(item.content.clone());
             }
         }
@@ -885,6 +896,13 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
         };
         checks.push(report);
     }
+    // A constraint inside the latest message is restored with it, verbatim.
+    if let Some(latest) = &findings.latest_user_message {
+        let latest = normalize_ws(latest);
+        findings
+            .constraints
+            .retain(|constraint| !latest.contains(constraint.as_str()));
+    }
     let passed = checks
         .iter()
         .all(|check| check.passed || !check.id.is_some_and(CheckId::is_gating));
@@ -947,10 +965,12 @@ fn file_line(file: &MissingFile) -> String {
     }
 }
 
+fn todo_cell(content: &str) -> String {
+    neutralize(content).replace('|', "\\|").replace('\n', " ")
+}
+
 fn todo_row(number: usize, item: &TodoItem) -> String {
-    let content = neutralize(&item.content)
-        .replace('|', "\\|")
-        .replace('\n', " ");
+    let content = todo_cell(&item.content);
     format!("| {number} | {content} | {} |\n", item.status.label())
 }
 

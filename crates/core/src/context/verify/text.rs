@@ -241,7 +241,10 @@ fn is_path_char(c: char) -> bool {
 /// Every path-like token of a text, lower-cased with `\` as `/`, with each of its `/`-suffixes
 /// (`/abs/src/a.ts` also names `src/a.ts` and `a.ts`), so naming a file is one lookup.
 pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
-    let lowered = text.to_lowercase().replace('\\', "/");
+    let mut lowered = text.to_lowercase().replace('\\', "/");
+    while lowered.contains("//") {
+        lowered = lowered.replace("//", "/");
+    }
     let mut set = FxHashSet::default();
     for token in lowered.split(|c: char| !is_path_char(c)) {
         let token = token.trim_end_matches(['.', ',', ':', ';']);
