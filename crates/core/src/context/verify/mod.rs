@@ -636,9 +636,13 @@ fn latest_check(
         .iter()
         .any(|form| !form.is_empty() && summary_normalized.contains(form.as_str()));
     let words = content_words(&latest.text);
-    let (recall, _) = index.best_window(&words, 5, false, None);
-    report.recall = Some(if contained { 1.0 } else { recall });
-    if !contained && recall < LATEST_RECALL_THRESHOLD {
+    let (close, recall) = if contained {
+        (true, 1.0)
+    } else {
+        index.covered(&words, 5, false, None, LATEST_RECALL_THRESHOLD)
+    };
+    report.recall = Some(recall);
+    if !close {
         report.passed = false;
         report.missing_count = 1;
         report.missing = vec![first_chars(&latest.text, 200)];
@@ -729,8 +733,14 @@ fn constraints_check(
     let mut missing = Vec::new();
     for constraint in &all {
         let words = content_words(constraint);
-        let (recall, _) = index.best_window(&words, 2, has_negation(constraint), None);
-        if recall < COVERAGE_THRESHOLD {
+        let (kept, _) = index.covered(
+            &words,
+            2,
+            has_negation(constraint),
+            None,
+            COVERAGE_THRESHOLD,
+        );
+        if !kept {
             missing.push(constraint.clone());
         }
     }
@@ -761,21 +771,20 @@ fn todos_check(
         let words = content_words(&item.content);
         if item.status.is_open() {
             open += 1;
-            let (recall, _) = index.best_window(&words, 2, false, None);
-            if recall >= COVERAGE_THRESHOLD {
+            if index.covered(&words, 2, false, None, COVERAGE_THRESHOLD).0 {
                 kept += 1;
             } else {
                 missing.push(item.content.clone());
             }
         } else if let Some(range) = pending_section.clone() {
-            let (recall, _) = index.best_window(&words, 1, false, Some(range));
+            let (listed, _) = index.covered(&words, 1, false, Some(range), COVERAGE_THRESHOLD);
             // A table row marking it completed (the addendum's) settles it.
             let settled = input.summary.contains(&format!(
                 " | {} | {} |",
                 todo_cell(&item.content),
                 TodoStatus::Completed.label()
             ));
-            if recall >= COVERAGE_THRESHOLD && !words.is_empty() && !settled {
+            if listed && !words.is_empty() && !settled {
                 report.reopened.push(item.content.clone());
             }
         }
@@ -895,6 +904,12 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
             }
         };
         checks.push(report);
+    }
+    if index.exhausted() {
+        warnings.push(format!(
+            "The summary is too large to verify within the work limit ({} probes); items it could not check count as missing",
+            text::WORK_BUDGET
+        ));
     }
     // A constraint inside the latest message is restored with it, verbatim.
     if let Some(latest) = &findings.latest_user_message {

@@ -53,7 +53,15 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !is_word_char(c))
         .map(|word| word.trim_matches('\''))
         .filter(|word| !word.is_empty())
-        .map(|word| word.replace('\u{2019}', "'").to_lowercase())
+        .map(|word| {
+            if word.contains('\u{2019}') {
+                word.replace('\u{2019}', "'").to_lowercase()
+            } else if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+                word.to_lowercase()
+            } else {
+                word.to_owned()
+            }
+        })
 }
 
 /// The distinct content words (stopwords dropped), sorted: the unit of every overlap measure.
@@ -135,93 +143,185 @@ pub(crate) fn safe_cut_up(text: &str, at: usize) -> usize {
     safe_cut(text, end).max(at.min(text.len()))
 }
 
-/// The summary as lines with a word index, built once per verification.
+/// Longest piece of a line the index treats as one place: a summary written as one long line
+/// must not become one window that "covers" every item.
+const SEGMENT_BYTES: usize = 400;
+/// Posting entries and window probes one verification may spend; past it, items not yet found
+/// count as missing (a limit reached is never a pass) and a warning says so.
+pub(crate) const WORK_BUDGET: u64 = 4_000_000;
+
+/// The summary as lines (for headings) and segments (lines, long ones cut at whitespace every
+/// [`SEGMENT_BYTES`]) with a word index over segments, built once per verification.
 pub(crate) struct LineIndex<'a> {
     pub(crate) lines: Vec<&'a str>,
+    /// The first segment of each line, then the segment count.
+    line_segments: Vec<u32>,
+    /// Whether each segment has a negation cue.
     negative: Vec<bool>,
+    /// Word → the sorted segments it appears in.
     postings: FxHashMap<String, Vec<u32>>,
-    all_words: FxHashSet<String>,
+    budget: std::cell::Cell<u64>,
+    exhausted: std::cell::Cell<bool>,
+}
+
+fn segments(line: &str) -> impl Iterator<Item = &str> {
+    let mut rest = line;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        if rest.len() <= SEGMENT_BYTES {
+            return Some(std::mem::take(&mut rest));
+        }
+        let mut cut = SEGMENT_BYTES;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let cut = rest[..cut]
+            .rfind(char::is_whitespace)
+            .filter(|&at| at > 0)
+            .unwrap_or(cut);
+        let (piece, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(piece)
+    })
 }
 
 impl<'a> LineIndex<'a> {
     pub(crate) fn new(text: &'a str) -> Self {
         let lines: Vec<&str> = text.lines().collect();
         let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
-        let mut negative = Vec::with_capacity(lines.len());
-        for (number, line) in lines.iter().enumerate() {
-            let mut is_negative = false;
-            for word in words(line) {
-                if NEGATIONS.contains(&word.as_str()) || word.ends_with("n't") {
-                    is_negative = true;
+        let mut negative = Vec::new();
+        let mut line_segments = Vec::with_capacity(lines.len() + 1);
+        for line in &lines {
+            line_segments.push(negative.len() as u32);
+            for piece in segments(line) {
+                let segment = negative.len() as u32;
+                let mut is_negative = false;
+                for word in words(piece) {
+                    if NEGATIONS.contains(&word.as_str()) || word.ends_with("n't") {
+                        is_negative = true;
+                    }
+                    match postings.get_mut(word.as_str()) {
+                        Some(list) => {
+                            if list.last() != Some(&segment) {
+                                list.push(segment);
+                            }
+                        }
+                        None => {
+                            postings.insert(word, vec![segment]);
+                        }
+                    }
                 }
-                let list = postings.entry(word).or_default();
-                if list.last() != Some(&(number as u32)) {
-                    list.push(number as u32);
-                }
+                negative.push(is_negative);
             }
-            negative.push(is_negative);
         }
-        let all_words = postings.keys().cloned().collect();
+        line_segments.push(negative.len() as u32);
         LineIndex {
             lines,
+            line_segments,
             negative,
             postings,
-            all_words,
+            budget: std::cell::Cell::new(WORK_BUDGET),
+            exhausted: std::cell::Cell::new(false),
         }
     }
 
-    /// Whether the word appears anywhere.
-    pub(crate) fn contains_word(&self, word: &str) -> bool {
-        self.all_words.contains(word)
+    /// Whether the work budget ran out (some items were counted missing unchecked).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
     }
 
-    /// The best share of `needles` found within `window` consecutive lines (restricted to
-    /// `lines` when given; requiring a negation cue in the window when `negative`), and the
-    /// first line of that window.
-    pub(crate) fn best_window(
+    fn spend(&self, units: u64) -> bool {
+        let left = self.budget.get();
+        if left < units {
+            self.budget.set(0);
+            self.exhausted.set(true);
+            return false;
+        }
+        self.budget.set(left - units);
+        true
+    }
+
+    /// Whether at least `threshold` of `needles` occur within `window` consecutive segments
+    /// (restricted to the segments of `lines` when given; the window must hold a negation cue
+    /// when `negative`), and the best share found. Only windows holding one of the rarest
+    /// needles are probed: a window with the threshold's share must hold one of them.
+    pub(crate) fn covered(
         &self,
         needles: &[String],
         window: usize,
         negative: bool,
         lines: Option<std::ops::Range<usize>>,
-    ) -> (f64, Option<usize>) {
+        threshold: f64,
+    ) -> (bool, f64) {
         if needles.is_empty() {
-            return (1.0, None);
+            return (true, 1.0);
         }
-        let window = window.max(1);
-        let mut hits: FxHashMap<u32, u32> = FxHashMap::default();
-        for needle in needles {
-            let Some(list) = self.postings.get(needle) else {
-                continue;
-            };
-            // Each needle counts once per window, however many of its lines it covers.
-            let mut next_start = 0usize;
-            for &line in list {
-                let line = line as usize;
-                if lines.as_ref().is_some_and(|range| !range.contains(&line)) {
-                    continue;
-                }
-                let first = line.saturating_sub(window - 1).max(next_start);
-                for start in first..=line {
-                    *hits.entry(start as u32).or_default() += 1;
-                }
-                next_start = line + 1;
+        let window = window.max(1) as u32;
+        let range = match lines {
+            Some(lines) => {
+                let last = self.line_segments.len() - 1;
+                self.line_segments[lines.start.min(last)]..self.line_segments[lines.end.min(last)]
+            }
+            None => 0..self.negative.len() as u32,
+        };
+        let lists: Vec<&[u32]> = needles
+            .iter()
+            .map(|needle| {
+                let list = self.postings.get(needle).map_or(&[][..], Vec::as_slice);
+                let from = list.partition_point(|&s| s < range.start);
+                let to = list.partition_point(|&s| s < range.end);
+                &list[from..to]
+            })
+            .collect();
+        let count = needles.len();
+        let needed = ((threshold * count as f64).ceil() as usize).clamp(1, count);
+        let present = lists.iter().filter(|list| !list.is_empty()).count();
+        if present < needed {
+            return (false, 0.0);
+        }
+        let mut order: Vec<usize> = (0..count).filter(|&i| !lists[i].is_empty()).collect();
+        order.sort_by_key(|&i| lists[i].len());
+        let anchors = (count - needed + 1).min(order.len());
+        let mut starts: Vec<u32> = Vec::new();
+        for &i in &order[..anchors] {
+            if !self.spend(lists[i].len() as u64 * u64::from(window)) {
+                return (false, 0.0);
+            }
+            for &segment in lists[i] {
+                let first = segment.saturating_sub(window - 1).max(range.start);
+                starts.extend(first..=segment);
             }
         }
-        let mut best = (0u32, None);
-        let mut starts: Vec<(u32, u32)> = hits.into_iter().collect();
         starts.sort_unstable();
-        for (start, count) in starts {
-            let start = start as usize;
-            let end = (start + window).min(self.lines.len());
-            if negative && !self.negative[start..end].iter().any(|&n| n) {
+        starts.dedup();
+        let mut best = 0usize;
+        for start in starts {
+            let end = (start + window).min(range.end);
+            if negative
+                && !self.negative[start as usize..end as usize]
+                    .iter()
+                    .any(|&n| n)
+            {
                 continue;
             }
-            if count > best.0 {
-                best = (count, Some(start));
+            if !self.spend(count as u64) {
+                return (false, best as f64 / count as f64);
+            }
+            let hits = lists
+                .iter()
+                .filter(|list| {
+                    let at = list.partition_point(|&s| s < start);
+                    list.get(at).is_some_and(|&s| s < end)
+                })
+                .count();
+            best = best.max(hits);
+            if best >= needed {
+                break;
             }
         }
-        (best.0 as f64 / needles.len() as f64, best.1)
+        (best >= needed, best as f64 / count as f64)
     }
 
     /// Share of `needles` found anywhere in the summary.
@@ -229,7 +329,10 @@ impl<'a> LineIndex<'a> {
         if needles.is_empty() {
             return 1.0;
         }
-        let found = needles.iter().filter(|n| self.contains_word(n)).count();
+        let found = needles
+            .iter()
+            .filter(|n| self.postings.contains_key(n.as_str()))
+            .count();
         found as f64 / needles.len() as f64
     }
 }
@@ -255,7 +358,7 @@ pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
         let mut rest = token;
         loop {
             let trimmed = rest.trim_start_matches('/');
-            if !trimmed.is_empty() {
+            if !trimmed.is_empty() && !set.contains(trimmed) {
                 set.insert(trimmed.to_owned());
             }
             match trimmed.find('/') {
@@ -315,9 +418,37 @@ mod tests {
     fn a_word_on_two_lines_of_a_window_counts_once() {
         let index = LineIndex::new("1. a\n1. b\nc");
         let needles = vec!["1".to_owned(), "item".to_owned()];
-        assert_eq!(index.best_window(&needles, 2, false, None).0, 0.5);
+        assert_eq!(index.covered(&needles, 2, false, None, 0.5), (true, 0.5));
+        assert!(!index.covered(&needles, 2, false, None, 0.7).0);
         let both = vec!["1".to_owned(), "b".to_owned()];
-        assert_eq!(index.best_window(&both, 2, false, None).0, 1.0);
+        assert_eq!(index.covered(&both, 2, false, None, 1.0), (true, 1.0));
+    }
+
+    #[test]
+    fn one_long_line_is_many_places() {
+        let text = format!("alpha {} omega", "filler ".repeat(200));
+        let index = LineIndex::new(&text);
+        let needles = vec!["alpha".to_owned(), "omega".to_owned()];
+        assert!(!index.covered(&needles, 2, false, None, 1.0).0);
+        assert!(index.covered(&needles, 1, false, None, 0.5).0);
+    }
+
+    #[test]
+    fn the_work_budget_fails_closed() {
+        // Every word on every line: each probe is expensive; the budget ends it, and what was
+        // not checked counts as missing.
+        let text = "a b c d e\nf g h i j\n".repeat(25_000);
+        let index = LineIndex::new(&text);
+        let needles: Vec<String> = "a b c d e f g h i j"
+            .split(' ')
+            .map(str::to_owned)
+            .collect();
+        let mut passes = 0;
+        for _ in 0..200 {
+            passes += usize::from(index.covered(&needles, 1, false, None, 1.0).0);
+        }
+        assert_eq!(passes, 0);
+        assert!(index.exhausted());
     }
 
     #[test]
