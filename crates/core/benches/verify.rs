@@ -221,6 +221,13 @@ fn summary(tokens: usize, loss_percent: u64, seed: u64) -> String {
     out
 }
 
+/// CPU time of the calling thread in milliseconds, from `/proc/thread-self/schedstat`.
+fn thread_cpu_ms() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    let nanos: f64 = text.split_whitespace().next()?.parse().ok()?;
+    Some(nanos / 1e6)
+}
+
 fn verify(summary: &str) -> (u64, u64) {
     verify_with(summary, false)
 }
@@ -285,6 +292,28 @@ fn main() {
         shares[shares.len() / 2] * 100.0,
         shares.len()
     );
+    // CPU time of this thread (Linux), which a loaded machine does not inflate the way it
+    // inflates wall time; the kernel accounts it in ticks, so it is averaged over many runs.
+    if let Some(cpu) = thread_cpu_ms() {
+        let runs = 60;
+        verify(&SUMMARY_20K);
+        let start = thread_cpu_ms().unwrap_or(cpu);
+        for _ in 0..runs {
+            divan::black_box(verify(divan::black_box(&SUMMARY_20K)));
+        }
+        let verify_ms = (thread_cpu_ms().unwrap_or(start) - start) / runs as f64;
+        let start = thread_cpu_ms().unwrap_or(cpu);
+        for _ in 0..runs {
+            divan::black_box(roo_context_tokens::count_exact(divan::black_box(
+                &SUMMARY_20K,
+            )));
+        }
+        let baseline_ms = (thread_cpu_ms().unwrap_or(start) - start) / runs as f64;
+        eprintln!(
+            "CPU time per call (mean of {runs}): verify {verify_ms:.2} ms, baseline (count the summary's tokens) {baseline_ms:.2} ms, ratio {:.1}x",
+            verify_ms / baseline_ms.max(1e-9)
+        );
+    }
     divan::main();
 }
 

@@ -85,7 +85,25 @@ fn plain_user_text(text: &str) -> Option<&str> {
     })
 }
 
+/// How far into a tool result a user tag may start (Roo puts `<feedback>` / `<answer>` after a
+/// one-line header), so the bulk of tool output is never scanned.
+const TOOL_RESULT_TAG_WINDOW: usize = 512;
+
 fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed: bool) {
+    if !plain_allowed {
+        let mut head = TOOL_RESULT_TAG_WINDOW.min(text.len());
+        while !text.is_char_boundary(head) {
+            head -= 1;
+        }
+        let opens_a_tag = USER_TAGS.iter().any(|tag| {
+            text[..head]
+                .match_indices('<')
+                .any(|(at, _)| text[at + 1..].starts_with(tag))
+        });
+        if !opens_a_tag {
+            return;
+        }
+    }
     let spans = tagged_spans(text);
     if !spans.is_empty() {
         for span in spans {
@@ -189,8 +207,8 @@ fn paths_in_input(input: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// The files named by the agent's tool calls, in order: edits (unless their result was an
-/// error) and reads.
+/// The files named by the agent's tool calls, each once in first-seen order with its strongest
+/// action: edits (unless their result was an error) and reads.
 pub(crate) fn touched_files(messages: &[ApiMessage]) -> Vec<(String, FileAction)> {
     let mut failed = rustc_hash::FxHashSet::default();
     for message in messages {
@@ -208,7 +226,8 @@ pub(crate) fn touched_files(messages: &[ApiMessage]) -> Vec<(String, FileAction)
             }
         }
     }
-    let mut out = Vec::new();
+    let mut out: Vec<(String, FileAction)> = Vec::new();
+    let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
     for message in messages {
         if !message.is_assistant() {
             continue;
@@ -235,7 +254,13 @@ pub(crate) fn touched_files(messages: &[ApiMessage]) -> Vec<(String, FileAction)
             let mut paths = Vec::new();
             paths_in_input(input, &mut paths);
             for path in paths.into_iter().filter(|p| !p.trim().is_empty()) {
-                out.push((path, action));
+                match seen.get(&path) {
+                    Some(&at) => out[at].1 = out[at].1.min(action),
+                    None => {
+                        seen.insert(path.clone(), out.len());
+                        out.push((path, action));
+                    }
+                }
             }
         }
     }

@@ -777,7 +777,9 @@ fn todos_check(
                 missing.push(item.content.clone());
             }
         } else if let Some(range) = pending_section.clone() {
-            let (listed, _) = index.covered(&words, 1, false, Some(range), COVERAGE_THRESHOLD);
+            // Every word of the completed item on one line of Pending Tasks: near-identical
+            // items ("step 3" / "step 13") must not read as reopened.
+            let (listed, _) = index.covered(&words, 1, false, Some(range), 1.0);
             // A table row marking it completed (the addendum's) settles it.
             let settled = input.summary.contains(&format!(
                 " | {} | {} |",
