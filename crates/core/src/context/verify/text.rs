@@ -48,6 +48,23 @@ fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '\''
 }
 
+/// [`words`] without allocating the words that are already lower case.
+pub(crate) fn words_borrowed(text: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+    text.split(|c: char| !is_word_char(c))
+        .map(|word| word.trim_matches('\''))
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            if word
+                .bytes()
+                .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+            {
+                std::borrow::Cow::Borrowed(word)
+            } else {
+                std::borrow::Cow::Owned(word.replace('\u{2019}', "'").to_lowercase())
+            }
+        })
+}
+
 /// Lower-cased words (letters, digits, `_`, inner apostrophes), in order.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !is_word_char(c))
@@ -198,18 +215,18 @@ impl<'a> LineIndex<'a> {
             for piece in segments(line) {
                 let segment = negative.len() as u32;
                 let mut is_negative = false;
-                for word in words(piece) {
-                    if NEGATIONS.contains(&word.as_str()) || word.ends_with("n't") {
+                for word in words_borrowed(piece) {
+                    if NEGATIONS.contains(&word.as_ref()) || word.ends_with("n't") {
                         is_negative = true;
                     }
-                    match postings.get_mut(word.as_str()) {
+                    match postings.get_mut(word.as_ref()) {
                         Some(list) => {
                             if list.last() != Some(&segment) {
                                 list.push(segment);
                             }
                         }
                         None => {
-                            postings.insert(word, vec![segment]);
+                            postings.insert(word.into_owned(), vec![segment]);
                         }
                     }
                 }
