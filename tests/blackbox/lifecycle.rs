@@ -18,6 +18,31 @@ fn initialize_advertises_custom_methods_and_server_info() {
     assert!(server.shutdown_and_exit().success());
 }
 
+/// The method table drives both advertising and registration: every advertised method is
+/// answered by a handler (never -32601), while an unknown one is -32601.
+#[test]
+fn every_advertised_method_is_registered() {
+    let fixture = Fixture::new(&[("a.txt", "x")]);
+    let mut server = Server::spawn();
+    let result = server.initialize(&[fixture.root()], Value::Null).unwrap();
+    let methods = result["capabilities"]["experimental"]["rooContext"]["methods"]
+        .as_array()
+        .expect("methods listed")
+        .clone();
+    assert!(methods.len() >= 27, "{methods:?}");
+    for method in methods {
+        let method = method.as_str().unwrap();
+        let answer = server.request(method, json!({}));
+        if let Err(error) = answer {
+            assert_ne!(error["code"], -32601, "{method} advertised, not registered");
+            assert_eq!(error["code"], -32602, "{method}: {error}");
+        }
+    }
+    let unknown = server.request("roo/nope/nothing", json!({})).unwrap_err();
+    assert_eq!(unknown["code"], -32601);
+    assert!(server.shutdown_and_exit().success());
+}
+
 #[test]
 fn exit_without_shutdown_exits_with_code_1() {
     let fixture = Fixture::new(&[]);

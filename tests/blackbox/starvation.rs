@@ -39,6 +39,26 @@ fn quick_requests_are_answered_while_more_heavy_requests_than_slots_are_in_fligh
     assert_eq!(access["results"][1]["allowed"], true);
     let status = server.call("roo/workspace/status", json!({}));
     assert_eq!(status["folders"].as_array().unwrap().len(), 1);
+    // Small batches and number-only checks run on the blocking pool without a heavy slot.
+    let protection = server.call("roo/protect/check", json!({"paths": [".roomodes"]}));
+    assert_eq!(protection["results"][0]["isProtected"], true);
+    let filtered = server.call(
+        "roo/ignore/filterPaths",
+        json!({"paths": ["secret.txt", "a.txt"]}),
+    );
+    assert_eq!(filtered["paths"], json!(["a.txt"]));
+    let will = server.call(
+        "roo/context/willManage",
+        json!({"totalTokens": 95, "contextWindow": 100}),
+    );
+    assert_eq!(will["willManage"], true);
+    let classified = server.call(
+        "roo/context/classifyError",
+        json!({"error": {"status": 400, "error": {"type": "error", "error": {
+            "type": "invalid_request_error",
+            "message": "prompt is too long: 210000 tokens > 200000 maximum"}}}}),
+    );
+    assert_eq!(classified["isContextWindowError"], true);
     for id in holds {
         cancel(&mut server, id);
         assert_eq!(server.response(id)["error"]["code"], -32800);

@@ -70,8 +70,8 @@ fn previous_read(path: &Path) -> Vec<u8> {
 }
 
 fn gated_read(policy: &Policy, path: &Path) -> Vec<u8> {
-    open_gated(&OsFs, path, BOUND, true, &|real| {
-        policy.allows_real_path(real)
+    open_gated(&OsFs, path, BOUND, true, &|opened| {
+        policy.allows_opened(opened)
     })
     .unwrap()
     .read_all()

@@ -56,14 +56,49 @@ impl IgnoreFile {
 
     /// Compiles an ignore file's bytes, decoded as git does (see
     /// [`decode_ignore_bytes`]); lines that were not valid UTF-8 are reported as diagnostics.
+    ///
+    /// A negation (`!…`) on such a line is dropped rather than read with U+FFFD: U+FFFD stands
+    /// for any invalid byte, so it would re-include names the user never listed (blocking more
+    /// is the safe side; a positive rule keeps its U+FFFD and blocks every such name).
     pub fn from_bytes(name: &str, bytes: &[u8]) -> IgnoreFile {
         let (content, bad_lines) = decode_ignore_bytes(bytes);
-        let mut file = IgnoreFile::new(name, &content);
+        let rules_text: String = if bad_lines.is_empty() {
+            content.clone()
+        } else {
+            content
+                .split('\n')
+                .enumerate()
+                .map(|(index, line)| {
+                    let negation = line.trim_start().starts_with('!');
+                    if negation && bad_lines.contains(&(index + 1)) {
+                        ""
+                    } else {
+                        line
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        let mut file = IgnoreFile {
+            name: name.to_owned(),
+            content: content.clone(),
+            rules: RuleSet::new(Some(name), &rules_text, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
+        };
         file.rules
             .diagnostics
-            .extend(bad_lines.into_iter().map(|line| RuleDiagnostic {
-                line,
-                message: "not valid UTF-8; invalid bytes read as U+FFFD".to_owned(),
+            .extend(bad_lines.into_iter().map(|line| {
+                let negation = content
+                    .split('\n')
+                    .nth(line - 1)
+                    .is_some_and(|text| text.trim_start().starts_with('!'));
+                RuleDiagnostic {
+                    line,
+                    message: if negation {
+                        "not valid UTF-8; a negation with invalid bytes is dropped".to_owned()
+                    } else {
+                        "not valid UTF-8; invalid bytes read as U+FFFD".to_owned()
+                    },
+                }
             }));
         file.rules.diagnostics.sort_by_key(|d| d.line);
         file
@@ -366,6 +401,20 @@ impl Policy {
             blocked,
             folder: folder_of_path,
         }
+    }
+
+    /// Judges what the read gate opened: its real path ([`Policy::allows_real_path`]) and its
+    /// other names. A file with more than one hard link is refused while any folder has an
+    /// ignore file: its other names cannot be found (no reverse lookup short of walking every
+    /// folder), and one of them may be blocked (`ln secrets/key.pem src/notes.txt`). Without
+    /// an ignore file nothing is blocked, so nothing can be exposed and nothing is refused.
+    pub fn allows_opened(&self, opened: &crate::fs::OpenedObject<'_>) -> bool {
+        self.allows_real_path(opened.real_path) && self.allows_links(opened.links)
+    }
+
+    /// The hard-link half of [`Policy::allows_opened`]: one name, or no ignore file anywhere.
+    pub fn allows_links(&self, links: u64) -> bool {
+        links <= 1 || self.folders.iter().all(|f| f.ignore.is_none())
     }
 
     /// Judges a real path (every link already resolved: what the read gate opened). The

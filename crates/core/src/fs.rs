@@ -106,8 +106,20 @@ pub struct OpenedFile {
     pub kind: EntryKind,
     /// Its size when opened.
     pub len: u64,
+    /// How many names (hard links) it has; 1 when the file system cannot tell.
+    pub links: u64,
     /// Its bytes; only read for regular files.
     pub reader: Box<dyn io::Read + Send>,
+}
+
+/// What the gate knows about the object it opened, for the caller's judgement: where it really
+/// is and how many names it has (another name of the same bytes may be blocked).
+#[derive(Debug, Clone, Copy)]
+pub struct OpenedObject<'a> {
+    /// The real path of the opened object, every link resolved.
+    pub real_path: &'a Path,
+    /// Its number of hard links (names).
+    pub links: u64,
 }
 
 impl std::fmt::Debug for OpenedFile {
@@ -116,6 +128,7 @@ impl std::fmt::Debug for OpenedFile {
             .field("real_path", &self.real_path)
             .field("kind", &self.kind)
             .field("len", &self.len)
+            .field("links", &self.links)
             .finish_non_exhaustive()
     }
 }
@@ -127,10 +140,16 @@ pub enum GateRefusal {
     Io(io::Error),
     /// It is a folder.
     Directory,
-    /// It is a FIFO, socket or device: never read, it could block or never end.
+    /// It is a FIFO, socket or device (never read, it could block or never end), or a file of
+    /// a kernel pseudo file system (`/proc`, `/sys`), whose size says nothing about its bytes.
     NotRegular,
     /// The opened object's real path is blocked (a link, or a swap since it was judged by name).
     Blocked,
+    /// Its real path is allowed, but it has other names (hard links) that cannot be judged.
+    HardLinked {
+        /// Its number of names.
+        links: u64,
+    },
     /// It is larger than the caller's bound.
     TooLarge {
         /// Its size.
@@ -145,10 +164,15 @@ impl std::fmt::Display for GateRefusal {
         match self {
             GateRefusal::Io(error) => write!(f, "cannot read: {error}"),
             GateRefusal::Directory => f.write_str("is a folder"),
-            GateRefusal::NotRegular => {
-                f.write_str("not a regular file (a FIFO, socket or device is never read)")
-            }
+            GateRefusal::NotRegular => f.write_str(
+                "not a regular file (a FIFO, socket, device or /proc or /sys file is never read)",
+            ),
             GateRefusal::Blocked => f.write_str("access blocked by the ignore file"),
+            GateRefusal::HardLinked { links } => write!(
+                f,
+                "not read: it has {links} hard links, and another name of it may be blocked by \
+                 the ignore file"
+            ),
             GateRefusal::TooLarge { len, limit } => {
                 write!(f, "file too large ({len} bytes, limit {limit})")
             }
@@ -206,15 +230,17 @@ pub fn read_regular_file(fs: &dyn FileSystem, path: &Path, bound: u64) -> io::Re
 /// (mentions, command files, folded context, outlines, symbols, folding ranges, fingerprints).
 /// It opens `path` once, then judges what was opened rather than the name: the object must be
 /// a regular file (links followed; FIFOs and devices are refused without blocking) whose real
-/// path `allowed` accepts, and no larger than `bound` when `refuse_larger` is set. Reads are
-/// bounded by `bound` either way. The caller judges the name first (for the user-visible
-/// reason); this second judgement closes the window between that check and the open.
+/// and link count `allowed` accepts (`Policy::allows_opened`), and no larger than `bound` when
+/// `refuse_larger` is set. Reads are bounded by `bound` either way. The caller judges the name
+/// first (for the user-visible reason); this second judgement closes the window between that
+/// check and the open. Files of `/proc` and `/sys` are never read: their sizes lie (0 or 4096)
+/// and their bytes are the process's or the kernel's, never workspace content.
 pub fn open_gated(
     fs: &dyn FileSystem,
     path: &Path,
     bound: u64,
     refuse_larger: bool,
-    allowed: &dyn Fn(&Path) -> bool,
+    allowed: &dyn Fn(&OpenedObject<'_>) -> bool,
 ) -> Result<GatedFile, GateRefusal> {
     if path.as_os_str().as_encoded_bytes().contains(&0) {
         return Err(GateRefusal::Io(io::Error::new(
@@ -228,8 +254,23 @@ pub fn open_gated(
         EntryKind::Directory => return Err(GateRefusal::Directory),
         EntryKind::Symlink | EntryKind::Other => return Err(GateRefusal::NotRegular),
     }
-    if !allowed(&opened.real_path) {
-        return Err(GateRefusal::Blocked);
+    if is_kernel_pseudo_file(&opened.real_path) {
+        return Err(GateRefusal::NotRegular);
+    }
+    let object = OpenedObject {
+        real_path: &opened.real_path,
+        links: opened.links,
+    };
+    if !allowed(&object) {
+        // Say why when the links alone decided it.
+        let single = OpenedObject { links: 1, ..object };
+        return Err(if object.links > 1 && allowed(&single) {
+            GateRefusal::HardLinked {
+                links: object.links,
+            }
+        } else {
+            GateRefusal::Blocked
+        });
     }
     if refuse_larger && opened.len > bound {
         return Err(GateRefusal::TooLarge {
@@ -242,6 +283,13 @@ pub fn open_gated(
         len: opened.len,
         reader: io::Read::take(opened.reader, bound.min(opened.len)),
     })
+}
+
+/// Whether a real path lies in a kernel pseudo file system (`/proc`, `/sys`): regular files
+/// there report a size of 0 or 4096 whatever they hold, and hold the process's environment,
+/// memory maps or kernel state, never workspace content.
+pub fn is_kernel_pseudo_file(real: &Path) -> bool {
+    cfg!(target_os = "linux") && (real.starts_with("/proc") || real.starts_with("/sys"))
 }
 
 /// `std::fs::canonicalize` with Windows' verbatim prefix removed where that is lossless (what
@@ -374,14 +422,26 @@ impl FileSystem for OsFs {
                 real_path: path.to_path_buf(),
                 kind: kind_of(before.file_type()),
                 len: 0,
+                links: 1,
                 reader: Box::new(io::empty()),
+            });
+        }
+        // No link anywhere on the way: the name opened is where the object is.
+        if let Some(file) = open_without_links(path)? {
+            let metadata = file.metadata()?;
+            return Ok(OpenedFile {
+                real_path: path.to_path_buf(),
+                kind: kind_of(metadata.file_type()),
+                len: metadata.len(),
+                links: link_count(&metadata),
+                reader: Box::new(file),
             });
         }
         let file = open_nonblocking(path)?;
         let metadata = file.metadata()?;
         let kind = kind_of(metadata.file_type());
         let real_path = if kind == EntryKind::File {
-            real_path_of(&file, path, &metadata)?
+            real_path_of(&file, path, &before, &metadata)?
         } else {
             path.to_path_buf()
         };
@@ -389,6 +449,7 @@ impl FileSystem for OsFs {
             real_path,
             kind,
             len: metadata.len(),
+            links: link_count(&metadata),
             reader: Box::new(file),
         })
     }
@@ -405,6 +466,43 @@ fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
         .open(path)
 }
 
+/// Opens `path` as [`open_nonblocking`] does, but only if no component of it is a symlink
+/// (`openat2` with `RESOLVE_NO_SYMLINKS`, Linux 5.6): then the object opened lies at `path`
+/// itself, which is its real path when `path` is absolute and has no `.` or `..`. `Ok(None)`
+/// when that cannot be used here (a link on the way, a path with `..`, an older kernel or a
+/// sandbox without the call): the caller then resolves the descriptor's real path.
+#[cfg(target_os = "linux")]
+fn open_without_links(path: &Path) -> io::Result<Option<std::fs::File>> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    let plain = path.is_absolute()
+        && path
+            .components()
+            .skip(1)
+            .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !plain {
+        return Ok(None);
+    }
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    match rustix::fs::openat2(
+        rustix::fs::CWD,
+        path,
+        flags,
+        Mode::empty(),
+        ResolveFlags::NO_SYMLINKS,
+    ) {
+        Ok(fd) => Ok(Some(std::fs::File::from(fd))),
+        Err(rustix::io::Errno::LOOP | rustix::io::Errno::XDEV)
+        | Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM | rustix::io::Errno::INVAL)
+        | Err(rustix::io::Errno::AGAIN | rustix::io::Errno::TOOBIG) => Ok(None),
+        Err(other) => Err(other.into()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn open_without_links(_: &Path) -> io::Result<Option<std::fs::File>> {
+    Ok(None)
+}
+
 #[cfg(not(unix))]
 fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
     std::fs::File::open(path)
@@ -414,9 +512,16 @@ fn open_nonblocking(path: &Path) -> io::Result<std::fs::File> {
 /// elsewhere the canonical form of the name. Either way the answer is accepted only when that
 /// path names the very object that was opened (same device and inode), so a swap or a deleted
 /// file fails closed.
+///
+/// The common case costs no second `stat`: when the descriptor's link is the very name that was
+/// opened, and the `stat` of that name just before the open saw the same object, the name was
+/// the object's before the open and the kernel says it still is (a link never shows as the
+/// object's own path). A link ending in ` (deleted)` is the kernel's mark of a removed name, so
+/// it always takes the full check (the name might be a file that is called so).
 fn real_path_of(
     file: &std::fs::File,
     path: &Path,
+    before: &std::fs::Metadata,
     opened: &std::fs::Metadata,
 ) -> io::Result<PathBuf> {
     #[cfg(target_os = "linux")]
@@ -430,6 +535,17 @@ fn real_path_of(
         let _ = file;
         canonicalize_simplified(path)?
     };
+    let marked_deleted = candidate
+        .as_os_str()
+        .as_encoded_bytes()
+        .ends_with(b" (deleted)");
+    if cfg!(target_os = "linux")
+        && !marked_deleted
+        && candidate == path
+        && same_object(before, opened)
+    {
+        return Ok(candidate);
+    }
     if same_object(&std::fs::metadata(&candidate)?, opened) {
         Ok(candidate)
     } else {
@@ -443,6 +559,18 @@ fn real_path_of(
 fn same_object(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
     use std::os::unix::fs::MetadataExt;
     a.dev() == b.dev() && a.ino() == b.ino()
+}
+
+#[cfg(unix)]
+fn link_count(metadata: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    metadata.nlink()
+}
+
+#[cfg(not(unix))]
+fn link_count(_: &std::fs::Metadata) -> u64 {
+    // Not exposed by std on this platform: one name, as the file system cannot tell.
+    1
 }
 
 #[cfg(not(unix))]

@@ -73,7 +73,10 @@ struct FolderMemo {
 const FOLDER_MEMO_BYTES: usize = 4 * 1024 * 1024;
 
 /// Longest relative path matched; a longer one is always matched (blocked or protected).
-pub const MAX_MATCHED_PATH_BYTES: usize = 8 * 1024;
+/// Linux's `PATH_MAX` (4096 bytes with the NUL): nothing that long can be opened by its name,
+/// and the resolver cannot `lstat` it either, so a link in its middle (`deep/.../mid ->
+/// secrets`) could never be seen: judged by its lexical form alone it would pass.
+pub const MAX_MATCHED_PATH_BYTES: usize = 4096;
 
 /// The pattern reported for every path of a rule set that could not be compiled.
 pub const BLOCK_EVERYTHING_PATTERN: &str = "*";
@@ -124,6 +127,46 @@ pub fn decode_ignore_bytes(bytes: &[u8]) -> (String, Vec<usize>) {
             (String::from_utf8_lossy(bytes).into_owned(), bad_lines)
         }
     }
+}
+
+/// `text` in Unicode normalisation form C, borrowed when it already is (always for ASCII).
+/// File systems disagree on the form of a name (macOS stores decomposed names and opens either
+/// form; Linux keeps the bytes), so rules and paths are compared in one form.
+pub fn nfc(text: &str) -> std::borrow::Cow<'_, str> {
+    use unicode_normalization::UnicodeNormalization;
+    if text.is_ascii() || unicode_normalization::is_nfc(text) {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.nfc().collect())
+    }
+}
+
+/// The name Windows opens for a relative posix path, when it differs: every component loses
+/// an alternate-data-stream suffix (`name:stream`, `name::$DATA`) and its trailing dots and
+/// spaces (`secret.txt.` and `secret.txt ` open `secret.txt`). A component that would become
+/// empty is kept as written. Pure, so it is tested on every platform, and applied everywhere
+/// (on Linux it can only block more).
+pub fn windows_alias(relative: &str) -> Option<String> {
+    let changes = |component: &str| {
+        component.contains(':') || component.ends_with('.') || component.ends_with(' ')
+    };
+    if !relative.split('/').any(changes) {
+        return None;
+    }
+    let mut out = String::with_capacity(relative.len());
+    for (index, component) in relative.split('/').enumerate() {
+        if index > 0 {
+            out.push('/');
+        }
+        let without_stream = component.split(':').next().unwrap_or(component);
+        let trimmed = without_stream.trim_end_matches(['.', ' ']);
+        out.push_str(if trimmed.is_empty() {
+            component
+        } else {
+            trimmed
+        });
+    }
+    (out != relative).then_some(out)
 }
 
 /// `Some(true)` for UTF-16 little-endian, `Some(false)` for big-endian, `None` for anything else.
@@ -217,6 +260,9 @@ impl RuleSet {
     /// byte-order mark is ignored, as git does.
     pub fn new(file: Option<&str>, content: &str, implicit: &[&str]) -> RuleSet {
         let content = content.strip_prefix('\u{FEFF}').unwrap_or(content);
+        // Patterns are compiled in NFC, as every matched path is (see [`nfc`]).
+        let content = nfc(content);
+        let content = content.as_ref();
         // Validates one line at a time; the real matchers are built in groups below.
         let mut validator = GitignoreBuilder::new("/");
         let mut origins = HashMap::default();
@@ -295,7 +341,20 @@ impl RuleSet {
     /// Matches a relative posix path (no leading `/`, no `.`/`..` segments, no trailing slash).
     /// Ancestors are checked top-down as folders first, so an excluded folder's contents stay
     /// excluded whatever later negations say (git's rule). The empty path (the root) never matches.
+    ///
+    /// The path is matched in NFC (so `cafe\u{301}.txt` is `café.txt`, as on macOS, whose file
+    /// systems treat both as one name), and again as Windows opens it ([`windows_alias`]:
+    /// `secret.txt.`, `secret.txt ` and `secret.txt::$DATA` open `secret.txt` there); either
+    /// verdict that blocks, blocks.
     pub fn matched(&self, relative: &str) -> Option<RuleOrigin> {
+        let relative = nfc(relative);
+        if let Some(origin) = self.matched_form(&relative) {
+            return Some(origin);
+        }
+        windows_alias(&relative).and_then(|alias| self.matched_form(&alias))
+    }
+
+    fn matched_form(&self, relative: &str) -> Option<RuleOrigin> {
         if relative.is_empty() {
             return None;
         }

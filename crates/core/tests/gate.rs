@@ -31,8 +31,8 @@ fn policy(fs: &dyn FileSystem, rooignore: &str, deny_outside: bool) -> Policy {
 }
 
 fn gate(fs: &dyn FileSystem, policy: &Policy, path: &str, bound: u64) -> Result<String, String> {
-    open_gated(fs, Path::new(path), bound, false, &|real| {
-        policy.allows_real_path(real)
+    open_gated(fs, Path::new(path), bound, false, &|opened| {
+        policy.allows_opened(opened)
     })
     .map_err(|refusal| format!("{refusal:?}"))
     .map(|mut file| {

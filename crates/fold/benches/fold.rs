@@ -1,5 +1,6 @@
 //! Benchmarks of the fold engine on generated TypeScript: cold outlines on one thread and on all
-//! cores, and a folded context cold (fresh cache) against warm (unchanged files, cached); and cold
+//! cores, and a folded context cold (fresh cache) against warm (unchanged files, cached), warm
+//! also without the priority order and test summaries (`prioritize: false`); and cold
 //! outline throughput per language on its fixture repeated to 5 MiB, against the generated
 //! TypeScript as the baseline of the same run.
 //!
@@ -121,6 +122,22 @@ fn folded_context_cold(bencher: divan::Bencher) {
 fn folded_context_warm(bencher: divan::Bencher) {
     let inputs = inputs();
     let options = unlimited();
+    let cache = OutlineCache::default();
+    folded_file_context_with(&inputs, &options, Some(&cache));
+    bencher
+        .counter(divan::counter::ItemsCount::new(inputs.len()))
+        .bench(|| folded_file_context_with(&inputs, &options, Some(&cache)));
+}
+
+/// The warm folded context without the priority order and test summaries (the original's
+/// input order and full outlines): the baseline of `folded_context_warm` in the same run.
+#[divan::bench(sample_count = 50, sample_size = 1)]
+fn folded_context_warm_original_order(bencher: divan::Bencher) {
+    let inputs = inputs();
+    let options = FoldOptions {
+        prioritize: false,
+        ..unlimited()
+    };
     let cache = OutlineCache::default();
     folded_file_context_with(&inputs, &options, Some(&cache));
     bencher

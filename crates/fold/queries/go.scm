@@ -15,3 +15,5 @@
 ; grouped constants and variables (const ( ... ) blocks often hold enums)
 (const_declaration (const_spec name: (identifier) @name)) @definition.constant
 (var_declaration (var_spec name: (identifier) @name)) @definition.variable
+; `var ( ... )` wraps its specs in a var_spec_list
+(var_declaration (var_spec_list (var_spec name: (identifier) @name))) @definition.variable

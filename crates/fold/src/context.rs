@@ -6,6 +6,10 @@ use std::sync::Arc;
 
 use crate::cache::{OutlineCache, OutlineJob, effective_threads, outline_many};
 use crate::language::base_name;
+use crate::testing::{
+    SMALL_TEST_FILE_CASES, TestShape, is_test_content, is_test_path, may_hold_tests, render,
+    test_shape,
+};
 use crate::text::{Decoded, decode, looks_binary, truncate_utf16, utf16_len};
 use crate::{Language, Outline, OutlineDiagnostic, OutlineOptions};
 
@@ -55,6 +59,16 @@ pub struct FoldOptions {
     /// Set when the request was cancelled: no further window of files is outlined, so a
     /// cancelled request frees its worker (the result is then incomplete, and discarded).
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// Display paths of the files the agent edited, most recently edited first (the tracker
+    /// knows them). They come before the files only read.
+    pub edited_paths: Vec<String>,
+    /// Spend the budget on what the task needs first (default `true`): files the agent edited,
+    /// then files it read; within each group implementation before tests; most recent first
+    /// within each. Test files the agent did not edit are summarised (one line per test group
+    /// with its test count) unless they hold at most [`SMALL_TEST_FILE_CASES`] tests; when the
+    /// whole does not fit, definitions nested in function bodies of unedited files are left out.
+    /// `false` is the original: input order, full outlines.
+    pub prioritize: bool,
 }
 
 impl Default for FoldOptions {
@@ -64,6 +78,8 @@ impl Default for FoldOptions {
             outline: OutlineOptions::default(),
             threads: 0,
             stop: None,
+            edited_paths: Vec::new(),
+            prioritize: true,
         }
     }
 }
@@ -87,6 +103,9 @@ pub enum FileDiagnosticKind {
     QueryTimeout,
     /// The file has syntax errors; the section is best effort (still included).
     SyntaxErrors,
+    /// The file is valid but the grammar cannot read a construct in it; the section is best
+    /// effort (still included).
+    GrammarLimitation,
     /// The file has no definitions of at least the minimum size.
     NoDefinitions,
     /// The section was cut to fit the budget (still included).
@@ -113,7 +132,8 @@ pub struct FileDiagnostic {
 pub struct FoldedContext {
     /// The sections joined with `\n`.
     pub content: String,
-    /// One `<system-reminder>` section per included file, in input order.
+    /// One `<system-reminder>` section per included file, in priority order (see
+    /// [`FoldOptions::prioritize`]).
     pub sections: Vec<String>,
     /// Files with a section (a truncated one counts).
     pub files_processed: usize,
@@ -199,9 +219,48 @@ fn binary() -> Prepared<'static> {
     )
 }
 
+/// The files of a folded context: the files read (most recent first, as given, repeats
+/// included as in the original) and then the edited ones not among them, each once. Order does
+/// not matter to [`folded_file_context_with`] with [`FoldOptions::prioritize`].
+pub fn context_paths(read: &[String], edited: &[String]) -> Vec<String> {
+    let mut seen: std::collections::HashSet<&str> = read.iter().map(String::as_str).collect();
+    let extra = edited.iter().filter(|path| seen.insert(path.as_str()));
+    read.iter().chain(extra).cloned().collect()
+}
+
+/// A file whose outline may get a section, with what decides its place.
+struct Ranked {
+    /// Index into the inputs.
+    index: usize,
+    lossy: bool,
+    outline: Arc<Outline>,
+    /// `None` when the file has nothing test-like (most files): no shape is computed then,
+    /// which keeps the warm path as cheap as before.
+    shape: Option<TestShape>,
+    /// Its tests or test groups make it a test file (by name or by content).
+    test_file: bool,
+    /// Named as a test file: unedited, it shows only its tests (helpers and mocks left out).
+    test_file_by_name: bool,
+    /// Position in [`FoldOptions::edited_paths`] (0 = most recently edited).
+    edited: Option<usize>,
+}
+
+impl Ranked {
+    /// The budget order: edited files (most recent edit first), then read files (in input
+    /// order, which is most recently read first); within each, implementation before tests.
+    fn priority(&self) -> (bool, bool, usize) {
+        match self.edited {
+            Some(position) => (false, self.test_file, position),
+            None => (true, self.test_file, self.index),
+        }
+    }
+}
+
 /// Folded context with explicit options and an optional outline cache (a second call over
-/// unchanged files then skips parsing). Cold files are outlined in parallel, a few windows at a
-/// time, so files past the budget are mostly not parsed at all.
+/// unchanged files then skips parsing). Cold files are outlined in parallel, a window at a
+/// time (a cancelled request stops between windows). With [`FoldOptions::prioritize`] the
+/// sections come in priority order (see [`FoldOptions::prioritize`]); without, in input order
+/// with full outlines, as the original.
 pub fn folded_file_context_with(
     inputs: &[FoldInput],
     options: &FoldOptions,
@@ -211,12 +270,11 @@ pub fn folded_file_context_with(
     let total = inputs.len();
     let threads = effective_threads(options.threads);
     let window = (threads * 16).max(16);
-    let mut used = 0usize;
+    let mut ranked: Vec<Ranked> = Vec::new();
     let mut start = 0;
-    'windows: while start < total {
+    while start < total {
         let stopped = options.stop.as_ref();
         if stopped.is_some_and(|stop| stop.load(std::sync::atomic::Ordering::Relaxed)) {
-            skip_rest_over_budget(&mut result, &inputs[start..], options.max_chars);
             break;
         }
         let end = (start + window).min(total);
@@ -225,18 +283,18 @@ pub fn folded_file_context_with(
         for (offset, (item, outline)) in prepared.into_iter().zip(outlines).enumerate() {
             let index = start + offset;
             let path = &inputs[index].display_path;
-            let mut note = |kind, included, message: String| {
+            let mut skip = |kind, message: String| {
                 result.diagnostics.push(FileDiagnostic {
                     display_path: path.clone(),
                     kind,
-                    included,
+                    included: false,
                     message,
                 });
+                result.files_skipped += 1;
             };
             let (lossy, outline) = match (item, outline) {
                 (Prepared::Skip(kind, message), _) => {
-                    note(kind, false, message);
-                    result.files_skipped += 1;
+                    skip(kind, message);
                     continue;
                 }
                 (Prepared::Source { lossy, .. }, Some(outline)) => (lossy, outline),
@@ -247,73 +305,171 @@ pub fn folded_file_context_with(
                     OutlineDiagnostic::TooLarge { .. } => FileDiagnosticKind::TooLarge,
                     _ => FileDiagnosticKind::ParseTimeout,
                 };
-                note(kind, false, fatal.to_string());
-                result.files_skipped += 1;
+                skip(kind, fatal.to_string());
                 continue;
             }
-            let Some(definitions) = file_definitions_text(path, &outline) else {
-                note(
+            if outline.definitions.is_empty() {
+                skip(
                     FileDiagnosticKind::NoDefinitions,
-                    false,
                     "no definitions spanning enough lines".to_owned(),
                 );
-                result.files_skipped += 1;
-                continue;
-            };
-            if lossy {
-                note(
-                    FileDiagnosticKind::InvalidUtf8,
-                    true,
-                    "invalid UTF-8 replaced with U+FFFD".to_owned(),
-                );
-            }
-            for diagnostic in &outline.diagnostics {
-                let kind = match diagnostic {
-                    OutlineDiagnostic::SyntaxErrors { .. } => FileDiagnosticKind::SyntaxErrors,
-                    _ => FileDiagnosticKind::QueryTimeout,
-                };
-                note(kind, true, diagnostic.to_string());
-            }
-            let section = wrap_section(path, &definitions);
-            let length = utf16_len(&section);
-            if used + length <= options.max_chars {
-                used += length;
-                result.sections.push(section);
-                result.files_processed += 1;
                 continue;
             }
-            let remaining = options.max_chars.saturating_sub(used);
-            if remaining < MIN_REMAINING_FOR_TRUNCATION {
-                // Undo this file's notes: it is not included after all.
-                result
-                    .diagnostics
-                    .retain(|d| !(d.included && d.display_path == *path));
-                skip_rest_over_budget(&mut result, &inputs[index..], options.max_chars);
-                break 'windows;
-            }
-            let kept = truncate_utf16(&definitions, remaining - TRUNCATION_RESERVE);
-            let section = wrap_section(path, &format!("{kept}{TRUNCATION_MARKER}"));
-            result.diagnostics.push(FileDiagnostic {
-                display_path: path.clone(),
-                kind: FileDiagnosticKind::Truncated,
-                included: true,
-                message: format!(
-                    "definitions cut to {} of {} characters to fit the budget",
-                    utf16_len(kept),
-                    utf16_len(&definitions)
-                ),
+            let by_name = is_test_path(path);
+            let shape = may_hold_tests(&outline, by_name).then(|| test_shape(&outline, by_name));
+            ranked.push(Ranked {
+                index,
+                lossy,
+                test_file: by_name
+                    || shape
+                        .as_ref()
+                        .is_some_and(|shape| is_test_content(&outline, shape)),
+                test_file_by_name: by_name,
+                edited: options
+                    .edited_paths
+                    .iter()
+                    .position(|edited| edited == path),
+                outline,
+                shape,
             });
-            result.sections.push(section);
-            result.files_processed += 1;
-            skip_rest_over_budget(&mut result, &inputs[index + 1..], options.max_chars);
-            break 'windows;
         }
         start = end;
+    }
+    let not_outlined = &inputs[start.min(total)..];
+    if options.prioritize {
+        ranked.sort_by_key(Ranked::priority);
+    }
+    let texts = section_texts(&ranked, inputs, options);
+    let mut used = 0usize;
+    for (position, (item, definitions)) in ranked.iter().zip(&texts).enumerate() {
+        let path = &inputs[item.index].display_path;
+        let section = wrap_section(path, definitions);
+        let length = utf16_len(&section);
+        let notes = |result: &mut FoldedContext| {
+            if item.lossy {
+                result.diagnostics.push(FileDiagnostic {
+                    display_path: path.clone(),
+                    kind: FileDiagnosticKind::InvalidUtf8,
+                    included: true,
+                    message: "invalid UTF-8 replaced with U+FFFD".to_owned(),
+                });
+            }
+            for diagnostic in &item.outline.diagnostics {
+                let kind = match diagnostic {
+                    OutlineDiagnostic::SyntaxErrors { .. } => FileDiagnosticKind::SyntaxErrors,
+                    OutlineDiagnostic::GrammarLimitation { .. } => {
+                        FileDiagnosticKind::GrammarLimitation
+                    }
+                    _ => FileDiagnosticKind::QueryTimeout,
+                };
+                result.diagnostics.push(FileDiagnostic {
+                    display_path: path.clone(),
+                    kind,
+                    included: true,
+                    message: diagnostic.to_string(),
+                });
+            }
+        };
+        if used + length <= options.max_chars {
+            notes(&mut result);
+            used += length;
+            result.sections.push(section);
+            result.files_processed += 1;
+            continue;
+        }
+        let remaining = options.max_chars.saturating_sub(used);
+        let rest = ranked[position..].iter().map(|r| &inputs[r.index]);
+        if remaining < MIN_REMAINING_FOR_TRUNCATION {
+            skip_rest_over_budget(&mut result, rest.chain(not_outlined), options.max_chars);
+            break;
+        }
+        notes(&mut result);
+        let kept = truncate_utf16(definitions, remaining - TRUNCATION_RESERVE);
+        let section = wrap_section(path, &format!("{kept}{TRUNCATION_MARKER}"));
+        result.diagnostics.push(FileDiagnostic {
+            display_path: path.clone(),
+            kind: FileDiagnosticKind::Truncated,
+            included: true,
+            message: format!(
+                "definitions cut to {} of {} characters to fit the budget",
+                utf16_len(kept),
+                utf16_len(definitions)
+            ),
+        });
+        result.sections.push(section);
+        result.files_processed += 1;
+        skip_rest_over_budget(
+            &mut result,
+            rest.skip(1).chain(not_outlined),
+            options.max_chars,
+        );
+        break;
+    }
+    if result.files_processed + result.files_skipped < total {
+        // Every file fitted, but a cancellation left some unread.
+        skip_rest_over_budget(&mut result, not_outlined.iter(), options.max_chars);
     }
     result.content = result.sections.join("\n");
     result.character_count = utf16_len(&result.content);
     result
 }
+
+/// The definitions text (`# <basename>` then outline lines) of each ranked file. Test files the
+/// agent did not edit are summarised unless small; when the whole does not fit the budget,
+/// definitions nested in function bodies of files the agent did not edit are left out too.
+fn section_texts(ranked: &[Ranked], inputs: &[FoldInput], options: &FoldOptions) -> Vec<String> {
+    let render_all = |drop_locals: bool| -> Vec<String> {
+        ranked
+            .iter()
+            .map(|item| {
+                let path = &inputs[item.index].display_path;
+                let unedited = options.prioritize && item.edited.is_none();
+                let computed;
+                let shape = match &item.shape {
+                    Some(shape) => shape,
+                    None if drop_locals && unedited => {
+                        computed = test_shape(&item.outline, item.test_file_by_name);
+                        &computed
+                    }
+                    None => return format!("# {}\n{}", base_name(path), item.outline.to_text()),
+                };
+                let summarize = unedited && shape.cases > SMALL_TEST_FILE_CASES;
+                let lines = render(
+                    &item.outline,
+                    shape,
+                    summarize,
+                    drop_locals && unedited,
+                    unedited && item.test_file_by_name && shape.cases > 0,
+                );
+                format!("# {}\n{lines}", base_name(path))
+            })
+            .collect()
+    };
+    let texts = render_all(false);
+    if !options.prioritize {
+        return texts;
+    }
+    // The wrapped length of everything, without building the sections. Bytes bound UTF-16
+    // units from above, so the exact count is only needed when the bytes do not fit.
+    let wrapped = |length: fn(&str) -> usize| -> usize {
+        ranked
+            .iter()
+            .zip(&texts)
+            .map(|(item, text)| {
+                WRAPPER_CHARS + length(&inputs[item.index].display_path) + length(text)
+            })
+            .sum::<usize>()
+            + ranked.len().saturating_sub(1)
+    };
+    if wrapped(str::len) > options.max_chars && wrapped(utf16_len) > options.max_chars {
+        render_all(true)
+    } else {
+        texts
+    }
+}
+
+/// Characters `wrap_section` adds around the path and the definitions.
+const WRAPPER_CHARS: usize = "<system-reminder>\n## File Context: \n\n</system-reminder>".len();
 
 /// Outline the sources of one window, from the cache when given.
 fn outline_window(
@@ -359,16 +515,20 @@ fn outline_window(
     by_offset
 }
 
-fn skip_rest_over_budget(result: &mut FoldedContext, rest: &[FoldInput], max_chars: usize) {
-    result.files_skipped += rest.len();
-    result
-        .diagnostics
-        .extend(rest.iter().map(|input| FileDiagnostic {
+fn skip_rest_over_budget<'a>(
+    result: &mut FoldedContext,
+    rest: impl Iterator<Item = &'a FoldInput>,
+    max_chars: usize,
+) {
+    for input in rest {
+        result.files_skipped += 1;
+        result.diagnostics.push(FileDiagnostic {
             display_path: input.display_path.clone(),
             kind: FileDiagnosticKind::OverBudget,
             included: false,
             message: format!("the {max_chars}-character budget is used up"),
-        }));
+        });
+    }
 }
 
 /// `<system-reminder>\n## File Context: <path>\n<definitions>\n</system-reminder>`.

@@ -12,7 +12,7 @@ use tree_sitter::{
 };
 
 use crate::language::CaptureRole;
-use crate::{DefinitionKind, Language, Position, Span};
+use crate::{DefinitionKind, Language, OutlineDiagnostic, Position, Span};
 
 thread_local! {
     /// One parser per language per thread: parsers are cheap to keep and costly to rebuild.
@@ -72,6 +72,55 @@ pub(crate) struct Candidate {
     pub(crate) name: Option<Span>,
     pub(crate) trait_bytes: Option<std::ops::Range<usize>>,
     pub(crate) pattern_index: usize,
+    /// The names declared by a grouped declaration (Go's `const ( ... )` / `var ( ... )`),
+    /// joined with `, ` and cut to [`GROUP_NAMES_MAX_CHARS`], so its first line names something.
+    pub(crate) group_names: Option<String>,
+}
+
+/// Longest list of names shown for a grouped declaration, in characters (before ` …+N`).
+pub(crate) const GROUP_NAMES_MAX_CHARS: usize = 120;
+
+/// Node kinds whose children declare several names under one keyword line.
+const GROUPED_DECLARATIONS: &[&str] = &["const_declaration", "var_declaration"];
+
+/// The names of a grouped declaration's specs, joined and capped (linear in the names kept:
+/// a block of 100,000 names costs one pass over its children, no more).
+fn group_names(node: Node<'_>, source: &str) -> Option<String> {
+    let mut names = String::new();
+    let mut shown = 0usize;
+    let mut total = 0usize;
+    let mut cursor = node.walk();
+    let mut specs: Vec<Node<'_>> = node.named_children(&mut cursor).collect();
+    // Go's `var ( ... )` holds its specs in one `var_spec_list`.
+    if let [list] = specs[..]
+        && list.kind().ends_with("_list")
+    {
+        let mut list_cursor = list.walk();
+        specs = list.named_children(&mut list_cursor).collect();
+    }
+    for spec in specs {
+        let mut spec_cursor = spec.walk();
+        let spec_names = spec.children_by_field_name("name", &mut spec_cursor);
+        // The field also yields the commas between names (`a, b = 1, 2`).
+        for name in spec_names.filter(|name| name.is_named()) {
+            total += 1;
+            let text = source.get(name.byte_range()).unwrap_or("");
+            if names.chars().count() + text.chars().count() <= GROUP_NAMES_MAX_CHARS {
+                if !names.is_empty() {
+                    names.push_str(", ");
+                }
+                names.push_str(text);
+                shown += 1;
+            }
+        }
+    }
+    if total == 0 {
+        return None;
+    }
+    if shown < total {
+        names.push_str(&format!(", …+{}", total - shown));
+    }
+    Some(names)
 }
 
 /// Run the language's definition query over the tree. Returns the candidates sorted by start
@@ -124,6 +173,7 @@ pub(crate) fn candidates(
                     name,
                     trait_bytes,
                     pattern_index: query_match.pattern_index,
+                    group_names: None,
                 });
             }
         }
@@ -132,6 +182,12 @@ pub(crate) fn candidates(
         (
             candidate.range.start_byte,
             std::cmp::Reverse(candidate.range.end_byte),
+            // A node that is both data and a function (`const Button = memo(() => ...)`) is
+            // a function: the data patterns only name what no other pattern names.
+            matches!(
+                candidate.kind,
+                DefinitionKind::Constant | DefinitionKind::Variable
+            ),
             candidate.pattern_index,
             candidate.name.as_ref().map(|name| name.start_byte),
         )
@@ -142,6 +198,20 @@ pub(crate) fn candidates(
         later.range.start_byte == earlier.range.start_byte
             && later.range.end_byte == earlier.range.end_byte
     });
+    for candidate in &mut found {
+        if !matches!(
+            candidate.kind,
+            DefinitionKind::Constant | DefinitionKind::Variable
+        ) {
+            continue;
+        }
+        let node = tree
+            .root_node()
+            .descendant_for_byte_range(candidate.range.start_byte, candidate.range.end_byte);
+        if let Some(node) = node.filter(|node| GROUPED_DECLARATIONS.contains(&node.kind())) {
+            candidate.group_names = group_names(node, source);
+        }
+    }
     (found, timed_out.get() || Instant::now() >= deadline)
 }
 
@@ -283,21 +353,192 @@ pub(crate) fn walk_tree(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> Walk) {
     }
 }
 
-/// The 0-based line of the first syntax error (an `ERROR` or missing node), if any.
-pub(crate) fn first_syntax_error_line(tree: &Tree) -> Option<u32> {
+/// The first syntax error of a tree: where it is, and whether it is a construct the grammar
+/// cannot read although the language allows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SyntaxError {
+    /// 0-based line of the innermost error node (or missing node), or of the construct the
+    /// grammar cannot read.
+    pub(crate) line: u32,
+    /// Set when every error of the tree is a known grammar limitation (valid source).
+    pub(crate) limitation: Option<&'static str>,
+}
+
+/// Known gaps of the bundled grammars (tree-sitter-typescript 0.23.2, the newest release):
+/// valid TypeScript they misread: what, and the byte where the construct is. `None` when the
+/// error node is not one of them.
+fn grammar_limitation(
+    language: Language,
+    error: Node<'_>,
+    source: &str,
+) -> Option<(&'static str, usize)> {
+    if !matches!(language, Language::TypeScript | Language::Tsx) {
+        return None;
+    }
+    // Bytes, not `str` slicing: the error starts where the ASCII shadow says, and newlines are
+    // always character boundaries of the source.
+    let bytes = source.as_bytes();
+    let at = error.start_byte().min(bytes.len());
+    let line_start = bytes[..at]
+        .iter()
+        .rposition(|byte| *byte == b'\n')
+        .map_or(0, |newline| newline + 1);
+    let line_end = bytes[at..]
+        .iter()
+        .position(|byte| *byte == b'\n')
+        .map_or(bytes.len(), |newline| at + newline);
+    let line = source.get(line_start..line_end).unwrap_or("");
+    // `Promise<import("x").T[]>`, `f<typeof import("x")>()`: an import type inside type
+    // arguments, which the grammar reads as comparisons.
+    // `x: import("y").T[]` in a type annotation likewise.
+    if let Some(import) = line.find("import(")
+        && ((line[..import].contains('<') && line[import..].contains('>'))
+            || line[..import].trim_end().ends_with(':')
+            || line[..import].trim_end().ends_with('|'))
+    {
+        return Some((
+            "an import type (`import(\"…\")`) in type arguments",
+            line_start + import,
+        ));
+    }
+    // `a &b` in JSX text, `href="?a=1&name=x"`: read as the start of an HTML entity. The
+    // innermost error may open where the element does, before the `&`: the whole erroneous
+    // region (the outermost error around it) is what must hold one.
+    let mut region = error;
+    while let Some(parent) = region.parent().filter(Node::is_error) {
+        region = parent;
+    }
+    let region_text = source
+        .get(region.start_byte()..region.end_byte().min(region.start_byte() + 64 * 1024))
+        .unwrap_or("");
+    // The `&` itself: on the error's line, else the first one of the region.
+    let ampersand = match line.find('&') {
+        Some(offset) => line_start + offset,
+        None => region.start_byte() + region_text.find('&')?,
+    };
+    let mut cursor = error.walk();
+    let jsx_child = error
+        .named_children(&mut cursor)
+        .any(|child| child.kind().starts_with("jsx_"));
+    let mut ancestor = error.parent();
+    let mut jsx_ancestor = false;
+    for _ in 0..4 {
+        let Some(node) = ancestor else { break };
+        if node.kind().starts_with("jsx_") {
+            jsx_ancestor = true;
+            break;
+        }
+        ancestor = node.parent();
+    }
+    (jsx_child || jsx_ancestor).then_some((
+        "`&` in JSX text or an attribute string (read as an HTML entity)",
+        ampersand,
+    ))
+}
+
+/// How many error nodes are classified at most (a file of garbage has one per token).
+const MAX_CLASSIFIED_ERRORS: usize = 64;
+
+/// The first syntax error, if any: the innermost error node of the first erroneous region (so a
+/// file whose whole tree is one `ERROR` is not reported on line 1), and whether every error is a
+/// known grammar limitation.
+pub(crate) fn first_syntax_error(
+    language: Language,
+    tree: &Tree,
+    source: &str,
+) -> Option<SyntaxError> {
     if !tree.root_node().has_error() {
         return None;
     }
-    let mut line = None;
+    let mut first: Option<u32> = None;
+    let mut first_unknown: Option<u32> = None;
+    let mut limitation = None;
+    // Errors inside the top-level statement that holds a known limitation are its cascade (the
+    // grammar recovers badly after it), not errors of their own.
+    let mut cascade_end = 0usize;
+    let mut seen = 0usize;
     walk_tree(tree, |node| {
-        if node.is_error() || node.is_missing() {
-            line = Some(to_u32(node.start_position().row));
-            Walk::Stop
-        } else if node.has_error() {
+        let is_error = node.is_error() || node.is_missing();
+        if is_error && !has_error_child(node) {
+            let line = to_u32(node.start_position().row);
+            first.get_or_insert(line);
+            if node.start_byte() >= cascade_end {
+                match grammar_limitation(language, node, source) {
+                    Some((construct, at)) => {
+                        let line = to_u32(
+                            source.as_bytes()[..at.min(source.len())]
+                                .iter()
+                                .filter(|byte| **byte == b'\n')
+                                .count(),
+                        );
+                        limitation.get_or_insert((construct, line));
+                        cascade_end = cascade_end.max(top_level_statement(node).end_byte());
+                    }
+                    None => {
+                        first_unknown = Some(line);
+                        return Walk::Stop;
+                    }
+                }
+            }
+            seen += 1;
+            if seen >= MAX_CLASSIFIED_ERRORS {
+                // Too many to be a grammar gap: a real error, reported where the first is.
+                first_unknown = first;
+                return Walk::Stop;
+            }
+            Walk::Skip
+        } else if node.has_error() || is_error {
             Walk::Descend
         } else {
             Walk::Skip
         }
     });
-    line.or(Some(0))
+    Some(match (first_unknown, limitation) {
+        (None, Some((construct, line))) => SyntaxError {
+            line,
+            limitation: Some(construct),
+        },
+        _ => SyntaxError {
+            line: first_unknown.or(first).unwrap_or(0),
+            limitation: None,
+        },
+    })
+}
+
+/// The diagnostic for a tree's syntax errors (one owner for outlines and folding ranges).
+pub(crate) fn syntax_diagnostic(
+    language: Language,
+    tree: &Tree,
+    source: &str,
+) -> Option<OutlineDiagnostic> {
+    let error = first_syntax_error(language, tree, source)?;
+    Some(match error.limitation {
+        Some(construct) => OutlineDiagnostic::GrammarLimitation {
+            line: error.line,
+            construct,
+        },
+        None => OutlineDiagnostic::SyntaxErrors {
+            first_error_line: error.line,
+        },
+    })
+}
+
+/// The top-level statement around `node` (the root's child holding it): how far a grammar
+/// limitation's cascade of errors may reach.
+fn top_level_statement(node: Node<'_>) -> Node<'_> {
+    let mut current = node;
+    while let Some(parent) = current.parent() {
+        if parent.parent().is_none() {
+            return current;
+        }
+        current = parent;
+    }
+    current
+}
+
+/// True when some child of `node` is (or holds) an error: the error is further in.
+fn has_error_child(node: Node<'_>) -> bool {
+    let mut cursor = node.walk();
+    node.children(&mut cursor)
+        .any(|child| child.has_error() || child.is_error() || child.is_missing())
 }

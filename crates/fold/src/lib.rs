@@ -19,12 +19,14 @@ mod language;
 mod markdown;
 mod outline;
 mod symbols;
+mod testing;
 mod text;
 
 pub use cache::{OutlineCache, OutlineJob, outline_many};
 pub use context::{
     DEFAULT_MAX_CHARS, FileDiagnostic, FileDiagnosticKind, FoldContent, FoldInput, FoldOptions,
-    FoldedContext, file_definitions_text, folded_file_context, folded_file_context_with,
+    FoldedContext, context_paths, file_definitions_text, folded_file_context,
+    folded_file_context_with,
 };
 pub use language::Language;
 pub use outline::{
@@ -34,4 +36,5 @@ pub use symbols::{
     DocumentSymbol, DocumentSymbols, FoldingKind, FoldingRange, FoldingRanges, MAX_SYMBOL_DEPTH,
     document_symbols, folding_ranges,
 };
+pub use testing::{SMALL_TEST_FILE_CASES, is_test_path};
 pub use text::{truncate_utf16, utf16_len};

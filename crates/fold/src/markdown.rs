@@ -100,6 +100,7 @@ pub(crate) fn header_candidates(source: &str) -> Vec<Candidate> {
                 }),
                 trait_bytes: None,
                 pattern_index: 0,
+                group_names: None,
             }
         })
         .collect()

@@ -195,6 +195,9 @@ pub struct Definition {
     pub first_line: String,
     /// Index (in the same list) of the innermost definition containing this one.
     pub parent: Option<usize>,
+    /// Tests (`it`, `test`) directly inside this definition that are too short to be listed
+    /// themselves; they still count in a test summary.
+    pub short_tests: u32,
 }
 
 impl Definition {
@@ -273,6 +276,14 @@ pub enum OutlineDiagnostic {
         /// 0-based line of the first error.
         first_error_line: u32,
     },
+    /// The source is valid but uses a construct the bundled grammar cannot read (every error
+    /// of the tree is one); the outline is best effort around it.
+    GrammarLimitation {
+        /// 0-based line of the first such construct.
+        line: u32,
+        /// What the grammar cannot read.
+        construct: &'static str,
+    },
 }
 
 impl OutlineDiagnostic {
@@ -310,6 +321,11 @@ impl fmt::Display for OutlineDiagnostic {
                 "definition query timed out after {} ms; outline is partial",
                 budget.as_millis()
             ),
+            OutlineDiagnostic::GrammarLimitation { line, construct } => write!(
+                formatter,
+                "grammar limitation on line {}: {construct}; outline is best effort",
+                line + 1
+            ),
             OutlineDiagnostic::SyntaxErrors { first_error_line } => write!(
                 formatter,
                 "syntax errors (first on line {}); outline is best effort",
@@ -328,6 +344,9 @@ pub struct Outline {
     pub definitions: Vec<Definition>,
     /// What went wrong, if anything.
     pub diagnostics: Vec<OutlineDiagnostic>,
+    /// Tests outside every listed definition that are too short to be listed themselves: how
+    /// many, and the 0-based lines from the first one's start to the last one's end.
+    pub short_tests_outside: Option<(u32, u32, u32)>,
 }
 
 impl Outline {
@@ -350,11 +369,14 @@ impl Outline {
 /// line range, ordered by start.
 pub fn outline(language: Language, source: &str, options: &OutlineOptions) -> Outline {
     let (candidates, diagnostics) = analyze(language, source, options);
-    let definitions = build_definitions(candidates, source, options, true);
+    let mut short_tests_outside = None;
+    let definitions =
+        build_definitions(candidates, source, options, true, &mut short_tests_outside);
     Outline {
         language,
         definitions,
         diagnostics,
+        short_tests_outside,
     }
 }
 
@@ -385,9 +407,7 @@ pub(crate) fn analyze(
         });
         return (Vec::new(), diagnostics);
     };
-    if let Some(first_error_line) = engine::first_syntax_error_line(&tree) {
-        diagnostics.push(OutlineDiagnostic::SyntaxErrors { first_error_line });
-    }
+    diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
     let (candidates, query_timed_out) = engine::candidates(language, &tree, source, deadline);
     if query_timed_out {
         diagnostics.push(OutlineDiagnostic::Timeout {
@@ -406,6 +426,7 @@ pub(crate) fn build_definitions(
     source: &str,
     options: &OutlineOptions,
     outline_rules: bool,
+    short_tests_outside: &mut Option<(u32, u32, u32)>,
 ) -> Vec<Definition> {
     let mut seen_line_ranges = std::collections::HashSet::new();
     let mut line_index = None;
@@ -414,17 +435,41 @@ pub(crate) fn build_definitions(
     for candidate in candidates {
         if outline_rules {
             let line_count = candidate.range.end.line - candidate.range.start.line + 1;
-            if line_count < options.min_lines
-                || !seen_line_ranges.insert((candidate.range.start.line, candidate.range.end.line))
-            {
+            if line_count < options.min_lines {
+                if candidate.kind == DefinitionKind::Test {
+                    // Counted in its container, so a summary says how many tests there are.
+                    while let Some(&top) = open.last() {
+                        if definitions[top].range.contains(&candidate.range) {
+                            break;
+                        }
+                        open.pop();
+                    }
+                    let (start, end) = (candidate.range.start.line, candidate.range.end.line);
+                    match open.last() {
+                        Some(&top) => definitions[top].short_tests += 1,
+                        None => {
+                            let outside = short_tests_outside.get_or_insert((0, start, end));
+                            outside.0 += 1;
+                            outside.2 = outside.2.max(end);
+                        }
+                    }
+                }
+                continue;
+            }
+            if !seen_line_ranges.insert((candidate.range.start.line, candidate.range.end.line)) {
                 continue;
             }
         }
         let line_index = line_index.get_or_insert_with(|| LineIndex::new(source));
-        let first_line = shorten_line(
-            line_index.line(source, candidate.range.start.line as usize),
-            options.max_line_chars,
-        );
+        let source_line = line_index.line(source, candidate.range.start.line as usize);
+        let first_line = match &candidate.group_names {
+            // `const (` names nothing: show the names it declares on the same line.
+            Some(names) if source_line.trim_end().ends_with('(') => shorten_line(
+                &format!("{} {names} )", source_line.trim_end()),
+                options.max_line_chars,
+            ),
+            _ => shorten_line(source_line, options.max_line_chars),
+        };
         let name = definition_name(&candidate, source, &first_line);
         // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
         while let Some(&top) = open.last() {
@@ -461,6 +506,7 @@ pub(crate) fn build_definitions(
             selection_range,
             first_line,
             parent,
+            short_tests: 0,
         });
     }
     definitions

@@ -75,7 +75,7 @@ pub fn document_symbols(
     options: &OutlineOptions,
 ) -> DocumentSymbols {
     let (candidates, diagnostics) = analyze(language, source, options);
-    let definitions = build_definitions(candidates, source, options, false);
+    let definitions = build_definitions(candidates, source, options, false, &mut None);
 
     // Depth of each definition, capped: a too-deep one hangs from its ancestor at the cap.
     let mut attach_to: Vec<Option<usize>> = Vec::with_capacity(definitions.len());
@@ -173,9 +173,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             diagnostics,
         };
     };
-    if let Some(first_error_line) = engine::first_syntax_error_line(&tree) {
-        diagnostics.push(OutlineDiagnostic::SyntaxErrors { first_error_line });
-    }
+    diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
     let lines = LineIndex::new(source);
     let mut raw: Vec<LineRun> = Vec::new();
 

@@ -277,8 +277,17 @@ fn over_budget_diagnostics_name_every_file_left_out() {
     assert_eq!(result.files_processed, 0);
     assert_eq!(result.files_skipped, 3);
     assert!(result.content.is_empty());
+    // Every file is outlined before the budget is spent in priority order, so a file the host
+    // skipped keeps its own reason even past the budget.
     let kinds: Vec<FileDiagnosticKind> = result.diagnostics.iter().map(|d| d.kind).collect();
-    assert_eq!(kinds, vec![FileDiagnosticKind::OverBudget; 3]);
+    assert_eq!(
+        kinds,
+        vec![
+            FileDiagnosticKind::SkippedByHost,
+            FileDiagnosticKind::OverBudget,
+            FileDiagnosticKind::OverBudget
+        ]
+    );
 }
 
 #[test]

@@ -321,7 +321,7 @@ func main() {
         expect![[r#"
             9--12 | type Server struct {
             14--17 | type Handler interface {
-            19--22 | const (
+            19--22 | const ( A, B )
             24--27 | func (s *Server) Start() error {
             29--32 | func main() {
             ---

@@ -40,13 +40,35 @@ pub struct AccessResult {
     pub tool_error: Option<String>,
 }
 
+/// Which form of a path a rule matched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum PathVia {
+    /// The path as requested, lexically normalised.
+    Lexical,
+    /// The path with every symlink resolved.
+    Canonical,
+}
+
+/// What kind of rule blocked a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum BlockKind {
+    /// A pattern of an ignore file (or an implicit one).
+    IgnoreRule,
+    /// The path is outside every folder and `denyOutsideWorkspace` is set.
+    OutsideWorkspace,
+}
+
 /// What blocked a path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct BlockedBy {
     /// `ignoreRule` or `outsideWorkspace`.
-    pub kind: String,
+    pub kind: BlockKind,
     /// The workspace folder whose rule matched.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub folder: Option<String>,
@@ -64,7 +86,7 @@ pub struct BlockedBy {
     pub matched_path: Option<String>,
     /// `lexical` (as requested) or `canonical` (symlinks resolved).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub via: Option<String>,
+    pub via: Option<PathVia>,
 }
 
 /// Params of `roo/ignore/filterPaths`.
@@ -198,7 +220,7 @@ pub struct ProtectResult {
     pub pattern: Option<String>,
     /// `lexical` or `canonical`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub via: Option<String>,
+    pub via: Option<PathVia>,
 }
 
 /// Result of `roo/protect/annotate` (the original's `annotatePathsWithProtection`).

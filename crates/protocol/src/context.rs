@@ -66,18 +66,9 @@ pub struct ManageContextParams {
     /// condense or truncation pass the returned `newContextTokens` or omit it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
-    /// `autoCondenseContext` (default `true`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auto_condense_context: Option<bool>,
-    /// `autoCondenseContextPercent` (default 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auto_condense_context_percent: Option<f64>,
-    /// `profileThresholds` (profile id → percent; `-1` inherits; valid 5–100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile_thresholds: Option<BTreeMap<String, f64>>,
-    /// The current profile's id (default `"default"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current_profile_id: Option<String>,
+    /// The auto-condense threshold settings.
+    #[serde(flatten)]
+    pub thresholds: ThresholdParams,
     /// `customSupportPrompts.CONDENSE`: used verbatim when non-blank, on every trigger.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom_condensing_prompt: Option<String>,
@@ -98,7 +89,7 @@ pub struct ManageContextParams {
     pub timeout_ms: Option<u64>,
     /// `estimate` (default: o200k_base × 1.5, the original's rule) or `exact`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_count_mode: Option<String>,
+    pub token_count_mode: Option<TokenCountMode>,
     /// The task id, passed through to the host in the summarize request.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
@@ -337,7 +328,7 @@ pub struct VerifySummaryParams {
     pub previous_context_tokens: Option<u64>,
     /// `estimate` (default) or `exact`, for the addendum's size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_count_mode: Option<String>,
+    pub token_count_mode: Option<TokenCountMode>,
     /// The options.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyOptions>,
@@ -459,7 +450,124 @@ pub struct ContextBudgetInfo {
     /// The threshold in force.
     pub threshold: f64,
     /// `global`, `profile`, `invalidProfile` or `forced`.
-    pub threshold_source: String,
+    pub threshold_source: ThresholdSourceKind,
+}
+
+/// What `roo/context/manage` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum ManageAction {
+    /// Nothing: the history is unchanged.
+    None,
+    /// A summary replaced the older messages.
+    Condensed,
+    /// The sliding window hid the older messages.
+    Truncated,
+}
+
+/// Where the threshold in force came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum ThresholdSourceKind {
+    /// `autoCondenseContextPercent`.
+    Global,
+    /// The current profile's entry of `profileThresholds`.
+    Profile,
+    /// A profile entry outside 5–100: the global threshold, with a warning.
+    InvalidProfile,
+    /// A manual or emergency trigger, which acts whatever the threshold.
+    Forced,
+}
+
+/// How tokens are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum TokenCountMode {
+    /// Exact o200k_base.
+    Exact,
+    /// The original's rules on top of it: ×1.5 per content list, rounded up; images by formula.
+    Estimate,
+}
+
+/// Why a `roo/host/summarize` call is no longer wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum CancelReason {
+    /// `timeoutMs` passed without an answer.
+    Timeout,
+    /// The `roo/context/manage` request was cancelled.
+    Cancelled,
+}
+
+/// The auto-condense threshold settings, shared by `roo/context/manage` and
+/// `roo/context/willManage` (flattened: the fields sit at the top of their params). serde reads a
+/// flattened struct from a buffer where the field path is lost, so each field names itself in its
+/// errors (`named`), keeping the one invalid-params form.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ThresholdParams {
+    /// `autoCondenseContext` (default `true`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "named::auto_condense_context"
+    )]
+    pub auto_condense_context: Option<bool>,
+    /// `autoCondenseContextPercent` (default 100).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "named::auto_condense_context_percent"
+    )]
+    pub auto_condense_context_percent: Option<f64>,
+    /// `profileThresholds` (profile id → percent; `-1` inherits; valid 5–100).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "named::profile_thresholds"
+    )]
+    pub profile_thresholds: Option<BTreeMap<String, f64>>,
+    /// The current profile's id (default `"default"`).
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "named::current_profile_id"
+    )]
+    pub current_profile_id: Option<String>,
+}
+
+/// Deserializers that put the wire name of their field in front of an error.
+mod named {
+    use serde::{Deserialize, Deserializer};
+
+    macro_rules! named {
+        ($($function:ident = $wire:literal),* $(,)?) => {$(
+            pub(super) fn $function<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+            where
+                D: Deserializer<'de>,
+                T: Deserialize<'de>,
+            {
+                T::deserialize(deserializer).map_err(|error| {
+                    <D::Error as serde::de::Error>::custom(format_args!(
+                        "field `{}`: {error}",
+                        $wire
+                    ))
+                })
+            }
+        )*};
+    }
+
+    named!(
+        auto_condense_context = "autoCondenseContext",
+        auto_condense_context_percent = "autoCondenseContextPercent",
+        profile_thresholds = "profileThresholds",
+        current_profile_id = "currentProfileId",
+    );
 }
 
 /// How the summarize request was shortened to fit the summarizer's window.
@@ -486,7 +594,7 @@ pub struct ManageContextResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<Vec<Value>>,
     /// `none`, `condensed` or `truncated`.
-    pub action: String,
+    pub action: ManageAction,
     /// The summary text (empty unless condensed).
     pub summary: String,
     /// Cost of the summarizer call (0 when none ran).
@@ -546,21 +654,12 @@ pub struct WillManageContextParams {
     /// The model's output limit.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<i64>,
-    /// `autoCondenseContext` (default `true`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auto_condense_context: Option<bool>,
-    /// `autoCondenseContextPercent` (default 100).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub auto_condense_context_percent: Option<f64>,
-    /// `profileThresholds`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub profile_thresholds: Option<BTreeMap<String, f64>>,
-    /// The current profile's id (default `"default"`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current_profile_id: Option<String>,
+    /// The auto-condense threshold settings.
+    #[serde(flatten)]
+    pub thresholds: ThresholdParams,
     /// `estimate` (default) or `exact`, for counting `lastMessage`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token_count_mode: Option<String>,
+    pub token_count_mode: Option<TokenCountMode>,
 }
 
 /// Result of `roo/context/willManage`.
@@ -675,5 +774,5 @@ pub struct HostCancelSummarizeParams {
     /// The `requestId` of the abandoned `roo/host/summarize`.
     pub request_id: String,
     /// `timeout` or `cancelled`.
-    pub reason: String,
+    pub reason: CancelReason,
 }

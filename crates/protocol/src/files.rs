@@ -50,6 +50,32 @@ pub struct MetadataRecovery {
     pub error: String,
 }
 
+/// Why a tracked file is not watched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum NotWatchedReason {
+    /// No workspace folder contains it.
+    OutsideWorkspace,
+    /// The access rule forbids reading it.
+    Blocked,
+    /// The task does not track it (`roo/files/markRooEdited` on an untracked file).
+    NotTracked,
+}
+
+/// What happened to a tracked file behind the agent's back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum FileChangeKind {
+    /// Its content changed.
+    Modified,
+    /// It is gone.
+    Deleted,
+    /// It was renamed or moved away (`newPath` when known).
+    Renamed,
+}
+
 /// Result of `roo/files/track`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -60,7 +86,7 @@ pub struct TrackResult {
     /// Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
     /// rule forbids reading it). The record is kept either way.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub not_watched_reason: Option<String>,
+    pub not_watched_reason: Option<NotWatchedReason>,
     /// Set when this call opened the task and its metadata file was unusable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery: Option<MetadataRecovery>,
@@ -160,7 +186,7 @@ pub struct FileDidChangeParams {
     /// The path as given to `roo/files/track`.
     pub path: String,
     /// `modified`, `deleted` or `renamed`.
-    pub kind: String,
+    pub kind: FileChangeKind,
     /// For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_path: Option<String>,

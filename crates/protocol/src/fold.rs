@@ -20,6 +20,11 @@ pub struct FoldContextParams {
     /// default 4; 0 keeps every definition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub min_component_lines: Option<u32>,
+    /// Files the agent edited, most recently edited first (as spelled in `paths`). They are
+    /// folded even when not in `paths`, and come first in the budget: edited files, then read
+    /// files, implementation before tests, most recent first within each (docs/protocol.md).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_paths: Option<Vec<String>>,
 }
 
 /// Result of `roo/fold/context`.
@@ -29,7 +34,7 @@ pub struct FoldContextParams {
 pub struct FoldContextResult {
     /// The sections joined with `\n` (empty when no file has definitions).
     pub content: String,
-    /// One `<system-reminder>` section per included file.
+    /// One `<system-reminder>` section per included file, in budget order.
     pub sections: Vec<String>,
     /// Files with a section.
     pub files_processed: usize,
@@ -49,12 +54,51 @@ pub struct FoldDiagnostic {
     /// The path as requested.
     pub path: String,
     /// `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-    /// `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
-    pub kind: String,
+    /// `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
+    /// `truncated`, `overBudget`.
+    pub kind: FoldDiagnosticKind,
     /// Whether the file still has a section.
     pub included: bool,
     /// Human-readable explanation.
     pub message: String,
+}
+
+/// Why a file of `roo/fold/context` has no (or a shortened) section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum FoldDiagnosticKind {
+    /// The access rule blocks it.
+    Blocked,
+    /// It could not be read (missing, not a regular file, too large to read).
+    Unreadable,
+    /// The request was cancelled before it was read.
+    Cancelled,
+    /// Skipped for another reason.
+    Skipped,
+    /// No grammar for its extension.
+    UnsupportedLanguage,
+    /// It looks binary.
+    Binary,
+    /// It is not UTF-8.
+    InvalidUtf8,
+    /// It is too large to parse.
+    TooLarge,
+    /// Parsing took too long.
+    ParseTimeout,
+    /// The definitions query took too long.
+    QueryTimeout,
+    /// It has syntax errors (the section is kept).
+    SyntaxErrors,
+    /// Valid code the grammar cannot parse (a known grammar limitation, reported at its line;
+    /// the section is kept).
+    GrammarLimitation,
+    /// It has no definitions.
+    NoDefinitions,
+    /// Its section was cut to fit.
+    Truncated,
+    /// It did not fit in `maxChars`.
+    OverBudget,
 }
 
 /// Params of `roo/fold/outline`.

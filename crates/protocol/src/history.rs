@@ -133,7 +133,7 @@ pub struct CountTokensParams {
     pub messages: Option<Vec<Value>>,
     /// `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mode: Option<String>,
+    pub mode: Option<crate::context::TokenCountMode>,
     /// For `messages`: count the effective history (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective: Option<bool>,

@@ -64,6 +64,30 @@ pub struct MentionContentMetadata {
     pub lines_shown: Option<[usize; 2]>,
 }
 
+/// What a mention content block holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum MentionBlockType {
+    /// A file.
+    File,
+    /// A folder listing.
+    Folder,
+}
+
+/// A mention only the editor host can resolve.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum HostMentionKind {
+    /// `@problems`: the workspace diagnostics.
+    Problems,
+    /// `@terminal`: the terminal output.
+    Terminal,
+    /// A URL.
+    Url,
+}
+
 /// One file or folder block (`MentionContentBlock`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -71,7 +95,7 @@ pub struct MentionContentMetadata {
 pub struct MentionContentBlock {
     /// `file` or `folder`.
     #[serde(rename = "type")]
-    pub block_type: String,
+    pub block_type: MentionBlockType,
     /// The mention path without its leading `/`, escapes kept.
     pub path: String,
     /// The read_file-style text.
@@ -150,7 +174,7 @@ pub struct ProcessUserContentResult {
 #[serde(rename_all = "camelCase")]
 pub struct ResolveMentionParams {
     /// `problems`, `terminal` or `url`.
-    pub kind: String,
+    pub kind: HostMentionKind,
     /// The URL for `url`; the word itself otherwise.
     pub value: String,
     /// The folder the message was written in.

@@ -20,11 +20,22 @@ pub struct Settings {
     pub extra_protected_patterns: Option<Vec<String>>,
     /// Wording of protection texts: `roo` (default) or `zoo`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub flavor: Option<String>,
+    pub flavor: Option<Flavor>,
     /// Load the tokenizer tables in the background right after `initialize` (default true);
     /// false loads them on the first count, keeping memory low until then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_tokenizer: Option<bool>,
+}
+
+/// Wording of protection texts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum Flavor {
+    /// Roo Code's (the default).
+    Roo,
+    /// Zoo Code's.
+    Zoo,
 }
 
 /// Params of `roo/workspace/status` (none).

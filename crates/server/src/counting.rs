@@ -3,6 +3,7 @@
 
 use roo_context_core::conversation::{Estimate, TokenCounter};
 use roo_context_core::wire_text;
+pub use roo_context_protocol::context::TokenCountMode as Mode;
 use roo_context_tokens::TokenCache;
 
 /// Exact counts, cached by content.
@@ -10,30 +11,14 @@ pub struct CachedCounter<'a>(pub &'a TokenCache);
 
 impl TokenCounter for CachedCounter<'_> {
     fn count_text(&self, text: &str) -> usize {
+        // A cancelled request's answer is never sent: every count left costs nothing (and is
+        // not cached), so `$/cancelRequest` frees the blocking-pool slot of a token count, a
+        // context management or a threshold check at the next text.
+        if roo_context_core::cancel::cancelled() {
+            return 0;
+        }
         // What the model sees: a lone surrogate the host sent is U+FFFD, as in the original.
         self.0.count_exact(&wire_text::model_text(text))
-    }
-}
-
-/// How to count: exact o200k_base, or the original's estimate on top of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// Exact o200k_base.
-    Exact,
-    /// The original's rules: ×1.5 per content list, rounded up; images by formula.
-    Estimate,
-}
-
-impl Mode {
-    /// Parses the wire value (`exact`, `estimate`); `None` means exact.
-    pub fn parse(mode: Option<&str>) -> Result<Mode, String> {
-        match mode {
-            None | Some("exact") => Ok(Mode::Exact),
-            Some("estimate") => Ok(Mode::Estimate),
-            Some(other) => Err(format!(
-                "unknown mode {other:?} (expected \"exact\" or \"estimate\")"
-            )),
-        }
     }
 }
 

@@ -1,5 +1,7 @@
-//! The one place where JSON-RPC errors are made: parameter decoding that names the offending
-//! field, panics turned into InternalError, and the debug switch for test-only methods.
+//! The one place where JSON-RPC errors are made: the one error type handlers return
+//! ([`RpcError`], one mapping to JSON-RPC codes and one message form per kind), parameter
+//! decoding that names the offending field, panics turned into InternalError, the blocking-pool
+//! helper, and the debug switch for test-only methods.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -10,8 +12,77 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode, Result};
 
+/// Why a request got no result. Every handler error is one of these; [`From`] below is the one
+/// mapping to JSON-RPC codes and messages.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RpcError {
+    /// -32602, message `invalid params: field `<field>`: <message>` (or without the field when
+    /// the params as a whole are wrong).
+    InvalidParams {
+        /// The offending field (`paths[2]`, `options.cwd`), when one is to blame.
+        field: Option<String>,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// -32603: the server failed (a panic, an I/O error, background work lost).
+    Internal(String),
+}
+
+impl RpcError {
+    /// Invalid params, naming the field.
+    pub fn field(field: impl Into<String>, message: impl std::fmt::Display) -> RpcError {
+        RpcError::InvalidParams {
+            field: Some(field.into()),
+            message: message.to_string(),
+        }
+    }
+
+    /// Invalid params that no single field is to blame for.
+    pub fn params(message: impl std::fmt::Display) -> RpcError {
+        RpcError::InvalidParams {
+            field: None,
+            message: message.to_string(),
+        }
+    }
+
+    /// An internal error.
+    pub fn internal(message: impl std::fmt::Display) -> RpcError {
+        RpcError::Internal(message.to_string())
+    }
+}
+
+impl std::fmt::Display for RpcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RpcError::InvalidParams {
+                field: Some(field),
+                message,
+            } => write!(f, "invalid params: field `{field}`: {message}"),
+            RpcError::InvalidParams {
+                field: None,
+                message,
+            } => write!(f, "invalid params: {message}"),
+            RpcError::Internal(message) => f.write_str(message),
+        }
+    }
+}
+
+impl From<RpcError> for Error {
+    fn from(error: RpcError) -> Error {
+        let code = match error {
+            RpcError::InvalidParams { .. } => ErrorCode::InvalidParams,
+            RpcError::Internal(_) => ErrorCode::InternalError,
+        };
+        Error {
+            code,
+            message: error.to_string().into(),
+            data: None,
+        }
+    }
+}
+
 /// Decodes params, naming the offending field (`paths[2]`) in the error message.
-pub fn decode<P: DeserializeOwned>(params: Value) -> Result<P> {
+pub fn decode<P: DeserializeOwned>(params: Value) -> std::result::Result<P, RpcError> {
     // A request without params is treated as `{}`, so all-optional params may be omitted.
     let params = if params.is_null() {
         Value::Object(Default::default())
@@ -19,26 +90,27 @@ pub fn decode<P: DeserializeOwned>(params: Value) -> Result<P> {
         params
     };
     if let Some(field) = path_with_nul(&params) {
-        return Err(Error::invalid_params(format!(
-            "invalid params: field `{field}`: a path must not contain a NUL character"
-        )));
+        return Err(RpcError::field(
+            field,
+            "a path must not contain a NUL character",
+        ));
     }
     serde_path_to_error::deserialize(params).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
-        let message = if path == "." || path.is_empty() {
-            format!("invalid params: {inner}")
+        if path == "." || path.is_empty() {
+            RpcError::params(inner)
         } else {
-            format!("invalid params: field `{path}`: {inner}")
-        };
-        Error::invalid_params(message)
+            RpcError::field(path, inner)
+        }
     })
 }
 
 /// Fields that carry file-system paths, at the top of any method's params or in its `options`.
-const PATH_FIELDS: [&str; 7] = [
+const PATH_FIELDS: [&str; 8] = [
     "path",
     "paths",
+    "editedPaths",
     "cwd",
     "newPath",
     "storageDir",
@@ -79,26 +151,18 @@ fn path_with_nul(params: &Value) -> Option<String> {
 }
 
 /// Encodes a result.
-pub fn encode<R: Serialize>(result: R) -> Result<Value> {
-    serde_json::to_value(result).map_err(|e| internal(format!("cannot encode result: {e}")))
-}
-
-/// An InternalError with a message.
-pub fn internal(message: impl Into<String>) -> Error {
-    Error {
-        code: ErrorCode::InternalError,
-        message: message.into().into(),
-        data: None,
-    }
+pub fn encode<R: Serialize>(result: R) -> std::result::Result<Value, RpcError> {
+    serde_json::to_value(result)
+        .map_err(|e| RpcError::internal(format!("cannot encode result: {e}")))
 }
 
 /// Runs a handler future; a panic inside it becomes an InternalError and the server goes on.
 pub async fn guarded<F>(method: &'static str, future: F) -> Result<Value>
 where
-    F: std::future::Future<Output = Result<Value>>,
+    F: std::future::Future<Output = std::result::Result<Value, RpcError>>,
 {
     match AssertUnwindSafe(future).catch_unwind().await {
-        Ok(result) => result,
+        Ok(result) => result.map_err(Error::from),
         Err(payload) => {
             let detail = payload
                 .downcast_ref::<&str>()
@@ -106,7 +170,7 @@ where
                 .or_else(|| payload.downcast_ref::<String>().cloned())
                 .unwrap_or_else(|| "unknown panic".to_owned());
             tracing::error!(method, %detail, "handler panicked");
-            Err(internal(format!("internal error in {method}: {detail}")))
+            Err(RpcError::internal(format!("internal error in {method}: {detail}")).into())
         }
     }
 }
@@ -140,15 +204,28 @@ impl Drop for CancelOnDrop {
 /// a panic there becomes an InternalError. The work runs with a cancellation flag
 /// ([`roo_context_core::cancel`]) that is set when the request is cancelled, and the slot is held
 /// until the work really stops.
-pub async fn blocking<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'static) -> Result<R> {
-    let permit = heavy_slots()
-        .acquire()
-        .await
-        .map_err(|e| internal(format!("background work failed: {e}")))?;
+pub async fn blocking<R: Send + 'static>(
+    work: impl FnOnce() -> R + Send + 'static,
+) -> std::result::Result<R, RpcError> {
+    blocking_weighed(true, work).await
+}
+
+/// [`blocking`], taking a heavy-work slot only when `heavy`: small work (a short path batch)
+/// still leaves the async workers but never waits behind heavy requests.
+pub async fn blocking_weighed<R: Send + 'static>(
+    heavy: bool,
+    work: impl FnOnce() -> R + Send + 'static,
+) -> std::result::Result<R, RpcError> {
+    let lost =
+        |e: &dyn std::fmt::Display| RpcError::internal(format!("background work failed: {e}"));
+    let permit = if heavy {
+        Some(heavy_slots().acquire().await.map_err(|e| lost(&e))?)
+    } else {
+        None
+    };
     let flag = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let _cancel_on_drop = CancelOnDrop(flag.clone());
     // The permit moves into the work: a cancelled request frees its slot when its work stops.
-    let permit = permit;
     let task = tokio::task::spawn_blocking({
         let flag = flag.clone();
         move || {
@@ -156,8 +233,7 @@ pub async fn blocking<R: Send + 'static>(work: impl FnOnce() -> R + Send + 'stat
             roo_context_core::cancel::with_flag(Some(flag), work)
         }
     });
-    task.await
-        .map_err(|e| internal(format!("background work failed: {e}")))
+    task.await.map_err(|e| lost(&e))
 }
 
 /// Whether test-only methods are enabled (`ROO_CONTEXT_DEBUG_METHODS=1`).

@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use roo_context_protocol::methods;
+use roo_context_protocol::requests::Lane;
 use roo_context_protocol::workspace::{IgnoreDidReloadParams, Settings};
 use serde_json::Value;
 use tower_lsp_server::jsonrpc::Result;
@@ -16,17 +17,33 @@ use tower_lsp_server::ls_types::*;
 use tower_lsp_server::{Client, LanguageServer, LspService};
 
 use crate::documents::Documents;
-use crate::handlers::{access, context, files, fold, history};
+use crate::handlers::{Handler, Snapshot, WaitingHandler, fold};
 use crate::logging::LogHandle;
 use crate::lsp_edge::LineIndex;
-use crate::rpc::{debug_methods_enabled, decode, encode, guarded};
+use crate::rpc::{blocking, blocking_weighed, debug_methods_enabled, decode, encode, guarded};
 use crate::state::SharedState;
 use crate::tracker::FileTracker;
 use crate::watcher::{self, WorkspaceWatcher};
 use roo_context_fold::OutlineCache;
 
-/// Batches larger than this are decided on the blocking pool.
-const INLINE_BATCH: usize = 256;
+/// Registers every request of the method table ([`roo_context_protocol::for_each_request!`])
+/// with the handler its lane calls for: a `waiting` row needs a [`WaitingHandler`], the others a
+/// [`Handler`]. A row without its handler does not compile.
+macro_rules! register_rows {
+    ($($(#[doc = $doc:literal])* $marker:ident = $name:ident $wire:literal, $params:ty => $result:ty, $lane:ident;)*) => {
+        fn register_requests(
+            builder: tower_lsp_server::LspServiceBuilder<Backend>,
+        ) -> tower_lsp_server::LspServiceBuilder<Backend> {
+            use roo_context_protocol::requests::*;
+            builder
+                $(.custom_method(<$marker as RooRequest>::METHOD, register_rows!(@handler $lane $marker)))*
+        }
+    };
+    (@handler waiting $marker:ident) => { Backend::waiting_request::<$marker> };
+    (@handler $lane:ident $marker:ident) => { Backend::request::<$marker> };
+}
+
+roo_context_protocol::for_each_request!(register_rows);
 
 enum IgnoreDidReload {}
 
@@ -97,66 +114,9 @@ impl Backend {
                 files,
                 host_cannot_summarize: Arc::new(AtomicBool::new(false)),
             }
-        })
-        .custom_method(
-            methods::IGNORE_VALIDATE_ACCESS,
-            Backend::ignore_validate_access,
-        )
-        .custom_method(methods::IGNORE_FILTER_PATHS, Backend::ignore_filter_paths)
-        .custom_method(
-            methods::IGNORE_FORMAT_FILES_LIST,
-            Backend::ignore_format_files_list,
-        )
-        .custom_method(
-            methods::IGNORE_VALIDATE_COMMAND,
-            Backend::ignore_validate_command,
-        )
-        .custom_method(methods::IGNORE_INSTRUCTIONS, Backend::ignore_instructions)
-        .custom_method(methods::PROTECT_CHECK, Backend::protect_check)
-        .custom_method(methods::PROTECT_ANNOTATE, Backend::protect_annotate)
-        .custom_method(methods::PROTECT_INSTRUCTIONS, Backend::protect_instructions)
-        .custom_method(methods::WORKSPACE_STATUS, Backend::workspace_status)
-        .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update)
-        .custom_method(methods::FOLD_CONTEXT, Backend::fold_context)
-        .custom_method(methods::MENTIONS_PARSE, Backend::mentions_parse)
-        .custom_method(
-            methods::MENTIONS_PROCESS_USER_CONTENT,
-            Backend::mentions_process_user_content,
-        )
-        .custom_method(
-            methods::MENTIONS_RESOLVE_IMAGES,
-            Backend::mentions_resolve_images,
-        )
-        .custom_method(methods::FOLD_OUTLINE, Backend::fold_outline)
-        .custom_method(methods::HISTORY_EFFECTIVE, Backend::history_effective)
-        .custom_method(methods::HISTORY_MERGE, Backend::history_merge)
-        .custom_method(methods::HISTORY_REWIND, Backend::history_rewind)
-        .custom_method(methods::TOKENS_COUNT, Backend::tokens_count)
-        .custom_method(methods::CONTEXT_MANAGE, Backend::context_manage)
-        .custom_method(methods::CONTEXT_WILL_MANAGE, Backend::context_will_manage)
-        .custom_method(
-            methods::CONTEXT_VERIFY_SUMMARY,
-            Backend::context_verify_summary,
-        )
-        .custom_method(
-            methods::CONTEXT_CLASSIFY_ERROR,
-            Backend::context_classify_error,
-        )
-        .custom_method(methods::FILES_TRACK, Backend::files_track)
-        .custom_method(
-            methods::FILES_MARK_ROO_EDITED,
-            Backend::files_mark_roo_edited,
-        )
-        .custom_method(methods::FILES_READ, Backend::files_read)
-        .custom_method(
-            methods::FILES_TAKE_RECENTLY_MODIFIED,
-            Backend::files_take_recently_modified,
-        )
-        .custom_method(
-            methods::FILES_TAKE_CHECKPOINT_POSSIBLE,
-            Backend::files_take_checkpoint_possible,
-        )
-        .custom_method(methods::FILES_DISPOSE_TASK, Backend::files_dispose_task);
+        });
+        let builder = register_requests(builder)
+            .custom_method(methods::SETTINGS_UPDATE, Backend::settings_update);
         let builder = if debug_methods_enabled() {
             builder
                 .custom_method(methods::DEBUG_PANIC, Backend::debug_panic)
@@ -191,344 +151,51 @@ impl Backend {
         });
     }
 
-    async fn files_track(&self, params: Value) -> Result<Value> {
-        guarded(methods::FILES_TRACK, async {
-            let params = decode(params)?;
-            encode(files::track(&self.files, params).await?)
-        })
-        .await
-    }
-
-    async fn files_mark_roo_edited(&self, params: Value) -> Result<Value> {
-        guarded(methods::FILES_MARK_ROO_EDITED, async {
-            let params = decode(params)?;
-            encode(files::mark_roo_edited(&self.files, params).await?)
-        })
-        .await
-    }
-
-    async fn files_read(&self, params: Value) -> Result<Value> {
-        guarded(methods::FILES_READ, async {
-            let params = decode(params)?;
-            encode(files::files_read(&self.files, params).await?)
-        })
-        .await
-    }
-
-    async fn files_take_recently_modified(&self, params: Value) -> Result<Value> {
-        guarded(methods::FILES_TAKE_RECENTLY_MODIFIED, async {
-            let params = decode(params)?;
-            encode(files::take_recently_modified(&self.files, params).await?)
-        })
-        .await
-    }
-
-    async fn files_take_checkpoint_possible(&self, params: Value) -> Result<Value> {
-        guarded(methods::FILES_TAKE_CHECKPOINT_POSSIBLE, async {
-            let params = decode(params)?;
-            encode(files::take_checkpoint_possible(&self.files, params).await?)
-        })
-        .await
-    }
-
-    async fn files_dispose_task(&self, params: Value) -> Result<Value> {
-        guarded(methods::FILES_DISPOSE_TASK, async {
-            let params = decode(params)?;
-            encode(files::dispose_task(&self.files, params).await?)
-        })
-        .await
-    }
-
-    async fn ignore_validate_access(&self, params: Value) -> Result<Value> {
-        guarded(methods::IGNORE_VALIDATE_ACCESS, async {
-            let params: roo_context_protocol::access::ValidateAccessParams = decode(params)?;
-            let policy = self.state.policy();
-            if params.paths.len() <= INLINE_BATCH {
-                return encode(access::validate_access(&self.state, &policy, &params));
-            }
-            let state = self.state.clone();
-            let result =
-                crate::rpc::blocking(move || access::validate_access(&state, &policy, &params))
-                    .await?;
-            encode(result)
-        })
-        .await
-    }
-
-    async fn ignore_filter_paths(&self, params: Value) -> Result<Value> {
-        guarded(methods::IGNORE_FILTER_PATHS, async {
-            let params = decode(params)?;
-            let policy = self.state.policy();
-            encode(access::filter_paths(&self.state, &policy, &params))
-        })
-        .await
-    }
-
-    /// `roo/ignore/formatFilesList`: judged on the blocking pool (one canonicalization per entry).
-    async fn ignore_format_files_list(&self, params: Value) -> Result<Value> {
-        guarded(methods::IGNORE_FORMAT_FILES_LIST, async {
-            let params: roo_context_protocol::access::FormatFilesListParams = decode(params)?;
-            let policy = self.state.policy();
-            let state = self.state.clone();
-            let result =
-                crate::rpc::blocking(move || access::format_files_list(&state, &policy, &params))
-                    .await?;
-            encode(result)
-        })
-        .await
-    }
-
-    async fn ignore_validate_command(&self, params: Value) -> Result<Value> {
-        guarded(methods::IGNORE_VALIDATE_COMMAND, async {
-            let params = decode(params)?;
-            let policy = self.state.policy();
-            encode(access::validate_command(&self.state, &policy, &params))
-        })
-        .await
-    }
-
-    async fn ignore_instructions(&self, params: Value) -> Result<Value> {
-        guarded(methods::IGNORE_INSTRUCTIONS, async {
-            let params = decode(params)?;
-            encode(access::ignore_instructions(&self.state.policy(), &params))
-        })
-        .await
-    }
-
-    async fn protect_check(&self, params: Value) -> Result<Value> {
-        guarded(methods::PROTECT_CHECK, async {
-            let params = decode(params)?;
-            let policy = self.state.policy();
-            encode(access::protect_check(&self.state, &policy, &params))
-        })
-        .await
-    }
-
-    async fn protect_annotate(&self, params: Value) -> Result<Value> {
-        guarded(methods::PROTECT_ANNOTATE, async {
-            let params = decode(params)?;
-            let policy = self.state.policy();
-            encode(access::protect_annotate(&self.state, &policy, &params))
-        })
-        .await
-    }
-
-    async fn protect_instructions(&self, params: Value) -> Result<Value> {
-        guarded(methods::PROTECT_INSTRUCTIONS, async {
-            let _: roo_context_protocol::access::ProtectInstructionsParams = decode(params)?;
-            encode(access::protect_instructions(&self.state.policy()))
-        })
-        .await
-    }
-
-    async fn workspace_status(&self, params: Value) -> Result<Value> {
-        guarded(methods::WORKSPACE_STATUS, async {
-            let _: roo_context_protocol::workspace::WorkspaceStatusParams = decode(params)?;
-            encode(self.state.status())
-        })
-        .await
-    }
-
-    fn mention_services(&self) -> crate::handlers::mentions::Services {
-        crate::handlers::mentions::Services {
+    /// What every request handler may read, taken before the request's first `.await`.
+    fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            state: self.state.clone(),
+            policy: self.state.policy(),
+            documents: self.documents.clone(),
+            outlines: self.outlines.clone(),
+            files: Some(self.files.clone()),
+            tokens: self.tokens.clone(),
             host: Some(self.client.clone()),
-            tracker: Some(self.files.clone()),
+            host_cannot_summarize: self.host_cannot_summarize.clone(),
         }
     }
 
-    async fn mentions_parse(&self, params: Value) -> Result<Value> {
-        guarded(methods::MENTIONS_PARSE, async {
-            let params = decode(params)?;
-            let result =
-                crate::handlers::mentions::parse(&self.state, self.mention_services(), params)
-                    .await
-                    .map_err(crate::rpc::internal)?;
+    /// Runs an `inline` or `blocking` request of the method table.
+    async fn request<M: Handler>(&self, params: Value) -> Result<Value> {
+        let snapshot = self.snapshot();
+        guarded(M::METHOD, async move {
+            let params: M::Params = decode(params)?;
+            let result = match M::LANE {
+                Lane::Inline => M::handle(&snapshot, params)?,
+                Lane::Blocking | Lane::Waiting => {
+                    let heavy = M::heavy(&params);
+                    blocking_weighed(heavy, move || M::handle(&snapshot, params)).await??
+                }
+            };
             encode(result)
         })
         .await
     }
 
-    async fn mentions_process_user_content(&self, params: Value) -> Result<Value> {
-        guarded(methods::MENTIONS_PROCESS_USER_CONTENT, async {
-            let params = decode(params)?;
-            let result = crate::handlers::mentions::process_user_content(
-                &self.state,
-                self.mention_services(),
-                params,
-            )
-            .await
-            .map_err(crate::rpc::internal)?;
-            encode(result)
+    /// Runs a `waiting` request of the method table.
+    async fn waiting_request<M: WaitingHandler>(&self, params: Value) -> Result<Value> {
+        let snapshot = self.snapshot();
+        guarded(M::METHOD, async move {
+            let params: M::Params = decode(params)?;
+            encode(M::handle(snapshot, params).await?)
         })
-        .await
-    }
-
-    async fn mentions_resolve_images(&self, params: Value) -> Result<Value> {
-        guarded(methods::MENTIONS_RESOLVE_IMAGES, async {
-            let params = decode(params)?;
-            let result = crate::handlers::mentions::resolve_images(&self.state, params)
-                .await
-                .map_err(crate::rpc::internal)?;
-            encode(result)
-        })
-        .await
-    }
-
-    async fn fold_context(&self, params: Value) -> Result<Value> {
-        guarded(methods::FOLD_CONTEXT, async {
-            let params: roo_context_protocol::fold::FoldContextParams = decode(params)?;
-            let policy = self.state.policy();
-            let (state, documents, outlines) = (
-                self.state.clone(),
-                self.documents.clone(),
-                self.outlines.clone(),
-            );
-            let result = crate::rpc::blocking(move || {
-                fold::fold_context(&state, &policy, &documents, &outlines, &params)
-            })
-            .await?;
-            encode(result)
-        })
-        .await
-    }
-
-    async fn fold_outline(&self, params: Value) -> Result<Value> {
-        guarded(methods::FOLD_OUTLINE, async {
-            let params: roo_context_protocol::fold::FoldOutlineParams = decode(params)?;
-            let policy = self.state.policy();
-            let (state, documents, outlines) = (
-                self.state.clone(),
-                self.documents.clone(),
-                self.outlines.clone(),
-            );
-            let result = crate::rpc::blocking(move || {
-                fold::fold_outline(&state, &policy, &documents, &outlines, &params)
-            })
-            .await?;
-            match result {
-                Ok(outline) => encode(outline),
-                Err(error) => Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
-                    "field `path`: {error}"
-                ))),
-            }
-        })
-        .await
-    }
-
-    /// Runs a history handler on the blocking pool (histories can be tens of megabytes).
-    async fn blocking_history<P, R>(
-        &self,
-        params: Value,
-        work: impl FnOnce(P) -> std::result::Result<R, history::InvalidField> + Send + 'static,
-    ) -> Result<Value>
-    where
-        P: serde::de::DeserializeOwned + Send + 'static,
-        R: serde::Serialize + Send + 'static,
-    {
-        let params: P = decode(params)?;
-        let result = crate::rpc::blocking(move || work(params).map(encode)).await?;
-        match result {
-            Ok(encoded) => encoded,
-            Err(history::InvalidField(message)) => {
-                Err(tower_lsp_server::jsonrpc::Error::invalid_params(format!(
-                    "invalid params: {message}"
-                )))
-            }
-        }
-    }
-
-    async fn history_effective(&self, params: Value) -> Result<Value> {
-        guarded(
-            methods::HISTORY_EFFECTIVE,
-            self.blocking_history(params, history::effective),
-        )
-        .await
-    }
-
-    async fn history_merge(&self, params: Value) -> Result<Value> {
-        guarded(
-            methods::HISTORY_MERGE,
-            self.blocking_history(params, history::merge),
-        )
-        .await
-    }
-
-    async fn history_rewind(&self, params: Value) -> Result<Value> {
-        guarded(
-            methods::HISTORY_REWIND,
-            self.blocking_history(params, history::rewind_history),
-        )
-        .await
-    }
-
-    /// `roo/context/manage`: everything the handler needs is taken here, before the first
-    /// `.await`; `$/cancelRequest` drops the future (no result, the host's history unchanged).
-    async fn context_manage(&self, params: Value) -> Result<Value> {
-        let deps = context::ContextDeps {
-            state: self.state.clone(),
-            policy: self.state.policy(),
-            documents: self.documents.clone(),
-            outlines: self.outlines.clone(),
-            tokens: self.tokens.clone(),
-            host_cannot_summarize: self.host_cannot_summarize.clone(),
-            tracker: self.files.clone(),
-        };
-        let client = self.client.clone();
-        guarded(methods::CONTEXT_MANAGE, async move {
-            let params = decode(params)?;
-            encode(context::manage(deps, client, params).await?)
-        })
-        .await
-    }
-
-    /// `roo/context/verifySummary` (issue 19): pure checks; reads the tracker's records.
-    async fn context_verify_summary(&self, params: Value) -> Result<Value> {
-        let deps = context::ContextDeps {
-            state: self.state.clone(),
-            policy: self.state.policy(),
-            documents: self.documents.clone(),
-            outlines: self.outlines.clone(),
-            tokens: self.tokens.clone(),
-            host_cannot_summarize: self.host_cannot_summarize.clone(),
-            tracker: self.files.clone(),
-        };
-        guarded(methods::CONTEXT_VERIFY_SUMMARY, async move {
-            let params = decode(params)?;
-            encode(context::verify_summary(deps, params).await?)
-        })
-        .await
-    }
-
-    async fn context_will_manage(&self, params: Value) -> Result<Value> {
-        guarded(methods::CONTEXT_WILL_MANAGE, async {
-            let params = decode(params)?;
-            encode(context::will_manage(&self.tokens, params)?)
-        })
-        .await
-    }
-
-    async fn context_classify_error(&self, params: Value) -> Result<Value> {
-        guarded(methods::CONTEXT_CLASSIFY_ERROR, async {
-            encode(context::classify_error(decode(params)?))
-        })
-        .await
-    }
-
-    async fn tokens_count(&self, params: Value) -> Result<Value> {
-        let cache = self.tokens.clone();
-        guarded(
-            methods::TOKENS_COUNT,
-            self.blocking_history(params, move |p| history::count_tokens(&cache, p)),
-        )
         .await
     }
 
     async fn settings_update(&self, params: Value) {
         match decode::<Settings>(params) {
             Ok(update) => self.apply_settings(update),
-            Err(error) => {
-                tracing::warn!(message = %error.message, "ignored invalid roo/settings/update")
-            }
+            Err(error) => tracing::warn!(%error, "ignored invalid roo/settings/update"),
         }
     }
 
@@ -536,7 +203,7 @@ impl Backend {
     /// depending on how fast a real heavy request is.
     async fn debug_hold(&self, _params: Value) -> Result<Value> {
         guarded(methods::DEBUG_HOLD, async move {
-            crate::rpc::blocking(|| {
+            blocking(|| {
                 while !roo_context_core::cancel::cancelled() {
                     std::thread::sleep(std::time::Duration::from_millis(2));
                 }
@@ -563,9 +230,10 @@ impl Backend {
 impl LanguageServer for Backend {
     async fn initialize(&self, params: InitializeParams) -> Result<InitializeResult> {
         let settings: Settings = match params.initialization_options.clone() {
-            Some(options) => decode(options).map_err(|mut e| {
-                e.message = format!("initializationOptions: {}", e.message).into();
-                e
+            Some(options) => decode(options).map_err(|e| {
+                let mut error = tower_lsp_server::jsonrpc::Error::from(e);
+                error.message = format!("initializationOptions: {}", error.message).into();
+                error
             })?,
             None => Settings::default(),
         };
@@ -703,7 +371,7 @@ impl LanguageServer for Backend {
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         // Reading the file is I/O: it happens on the blocking pool with the parse.
         let (state, documents) = (self.state.clone(), self.documents.clone());
-        let ranges = crate::rpc::blocking(move || {
+        let ranges = blocking(move || {
             let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
             Some(roo_context_fold::folding_ranges(
                 language,
@@ -711,7 +379,8 @@ impl LanguageServer for Backend {
                 &Default::default(),
             ))
         })
-        .await?;
+        .await
+        .map_err(tower_lsp_server::jsonrpc::Error::from)?;
         let Some(ranges) = ranges else {
             return Ok(None);
         };
@@ -738,7 +407,7 @@ impl LanguageServer for Backend {
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
         let (state, documents) = (self.state.clone(), self.documents.clone());
-        let symbols = crate::rpc::blocking(move || {
+        let symbols = blocking(move || {
             let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
             let found = roo_context_fold::document_symbols(language, &text, &Default::default());
             let index = LineIndex::new(&text);
@@ -746,11 +415,15 @@ impl LanguageServer for Backend {
                 found
                     .symbols
                     .iter()
+                    // Building the answer is the long part (a 2 MB Markdown file of headers):
+                    // a cancelled request stops here (its answer is never sent).
+                    .take_while(|_| !roo_context_core::cancel::cancelled())
                     .map(|s| to_lsp_symbol(&index, s))
                     .collect::<Vec<_>>(),
             )
         })
-        .await?;
+        .await
+        .map_err(tower_lsp_server::jsonrpc::Error::from)?;
         Ok(symbols.map(DocumentSymbolResponse::Nested))
     }
 }

@@ -132,8 +132,8 @@ fn apply_load(
 }
 
 fn flavor(settings: &Settings) -> Flavor {
-    match settings.flavor.as_deref() {
-        Some("zoo") => Flavor::Zoo,
+    match settings.flavor {
+        Some(roo_context_protocol::workspace::Flavor::Zoo) => Flavor::Zoo,
         _ => Flavor::Roo,
     }
 }
@@ -309,20 +309,19 @@ impl SharedState {
     }
 
     /// Re-reads the ignore file of the folder at `root`. A read error keeps the last good rules.
+    /// The folder's real path is resolved again too: a root that is a link may now point
+    /// elsewhere (`current -> releases/v2`), and a stale real root would judge every path
+    /// under the new target as outside the workspace.
     pub fn reload_ignore(&self, root: &Path) -> Option<IgnoreDidReloadParams> {
         let is_it = |f: &Folder| f.root.lexical == root || f.given == root;
         // Read and compile outside the lock: requests keep reading the current policy meanwhile.
-        let lexical = self
-            .read()
-            .folders
-            .iter()
-            .find(|f| is_it(f))?
-            .root
-            .lexical
-            .clone();
-        let loaded = load_ignore_file(&lexical);
+        let given = self.read().folders.iter().find(|f| is_it(f))?.given.clone();
+        let resolved = WorkspaceRoot::new(&given, &self.fs);
+        let loaded = load_ignore_file(&resolved.lexical);
         let mut workspace = self.write();
         let folder = workspace.folders.iter_mut().find(|f| is_it(f))?;
+        let moved = folder.root != resolved;
+        folder.root = resolved;
         let (ignore, last_error) = apply_load(folder.ignore.take(), loaded);
         folder.ignore = ignore;
         folder.last_error = last_error;
@@ -334,6 +333,12 @@ impl SharedState {
             blocks_everything: folder.blocks_everything(),
         };
         workspace.rebuild();
+        if moved {
+            let roots = workspace.folders.iter().map(|f| f.root.clone()).collect();
+            drop(workspace);
+            // Also clears the cache of folders resolved under the old real root.
+            self.resolver.set_watched_roots(roots);
+        }
         Some(outcome)
     }
 

@@ -7,6 +7,14 @@ local plugin_dir = vim.fn.fnamemodify(script, ":p:h:h")
 vim.opt.runtimepath:prepend(plugin_dir)
 
 local failures = 0
+-- Every deprecated API the client calls (0.11 reports field-call client methods, start_client,
+-- symbols_to_items without an encoding, ...): the last case asserts there are none.
+local deprecated = {}
+local original_deprecate = vim.deprecate
+vim.deprecate = function(name, ...)
+  table.insert(deprecated, name)
+  return original_deprecate(name, ...)
+end
 local function log(text)
   io.stdout:write(text .. "\n")
 end
@@ -66,7 +74,8 @@ roo.setup({ cmd = { binary }, settings = { logLevel = "warn" } })
 vim.cmd("edit " .. vim.fn.fnameescape(root .. "/src/app.ts"))
 
 log("neovim " .. tostring(vim.version().major) .. "." .. tostring(vim.version().minor) .. " using "
-  .. (vim.lsp.start and "vim.lsp.start" or "vim.lsp.start_client"))
+  .. (vim.lsp.start and "vim.lsp.start" or "vim.lsp.start_client")
+  .. (roo.has_lsp_config() and ", vim.lsp.config/vim.lsp.enable" or ""))
 
 case("client starts, initializes and advertises custom methods", function()
   local client = roo.client(0)
@@ -194,9 +203,58 @@ case("host requests get a clear not-available answer", function()
   assert(err.message:find("not available in Neovim", 1, true), vim.inspect(err))
 end)
 
-local client = roo.client(0)
-client.stop()
-vim.wait(5000, function() return client.is_stopped() end, 20)
+-- A second file, opened with `enable` set: the client attaches without M.start being called,
+-- through vim.lsp.enable on 0.11+ and the FileType autocommand before.
+case("enable attaches new buffers (" .. (roo.has_lsp_config() and "vim.lsp.enable" or "FileType autocommand") .. ")", function()
+  write("src/other.ts", { "export function other(): number {", "  const a = 1;", "  const b = 2;", "  return a + b;", "}" })
+  vim.cmd("filetype on")
+  roo.setup({ cmd = { binary }, settings = { logLevel = "warn" }, enable = true })
+  local started = roo.start
+  local calls = 0
+  roo.start = function(...)
+    calls = calls + 1
+    return started(...)
+  end
+  vim.cmd("edit " .. vim.fn.fnameescape(root .. "/src/other.ts"))
+  local buf = vim.api.nvim_get_current_buf()
+  local attached = vim.wait(10000, function()
+    local clients = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = buf }) or vim.tbl_values(vim.lsp.buf_get_clients(buf))
+    for _, c in ipairs(clients) do
+      if c.name == roo.name then
+        return true
+      end
+    end
+    return false
+  end, 20)
+  roo.start = started
+  assert(attached, "no roo-context client attached to src/other.ts")
+  if roo.has_lsp_config() then
+    eq(calls, 0, "vim.lsp.enable started it, not M.start")
+    local resolved = vim.lsp.config[roo.name]
+    eq(resolved.cmd, { binary }, "vim.lsp.config entry has the setup's cmd")
+    local file = vim.api.nvim_get_runtime_file("lsp/" .. roo.name .. ".lua", false)
+    eq(#file, 1, "lsp/roo-context.lua on the runtimepath")
+    eq(type(dofile(file[1]).root_dir), "function", "lsp/roo-context.lua returns the config")
+  else
+    assert(calls >= 1, "the FileType autocommand called M.start")
+  end
+  eq(roo.check({ "src/other.ts", "secret/key.txt" }, buf)[2].allowed, false, "the attached client answers")
+end)
+
+case("no deprecated Neovim API was used", function()
+  eq(deprecated, {}, "vim.deprecate calls")
+end)
+
+for _, c in ipairs(vim.lsp.get_clients and vim.lsp.get_clients({ name = roo.name }) or vim.lsp.get_active_clients()) do
+  if vim.fn.has("nvim-0.11") == 1 then
+    c:stop()
+  else
+    c.stop()
+  end
+end
+vim.wait(5000, function()
+  return #(vim.lsp.get_clients and vim.lsp.get_clients({ name = roo.name }) or vim.lsp.get_active_clients()) == 0
+end, 20)
 vim.fn.delete(root, "rf")
 log(failures == 0 and "all neovim tests passed" or (failures .. " neovim test(s) failed"))
 vim.cmd(failures == 0 and "qall!" or "cquit 1")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The extension in a real VS Code: installs the tools (install.sh, cached), packages the extension
-# as a linux-x64 .vsix with the sidecar binary inside plus the test-only agent extension, installs
-# both with `code-server --install-extension`, then drive.mjs starts code-server and drives it with
-# headless Chromium. Non-zero on any failed check.
+# with the packaging command (scripts/package.mjs: this host's platform .vsix, sidecar inside) plus
+# the test-only agent extension, installs both with `code-server --install-extension`, then
+# drive.mjs starts code-server and drives it with headless Chromium. Non-zero on any failed check.
 #
 #   ROO_CONTEXT_BIN  sidecar binary to bundle (default: target/debug/roo-context, built if missing;
 #                    a stripped copy goes into the .vsix)
@@ -35,13 +35,10 @@ strip -o "$out/bin/roo-context" "$bin"
 [[ -d "$ext/node_modules" ]] || (cd "$ext" && npm ci --no-audit --no-fund)
 vsce="$ext/node_modules/.bin/vsce"
 
-step "package the extension (linux-x64, sidecar bundled)"
-stage="$out/stage/roo-context"
-mkdir -p "$stage"
-(cd "$ext" && tar cf - --exclude=./node_modules --exclude=./out --exclude=./bin --exclude=./e2e --exclude='*.vsix' .) | (cd "$stage" && tar xf -)
-ln -s "$ext/node_modules" "$stage/node_modules"
-mkdir -p "$stage/bin" && cp "$out/bin/roo-context" "$stage/bin/roo-context"
-(cd "$stage" && "$vsce" package --skip-license --target linux-x64 -o "$out/roo-context-linux-x64.vsix" >/dev/null)
+step "package the extension: the platform .vsix of this host, sidecar bundled (scripts/package.mjs, as users get it)"
+node "$ext/scripts/package.mjs" --kind vsix --binary "$out/bin/roo-context" --out "$out"
+vsix=("$out"/roo-context-*-*.vsix)
+[[ ${#vsix[@]} == 1 && -f "${vsix[0]}" ]] || { echo "expected one platform .vsix in $out, found: ${vsix[*]}" >&2; exit 1; }
 
 step "package the test agent extension"
 cp -r "$here/agent-extension" "$out/stage/agent"
@@ -49,7 +46,7 @@ cp -r "$here/agent-extension" "$out/stage/agent"
 
 step "code-server --install-extension (both .vsix files)"
 "$cs" --config "$out/cs-config.yaml" --user-data-dir "$out/install-user-data" --extensions-dir "$out/extensions" \
-  --install-extension "$out/roo-context-linux-x64.vsix" --install-extension "$out/roo-context-e2e-agent.vsix" --force
+  --install-extension "${vsix[0]}" --install-extension "$out/roo-context-e2e-agent.vsix" --force
 ls -d "$out"/extensions/roo-context.roo-context-*/bin/roo-context >/dev/null
 
 step "drive code-server"

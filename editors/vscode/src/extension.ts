@@ -25,7 +25,7 @@ import {
   registerHostHandlers,
 } from "./client/host";
 import { RooTransport } from "./client/transport";
-import { ROO_SERVER_REQUEST_METHODS, Settings } from "./protocol.generated";
+import { Flavor, ROO_SERVER_REQUEST_METHODS, Settings } from "./protocol.generated";
 import { cancelSummarize, vscodeHostHandlers } from "./vscodeHost";
 
 const SECTION = "roo-context";
@@ -51,7 +51,7 @@ export function settingsFromConfiguration(config: vscode.WorkspaceConfiguration)
     logLevel: config.get<string>("logLevel"),
     denyOutsideWorkspace: config.get<boolean>("denyOutsideWorkspace"),
     extraProtectedPatterns: config.get<string[]>("extraProtectedPatterns"),
-    flavor: config.get<string>("flavor"),
+    flavor: config.get<Flavor>("flavor"),
   };
 }
 

@@ -3,12 +3,40 @@
 /* eslint-disable */
 
 /**
+ * What kind of rule blocked a path.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "BlockKind".
+ */
+export type BlockKind = "ignoreRule" | "outsideWorkspace";
+/**
+ * Which form of a path a rule matched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "PathVia".
+ */
+export type PathVia = "lexical" | "canonical";
+/**
+ * Why a `roo/host/summarize` call is no longer wanted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CancelReason".
+ */
+export type CancelReason = "timeout" | "cancelled";
+/**
  * The answer for a command line.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "CommandVerdict".
  */
 export type CommandVerdict = "allowed" | "blocked" | "undecidable";
+/**
+ * Where the threshold in force came from.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ThresholdSourceKind".
+ */
+export type ThresholdSourceKind = "global" | "profile" | "invalidProfile" | "forced";
 /**
  * A summary check.
  *
@@ -32,12 +60,69 @@ export type ContextEventName = "condense_context" | "condense_context_error" | "
  */
 export type ContextTrigger = "manual" | "automatic" | "emergency";
 /**
+ * How tokens are counted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TokenCountMode".
+ */
+export type TokenCountMode = "exact" | "estimate";
+/**
+ * What happened to a tracked file behind the agent's back.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FileChangeKind".
+ */
+export type FileChangeKind = "modified" | "deleted" | "renamed";
+/**
  * How a file came into a task's context (the original's `RecordSource`).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "FileSource".
  */
 export type FileSource = "read_tool" | "file_mentioned" | "roo_edited" | "user_edited";
+/**
+ * Wording of protection texts.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "Flavor".
+ */
+export type Flavor = "roo" | "zoo";
+/**
+ * Why a file of `roo/fold/context` has no (or a shortened) section.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FoldDiagnosticKind".
+ */
+export type FoldDiagnosticKind =
+  | "blocked"
+  | "unreadable"
+  | "cancelled"
+  | "skipped"
+  | "unsupportedLanguage"
+  | "binary"
+  | "invalidUtf8"
+  | "tooLarge"
+  | "parseTimeout"
+  | "queryTimeout"
+  | "syntaxErrors"
+  | "grammarLimitation"
+  | "noDefinitions"
+  | "truncated"
+  | "overBudget";
+/**
+ * A mention only the editor host can resolve.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HostMentionKind".
+ */
+export type HostMentionKind = "problems" | "terminal" | "url";
+/**
+ * What `roo/context/manage` did.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ManageAction".
+ */
+export type ManageAction = "none" | "condensed" | "truncated";
 /**
  * Where the files the task touched come from.
  *
@@ -66,6 +151,20 @@ export type TodoEntryStatus = "pending" | "in_progress" | "completed";
  * via the `definition` "VerifyOnFail".
  */
 export type VerifyOnFail = "report" | "repair" | "retryThenRepair";
+/**
+ * What a mention content block holds.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "MentionBlockType".
+ */
+export type MentionBlockType = "file" | "folder";
+/**
+ * Why a tracked file is not watched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "NotWatchedReason".
+ */
+export type NotWatchedReason = "outsideWorkspace" | "blocked" | "notTracked";
 
 /**
  * Every wire type of the protocol, by name.
@@ -73,7 +172,9 @@ export type VerifyOnFail = "report" | "repair" | "retryThenRepair";
 export interface RooProtocolDefinitions {
   AccessResult: AccessResult;
   AnnotatedPath: AnnotatedPath;
+  BlockKind: BlockKind;
   BlockedBy: BlockedBy;
+  CancelReason: CancelReason;
   ClassifyErrorParams: ClassifyErrorParams;
   ClassifyErrorResult: ClassifyErrorResult;
   CommandVerdict: CommandVerdict;
@@ -88,6 +189,7 @@ export interface RooProtocolDefinitions {
   DisposeTaskResult: DisposeTaskResult;
   EffectiveHistoryParams: EffectiveHistoryParams;
   EffectiveHistoryResult: EffectiveHistoryResult;
+  FileChangeKind: FileChangeKind;
   FileDidChangeParams: FileDidChangeParams;
   FileSource: FileSource;
   FilesReadParams: FilesReadParams;
@@ -96,9 +198,11 @@ export interface RooProtocolDefinitions {
   FilesTaskParams: FilesTaskParams;
   FilterPathsParams: FilterPathsParams;
   FilterPathsResult: FilterPathsResult;
+  Flavor: Flavor;
   FoldContextParams: FoldContextParams;
   FoldContextResult: FoldContextResult;
   FoldDiagnostic: FoldDiagnostic;
+  FoldDiagnosticKind: FoldDiagnosticKind;
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
@@ -107,15 +211,18 @@ export interface RooProtocolDefinitions {
   HistoryDiagnostic: HistoryDiagnostic;
   HostCancelSummarizeParams: HostCancelSummarizeParams;
   HostErrorInfo: HostErrorInfo;
+  HostMentionKind: HostMentionKind;
   HostSummarizeParams: HostSummarizeParams;
   HostSummarizeResult: HostSummarizeResult;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
   ManageContextResult: ManageContextResult;
   MarkRooEditedParams: MarkRooEditedParams;
   MarkRooEditedResult: MarkRooEditedResult;
+  MentionBlockType: MentionBlockType;
   MentionContentBlock: MentionContentBlock;
   MentionContentMetadata: MentionContentMetadata;
   MentionDiagnostic: MentionDiagnostic;
@@ -123,9 +230,11 @@ export interface RooProtocolDefinitions {
   MergeHistoryResult: MergeHistoryResult;
   MessageTokens: MessageTokens;
   MetadataRecovery: MetadataRecovery;
+  NotWatchedReason: NotWatchedReason;
   OutlineDefinition: OutlineDefinition;
   ParseMentionsParams: ParseMentionsParams;
   ParseMentionsResult: ParseMentionsResult;
+  PathVia: PathVia;
   ProcessUserContentParams: ProcessUserContentParams;
   ProcessUserContentResult: ProcessUserContentResult;
   ProtectAnnotateResult: ProtectAnnotateResult;
@@ -144,8 +253,10 @@ export interface RooProtocolDefinitions {
   Settings: Settings;
   SummarizerModel: SummarizerModel;
   SummaryVerificationInfo: SummaryVerificationInfo;
+  ThresholdSourceKind: ThresholdSourceKind;
   TodoEntry: TodoEntry;
   TodoEntryStatus: TodoEntryStatus;
+  TokenCountMode: TokenCountMode;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   TrackedFileAction: TrackedFileAction;
@@ -200,7 +311,7 @@ export interface BlockedBy {
   /**
    * `ignoreRule` or `outsideWorkspace`.
    */
-  kind: string;
+  kind: BlockKind;
   /**
    * The workspace folder whose rule matched.
    */
@@ -224,7 +335,7 @@ export interface BlockedBy {
   /**
    * `lexical` (as requested) or `canonical` (symlinks resolved).
    */
-  via?: string | null;
+  via?: PathVia | null;
 }
 /**
  * A path with its protection flag.
@@ -298,7 +409,7 @@ export interface ContextBudgetInfo {
   /**
    * `global`, `profile`, `invalidProfile` or `forced`.
    */
-  thresholdSource: string;
+  thresholdSource: ThresholdSourceKind;
 }
 /**
  * `contextCondense` of a `condense_context` event.
@@ -505,7 +616,7 @@ export interface CountTokensParams {
   /**
    * `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
    */
-  mode?: string | null;
+  mode?: TokenCountMode | null;
   /**
    * For `messages`: count the effective history (default true).
    */
@@ -637,7 +748,7 @@ export interface FileDidChangeParams {
   /**
    * `modified`, `deleted` or `renamed`.
    */
-  kind: string;
+  kind: FileChangeKind;
   /**
    * For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
    */
@@ -772,6 +883,12 @@ export interface FoldContextParams {
    * default 4; 0 keeps every definition).
    */
   minComponentLines?: number | null;
+  /**
+   * Files the agent edited, most recently edited first (as spelled in `paths`). They are
+   * folded even when not in `paths`, and come first in the budget: edited files, then read
+   * files, implementation before tests, most recent first within each (docs/protocol.md).
+   */
+  editedPaths?: string[] | null;
 }
 /**
  * Result of `roo/fold/context`.
@@ -785,7 +902,7 @@ export interface FoldContextResult {
    */
   content: string;
   /**
-   * One `<system-reminder>` section per included file.
+   * One `<system-reminder>` section per included file, in budget order.
    */
   sections: string[];
   /**
@@ -818,9 +935,10 @@ export interface FoldDiagnostic {
   path: string;
   /**
    * `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `noDefinitions`, `truncated`, `overBudget`.
+   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
+   * `truncated`, `overBudget`.
    */
-  kind: string;
+  kind: FoldDiagnosticKind;
   /**
    * Whether the file still has a section.
    */
@@ -990,7 +1108,7 @@ export interface HostCancelSummarizeParams {
   /**
    * `timeout` or `cancelled`.
    */
-  reason: string;
+  reason: CancelReason;
 }
 /**
  * A provider error as the host saw it (the original's thrown error object).
@@ -1238,7 +1356,7 @@ export interface ManageContextParams {
   /**
    * `estimate` (default: o200k_base × 1.5, the original's rule) or `exact`.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
   /**
    * The task id, passed through to the host in the summarize request.
    */
@@ -1369,7 +1487,7 @@ export interface ManageContextResult {
   /**
    * `none`, `condensed` or `truncated`.
    */
-  action: string;
+  action: ManageAction;
   /**
    * The summary text (empty unless condensed).
    */
@@ -1502,7 +1620,7 @@ export interface MentionContentBlock {
   /**
    * `file` or `folder`.
    */
-  type: string;
+  type: MentionBlockType;
   /**
    * The mention path without its leading `/`, escapes kept.
    */
@@ -1787,7 +1905,7 @@ export interface ProtectResult {
   /**
    * `lexical` or `canonical`.
    */
-  via?: string | null;
+  via?: PathVia | null;
 }
 /**
  * Params of `roo/protect/instructions` (none).
@@ -1891,7 +2009,7 @@ export interface ResolveMentionParams {
   /**
    * `problems`, `terminal` or `url`.
    */
-  kind: string;
+  kind: HostMentionKind;
   /**
    * The URL for `url`; the word itself otherwise.
    */
@@ -2020,7 +2138,7 @@ export interface Settings {
   /**
    * Wording of protection texts: `roo` (default) or `zoo`.
    */
-  flavor?: string | null;
+  flavor?: Flavor | null;
   /**
    * Load the tokenizer tables in the background right after `initialize` (default true);
    * false loads them on the first count, keeping memory low until then.
@@ -2074,7 +2192,7 @@ export interface TrackResult {
    * Why not: `outsideWorkspace` (no workspace folder contains it) or `blocked` (the access
    * rule forbids reading it). The record is kept either way.
    */
-  notWatchedReason?: string | null;
+  notWatchedReason?: NotWatchedReason | null;
   /**
    * Set when this call opened the task and its metadata file was unusable.
    */
@@ -2201,7 +2319,7 @@ export interface VerifySummaryParams {
   /**
    * `estimate` (default) or `exact`, for the addendum's size.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
   /**
    * The options.
    */
@@ -2266,7 +2384,7 @@ export interface WillManageContextParams {
    */
   autoCondenseContextPercent?: number | null;
   /**
-   * `profileThresholds`.
+   * `profileThresholds` (profile id → percent; `-1` inherits; valid 5–100).
    */
   profileThresholds?: {
     [k: string]: number;
@@ -2278,7 +2396,7 @@ export interface WillManageContextParams {
   /**
    * `estimate` (default) or `exact`, for counting `lastMessage`.
    */
-  tokenCountMode?: string | null;
+  tokenCountMode?: TokenCountMode | null;
 }
 /**
  * Result of `roo/context/willManage`.
@@ -2354,6 +2472,12 @@ export interface RooRequests {
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
+  "roo/files/track": { params: TrackParams; result: TrackResult };
+  "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
+  "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
+  "roo/files/takeRecentlyModified": { params: FilesTaskParams; result: FilesTakeResult };
+  "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
+  "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
   "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
   "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
   "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
@@ -2361,12 +2485,6 @@ export interface RooRequests {
   "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
   "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
   "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
-  "roo/files/track": { params: TrackParams; result: TrackResult };
-  "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
-  "roo/files/read": { params: FilesReadParams; result: FilesReadResult };
-  "roo/files/takeRecentlyModified": { params: FilesTaskParams; result: FilesTakeResult };
-  "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
-  "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
 }
 
 /** Client-to-server notifications: method → params. */
@@ -2404,6 +2522,12 @@ export const ROO_REQUEST_METHODS = {
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
   tokensCount: "roo/tokens/count",
+  filesTrack: "roo/files/track",
+  filesMarkRooEdited: "roo/files/markRooEdited",
+  filesRead: "roo/files/read",
+  filesTakeRecentlyModified: "roo/files/takeRecentlyModified",
+  filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
+  filesDisposeTask: "roo/files/disposeTask",
   contextManage: "roo/context/manage",
   contextWillManage: "roo/context/willManage",
   contextClassifyError: "roo/context/classifyError",
@@ -2411,12 +2535,6 @@ export const ROO_REQUEST_METHODS = {
   mentionsParse: "roo/mentions/parse",
   mentionsProcessUserContent: "roo/mentions/processUserContent",
   mentionsResolveImages: "roo/mentions/resolveImages",
-  filesTrack: "roo/files/track",
-  filesMarkRooEdited: "roo/files/markRooEdited",
-  filesRead: "roo/files/read",
-  filesTakeRecentlyModified: "roo/files/takeRecentlyModified",
-  filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
-  filesDisposeTask: "roo/files/disposeTask",
 } as const;
 
 /** One API function name per client-to-server notification. */

@@ -31,3 +31,37 @@ test("missing bundled copy names every place that was tried", () => {
     /ROO_CONTEXT_PATH.*roo-context\.serverPath.*bin/,
   );
 });
+
+// The npm client's lookup: the platform package installed as an optional dependency.
+import { PLATFORMS, binaryPackageName, resolvePackagedBinary } from "../src/client/platforms";
+
+test("npm lookup: the environment variable wins over the platform package", () => {
+  const found = resolvePackagedBinary({ env: { ROO_CONTEXT_PATH: "/env/rc" }, os: "linux", cpu: "x64", resolve: () => assert.fail("resolved") });
+  assert.deepEqual(found, { path: "/env/rc", source: "env" });
+});
+
+test("npm lookup: the binary sits in bin/ of the host's platform package", () => {
+  const asked: string[] = [];
+  const found = resolvePackagedBinary({
+    env: {},
+    os: "linux",
+    cpu: "x64",
+    resolve: (request) => (asked.push(request), `/app/node_modules/${request}`),
+  });
+  assert.deepEqual(asked, ["@roo-context/cli-linux-x64/package.json"]);
+  assert.deepEqual(found, { path: path.join("/app/node_modules/@roo-context/cli-linux-x64", "bin", "roo-context"), source: "package" });
+});
+
+test("npm lookup: an unpublished platform and a missing package are errors naming what to do", () => {
+  assert.throws(() => resolvePackagedBinary({ env: {}, os: "plan9", cpu: "mips", resolve: () => "/x" }), /no binary for plan9-mips.*ROO_CONTEXT_PATH/);
+  assert.throws(
+    () => resolvePackagedBinary({ env: {}, os: "linux", cpu: "x64", resolve: () => { throw new Error("MODULE_NOT_FOUND"); } }),
+    /@roo-context\/cli-linux-x64 is not installed.*ROO_CONTEXT_PATH/,
+  );
+});
+
+test("every platform has a distinct target and package name", () => {
+  const names = PLATFORMS.map(binaryPackageName);
+  assert.equal(new Set(names).size, PLATFORMS.length);
+  assert.equal(new Set(PLATFORMS.map((p) => `${p.os}-${p.cpu}`)).size, PLATFORMS.length);
+});

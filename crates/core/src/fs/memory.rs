@@ -4,13 +4,14 @@
 use std::collections::BTreeMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use super::{DirEntry, EntryKind, FileSystem, OpenedFile};
 
 #[derive(Debug, Clone)]
 enum Node {
-    File(Vec<u8>),
+    /// A regular file; hard links share the same bytes.
+    File(Arc<Vec<u8>>),
     Directory,
     Symlink(PathBuf),
     /// A FIFO or device: reading it would block or never end.
@@ -57,8 +58,28 @@ impl MemFs {
 
     /// Adds (or replaces) a regular file.
     pub fn file(&self, path: &str, content: impl Into<Vec<u8>>) -> &Self {
-        self.insert(path, Node::File(content.into()));
+        self.insert(path, Node::File(Arc::new(content.into())));
         self
+    }
+
+    /// Adds a second name (hard link) for the regular file at `existing`.
+    pub fn hard_link(&self, path: &str, existing: &str) -> &Self {
+        let real = self
+            .resolve(Path::new(existing), true)
+            .expect("hard_link: the existing file must exist");
+        match self.node(&real) {
+            Some(node @ Node::File(_)) => self.insert(path, node),
+            _ => panic!("hard_link: {existing} is not a regular file"),
+        }
+        self
+    }
+
+    fn links_of(&self, bytes: &Arc<Vec<u8>>) -> u64 {
+        let nodes = self.nodes.read().expect("lock");
+        nodes
+            .values()
+            .filter(|n| matches!(n, Node::File(other) if Arc::ptr_eq(other, bytes)))
+            .count() as u64
     }
 
     /// Adds a folder.
@@ -188,8 +209,15 @@ impl FileSystem for MemFs {
     fn open_file(&self, path: &Path) -> io::Result<OpenedFile> {
         let real_path = self.resolve(path, true)?;
         let node = self.node(&real_path).ok_or(not_found(path))?;
+        let links = match &node {
+            Node::File(bytes) => self.links_of(bytes),
+            _ => 1,
+        };
         let (len, reader): (u64, Box<dyn io::Read + Send>) = match &node {
-            Node::File(bytes) => (bytes.len() as u64, Box::new(io::Cursor::new(bytes.clone()))),
+            Node::File(bytes) => (
+                bytes.len() as u64,
+                Box::new(io::Cursor::new(bytes.as_ref().clone())),
+            ),
             // A device that never ends: only the gate's refusal keeps a reader away from it.
             Node::Special => (0, Box::new(io::repeat(0))),
             _ => (0, Box::new(io::empty())),
@@ -198,6 +226,7 @@ impl FileSystem for MemFs {
             real_path,
             kind: kind_of(&node),
             len,
+            links,
             reader,
         })
     }

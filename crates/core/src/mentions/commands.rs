@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::access::{BlockReason, Policy};
-use crate::fs::{EntryKind, FileSystem, open_gated};
+use crate::fs::{EntryKind, FileSystem, OpenedObject, open_gated};
 use crate::path::Resolver;
 
 use super::skills::{DEFAULT_MODE, SkillFolders, find_skill};
@@ -268,12 +268,13 @@ pub(crate) fn read_settings_file(
         Some(_) => return None,
     }
     let global_folder = global.then(|| fs.canonicalize(folder).ok()).flatten();
-    let allowed = |real: &Path| {
-        policy.allows_real_path(real)
-            || (!policy.real_path_blocked_by_rules(real)
+    let allowed = |opened: &OpenedObject<'_>| {
+        policy.allows_opened(opened)
+            || (policy.allows_links(opened.links)
+                && !policy.real_path_blocked_by_rules(opened.real_path)
                 && global_folder
                     .as_deref()
-                    .is_some_and(|g| real.starts_with(g)))
+                    .is_some_and(|g| opened.real_path.starts_with(g)))
     };
     // The gate follows links, which covers the original's "read the link target" fallback.
     let bytes = open_gated(fs, path, COMMAND_FILE_BOUND, true, &allowed)

@@ -86,10 +86,13 @@ pub fn format_commit_info(info: &str, stats: &str, diff: &str) -> String {
 pub const GIT_OMITTED_NOTE: &str = "[changes to paths blocked by the ignore file omitted]";
 
 /// The git arguments the filters below rely on: fixed `a/`/`b/` prefixes, no rename pairs, no
-/// external diff programs, status paths relative to the folder git runs in.
-pub const GIT_FILTERABLE_DIFF_ARGS: [&str; 4] = [
+/// external diff programs and no text conversion (a `textconv` driver is a command whose output,
+/// say `cat secrets/key`, would show as the diff of an allowed path), status paths relative to
+/// the folder git runs in.
+pub const GIT_FILTERABLE_DIFF_ARGS: [&str; 5] = [
     "--no-renames",
     "--no-ext-diff",
+    "--no-textconv",
     "--src-prefix=a/",
     "--dst-prefix=b/",
 ];

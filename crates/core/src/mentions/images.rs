@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use std::path::Path;
 
 use crate::access::Policy;
-use crate::fs::{FileSystem, open_gated};
+use crate::fs::{FileSystem, OpenedObject, open_gated};
 use crate::path::{Resolver, normalize_lexically};
 
 use super::parse::user_spans;
@@ -140,8 +140,9 @@ pub fn resolve_image_mentions(
             continue;
         };
         let limit_bytes = (options.max_image_file_size_mb.max(0.0) * BYTES_PER_MB).floor() as u64;
-        let allowed = |real: &Path| {
-            policy.allows_real_path(real) && real.starts_with(real_cwd) && real != real_cwd
+        let allowed = |opened: &OpenedObject<'_>| {
+            let real = opened.real_path;
+            policy.allows_opened(opened) && real.starts_with(real_cwd) && real != real_cwd
         };
         let Ok(file) = open_gated(fs, &absolute, limit_bytes, true, &allowed) else {
             continue;

@@ -322,8 +322,8 @@ fn read_file_text(
     absolute: &Path,
     limit: usize,
 ) -> Result<FileText, GateRefusal> {
-    let mut file = open_gated(fs, absolute, MENTION_READ_BOUND, false, &|real| {
-        policy.allows_real_path(real)
+    let mut file = open_gated(fs, absolute, MENTION_READ_BOUND, false, &|opened| {
+        policy.allows_opened(opened)
     })?;
     let extension = absolute
         .extension()
@@ -508,6 +508,9 @@ impl MentionReader<'_> {
             Err(GateRefusal::Blocked) => error_block(format!(
                 "[read_file for '{p}']\n{}",
                 Self::ignored_note(self.zoo_wording)
+            )),
+            Err(refusal @ GateRefusal::HardLinked { .. }) => error_block(format!(
+                "[read_file for '{p}']\nError: Unable to read ({refusal})"
             )),
             Err(GateRefusal::NotRegular | GateRefusal::Directory) => error_block(format!(
                 "[read_file for '{p}']\nError: Unable to read (not a file or directory)"

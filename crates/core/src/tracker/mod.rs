@@ -13,7 +13,7 @@ pub use fingerprint::{ChangeHint, ChangeKind, Fingerprint, classify};
 pub use metadata::{
     FileMetadataEntry, MetadataError, RecordSource, RecordState, TASK_METADATA_FILE, TaskMetadata,
 };
-pub use task::{ObservedChange, TaskFiles, files_read_by_agent};
+pub use task::{ObservedChange, TaskFiles, files_edited_by_agent, files_read_by_agent};
 
 #[cfg(test)]
 mod tests;

@@ -165,6 +165,29 @@ impl TaskFiles {
     pub fn files_read_by_agent(&self, since: Option<i64>) -> Vec<String> {
         files_read_by_agent(&self.metadata, since)
     }
+
+    /// See [`files_edited_by_agent`].
+    pub fn files_edited_by_agent(&self) -> Vec<String> {
+        files_edited_by_agent(&self.metadata)
+    }
+}
+
+/// Paths the agent wrote (`roo_edited`), most recently edited first, each once: they lead the
+/// folded context's budget.
+pub fn files_edited_by_agent(metadata: &TaskMetadata) -> Vec<String> {
+    let mut edits: Vec<(&str, i64)> = metadata
+        .files_in_context
+        .iter()
+        .filter(|e| e.record_source == RecordSource::RooEdited)
+        .map(|e| (e.path.as_str(), e.roo_edit_date.unwrap_or(0)))
+        .collect();
+    edits.sort_by_key(|edit| std::cmp::Reverse(edit.1));
+    let mut seen = std::collections::HashSet::with_capacity(edits.len());
+    edits
+        .into_iter()
+        .filter(|(path, _)| seen.insert(*path))
+        .map(|(path, _)| path.to_owned())
+        .collect()
 }
 
 /// Paths the agent read (`read_tool`) or was given (`file_mentioned`), newest read first, each

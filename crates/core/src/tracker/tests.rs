@@ -428,3 +428,14 @@ fn a_file_with_lone_surrogate_escapes_round_trips_byte_for_byte() {
     let metadata = TaskMetadata::parse(original).expect("parses");
     assert_eq!(metadata.to_json(), original);
 }
+
+#[test]
+fn files_edited_by_the_agent_come_newest_edit_first_each_once() {
+    let mut task = TaskFiles::default();
+    task.track("src/old.ts", RecordSource::RooEdited, None, T1);
+    task.track("src/read.ts", RecordSource::ReadTool, None, T2);
+    task.track("src/new.ts", RecordSource::RooEdited, None, T2);
+    task.track("src/old.ts", RecordSource::RooEdited, None, T3);
+    task.track("src/user.ts", RecordSource::UserEdited, None, T3);
+    assert_eq!(task.files_edited_by_agent(), ["src/old.ts", "src/new.ts"]);
+}

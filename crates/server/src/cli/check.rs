@@ -6,12 +6,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roo_context_protocol::access::{
-    BlockedBy, CommandVerdict, ProtectParams, ValidateAccessParams, ValidateCommandParams,
+    BlockKind, BlockedBy, CommandVerdict, PathVia, ProtectParams, ValidateAccessParams,
+    ValidateCommandParams,
 };
 use roo_context_protocol::workspace::Settings;
 
-use crate::handlers::access;
+use crate::handlers::{Handler, Snapshot};
 use crate::state::SharedState;
+use roo_context_protocol::requests;
 
 /// Arguments of `roo-context check`.
 #[derive(clap::Args, Debug)]
@@ -31,8 +33,8 @@ pub struct CheckArgs {
 }
 
 fn describe(blocked: &BlockedBy) -> String {
-    match (blocked.kind.as_str(), &blocked.file, blocked.line) {
-        ("outsideWorkspace", _, _) => "outside the workspace".to_owned(),
+    match (blocked.kind, &blocked.file, blocked.line) {
+        (BlockKind::OutsideWorkspace, _, _) => "outside the workspace".to_owned(),
         (_, Some(file), Some(line)) => format!(
             "{file}:{line}: {}{}",
             blocked.pattern.as_deref().unwrap_or("?"),
@@ -47,8 +49,8 @@ fn describe(blocked: &BlockedBy) -> String {
 }
 
 fn via_note(blocked: &BlockedBy) -> String {
-    match (blocked.via.as_deref(), &blocked.matched_path) {
-        (Some("canonical"), Some(target)) => format!(" (via symlink target {target})"),
+    match (blocked.via, &blocked.matched_path) {
+        (Some(PathVia::Canonical), Some(target)) => format!(" (via symlink target {target})"),
         _ => String::new(),
     }
 }
@@ -65,17 +67,16 @@ pub fn run(args: CheckArgs) -> ExitCode {
             eprintln!("roo-context check: {error}");
         }
     }
-    let policy = state.policy();
+    let snapshot = Snapshot::detached(std::sync::Arc::new(state));
 
     if let Some(command) = args.command {
-        let result = access::validate_command(
-            &state,
-            &policy,
-            &ValidateCommandParams {
-                command: command.clone(),
-                cwd: None,
-            },
-        );
+        let params = ValidateCommandParams {
+            command: command.clone(),
+            cwd: None,
+        };
+        let Ok(result) = requests::ValidateCommand::handle(&snapshot, params) else {
+            return ExitCode::from(2);
+        };
         if args.json {
             println!(
                 "{}",
@@ -109,22 +110,24 @@ pub fn run(args: CheckArgs) -> ExitCode {
         };
     }
 
-    let access = access::validate_access(
-        &state,
-        &policy,
-        &ValidateAccessParams {
-            paths: args.paths.clone(),
-            cwd: None,
-        },
-    );
-    let protection = access::protect_check(
-        &state,
-        &policy,
-        &ProtectParams {
-            paths: args.paths.clone(),
-            cwd: None,
-        },
-    );
+    let (Ok(access), Ok(protection)) = (
+        requests::ValidateAccess::handle(
+            &snapshot,
+            ValidateAccessParams {
+                paths: args.paths.clone(),
+                cwd: None,
+            },
+        ),
+        requests::ProtectCheck::handle(
+            &snapshot,
+            ProtectParams {
+                paths: args.paths.clone(),
+                cwd: None,
+            },
+        ),
+    ) else {
+        return ExitCode::from(2);
+    };
     let any_blocked = access.results.iter().any(|r| !r.allowed);
     if args.json {
         let combined: Vec<serde_json::Value> = access

@@ -73,6 +73,7 @@ pub fn run(args: FoldArgs) -> ExitCode {
         cwd: None,
         max_chars: Some(args.max_chars),
         min_component_lines: Some(args.min_component_lines),
+        edited_paths: None,
     };
     let result = fold::fold_context(
         &state,
@@ -93,7 +94,9 @@ pub fn run(args: FoldArgs) -> ExitCode {
         for diagnostic in &result.diagnostics {
             eprintln!(
                 "note: {}: {} ({})",
-                diagnostic.path, diagnostic.message, diagnostic.kind
+                diagnostic.path,
+                diagnostic.message,
+                roo_context_protocol::wire_name(&diagnostic.kind)
             );
         }
         eprintln!(

@@ -6,11 +6,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use roo_context_core::wire_text;
+use roo_context_protocol::context::TokenCountMode;
 use roo_context_protocol::history::{CountTokensParams, EffectiveHistoryParams};
-use roo_context_tokens::TokenCache;
 use serde_json::Value;
 
-use crate::handlers::history;
+use crate::handlers::{Handler, Snapshot};
+use crate::state::SharedState;
+use roo_context_protocol::requests;
 
 /// Arguments of `roo-context tokens`.
 #[derive(clap::Args, Debug)]
@@ -65,16 +67,24 @@ pub fn run_tokens(args: TokensArgs) -> ExitCode {
         text: Some(text),
         blocks: None,
         messages: None,
-        mode: Some(if args.estimate { "estimate" } else { "exact" }.into()),
+        mode: Some(if args.estimate {
+            TokenCountMode::Estimate
+        } else {
+            TokenCountMode::Exact
+        }),
         effective: None,
     };
-    match history::count_tokens(&TokenCache::default(), params) {
+    let snapshot = Snapshot::detached(std::sync::Arc::new(SharedState::new(
+        &[],
+        Default::default(),
+    )));
+    match requests::TokensCount::handle(&snapshot, params) {
         Ok(result) => {
             println!("{}", result.total);
             ExitCode::SUCCESS
         }
-        Err(history::InvalidField(message)) => {
-            eprintln!("roo-context tokens: {message}");
+        Err(error) => {
+            eprintln!("roo-context tokens: {error}");
             ExitCode::from(2)
         }
     }
@@ -112,7 +122,11 @@ pub fn run_history(args: HistoryArgs) -> ExitCode {
                 messages,
                 include_since_last_summary: false,
             };
-            match history::effective(params) {
+            let snapshot = Snapshot::detached(std::sync::Arc::new(SharedState::new(
+                &[],
+                Default::default(),
+            )));
+            match requests::HistoryEffective::handle(&snapshot, params) {
                 Ok(result) => {
                     for diagnostic in &result.diagnostics {
                         eprintln!("note: {}", diagnostic.message);
@@ -123,8 +137,8 @@ pub fn run_history(args: HistoryArgs) -> ExitCode {
                     let _ = stdout.write_all(b"\n");
                     ExitCode::SUCCESS
                 }
-                Err(history::InvalidField(message)) => {
-                    eprintln!("roo-context history: {message}");
+                Err(error) => {
+                    eprintln!("roo-context history: {error}");
                     ExitCode::from(2)
                 }
             }

@@ -69,7 +69,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
                 .await
             {
                 Ok((Ok(()), _)) => watched += 1,
-                Ok((Err(reason), _)) => eprintln!("not watched ({reason}): {path}"),
+                Ok((Err(reason), _)) => eprintln!(
+                    "not watched ({}): {path}",
+                    roo_context_protocol::wire_name(&reason)
+                ),
                 Err(error) => eprintln!("cannot track {path}: {error}"),
             }
         }
@@ -93,9 +96,10 @@ pub fn run(args: WatchArgs) -> ExitCode {
                     let line = if args.json {
                         serde_json::to_string(&change).unwrap_or_default()
                     } else {
+                        let kind = roo_context_protocol::wire_name(&change.kind);
                         match &change.new_path {
-                            Some(to) => format!("{:<9}{} -> {to}", change.kind, change.path),
-                            None => format!("{:<9}{}", change.kind, change.path),
+                            Some(to) => format!("{kind:<9}{} -> {to}", change.path),
+                            None => format!("{kind:<9}{}", change.path),
                         }
                     };
                     if writeln!(stdout, "{line}").and_then(|()| stdout.flush()).is_err() {

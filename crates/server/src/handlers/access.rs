@@ -1,21 +1,18 @@
 //! `roo/ignore/*` and `roo/protect/*`: read access, command vetting and write protection.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use roo_context_core::access::{AccessDecision, BlockReason, Policy, access_denied_error};
 use roo_context_core::files_list::EntryAccess;
-use roo_context_core::path::normalize_lexically;
 use roo_context_protocol::access::*;
+use roo_context_protocol::requests;
 use roo_context_shell::{FsOracle, Verdict};
 
-use crate::state::SharedState;
+use super::{Handler, Snapshot, base_folder};
+use crate::rpc::RpcError;
 
-fn base_folder(policy: &Policy, cwd: Option<&str>) -> PathBuf {
-    match cwd {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    }
-}
+/// Path batches up to this size run on the blocking pool without taking a heavy-work slot.
+const LIGHT_BATCH: usize = 256;
 
 fn blocked_by(reason: &BlockReason) -> BlockedBy {
     match reason {
@@ -25,16 +22,16 @@ fn blocked_by(reason: &BlockReason) -> BlockedBy {
             matched_path,
             via,
         } => BlockedBy {
-            kind: "ignoreRule".into(),
+            kind: BlockKind::IgnoreRule,
             folder: Some(folder.clone()),
             file: origin.file.clone(),
             line: origin.line,
             pattern: Some(origin.pattern.clone()),
             matched_path: Some(matched_path.clone()),
-            via: Some(form_name(*via).into()),
+            via: Some(path_via(*via)),
         },
         BlockReason::OutsideWorkspace => BlockedBy {
-            kind: "outsideWorkspace".into(),
+            kind: BlockKind::OutsideWorkspace,
             folder: None,
             file: None,
             line: None,
@@ -45,10 +42,10 @@ fn blocked_by(reason: &BlockReason) -> BlockedBy {
     }
 }
 
-fn form_name(form: roo_context_core::access::PathForm) -> &'static str {
+fn path_via(form: roo_context_core::access::PathForm) -> PathVia {
     match form {
-        roo_context_core::access::PathForm::Lexical => "lexical",
-        roo_context_core::access::PathForm::Canonical => "canonical",
+        roo_context_core::access::PathForm::Lexical => PathVia::Lexical,
+        roo_context_core::access::PathForm::Canonical => PathVia::Canonical,
     }
 }
 
@@ -84,207 +81,241 @@ fn access_result(policy: &Policy, path: &str, decision: AccessDecision) -> Acces
 }
 
 /// `roo/ignore/validateAccess`.
-pub fn validate_access(
-    state: &SharedState,
-    policy: &Policy,
-    params: &ValidateAccessParams,
-) -> ValidateAccessResult {
-    let base = base_folder(policy, params.cwd.as_deref());
-    let decisions =
-        policy.check_access_many(&state.resolver, &state.fs, Some(&base), &params.paths);
-    ValidateAccessResult {
-        results: params
-            .paths
-            .iter()
-            .zip(decisions)
-            .map(|(path, decision)| access_result(policy, path, decision))
-            .collect(),
+impl Handler for requests::ValidateAccess {
+    fn handle(
+        snapshot: &Snapshot,
+        params: ValidateAccessParams,
+    ) -> Result<ValidateAccessResult, RpcError> {
+        let (state, policy) = (&*snapshot.state, &*snapshot.policy);
+        let base = base_folder(policy, params.cwd.as_deref());
+        let decisions =
+            policy.check_access_many(&state.resolver, &state.fs, Some(&base), &params.paths);
+        Ok(ValidateAccessResult {
+            results: params
+                .paths
+                .iter()
+                .zip(decisions)
+                .map(|(path, decision)| access_result(policy, path, decision))
+                .collect(),
+        })
+    }
+
+    fn heavy(params: &ValidateAccessParams) -> bool {
+        params.paths.len() > LIGHT_BATCH
     }
 }
 
 /// `roo/ignore/filterPaths`.
-pub fn filter_paths(
-    state: &SharedState,
-    policy: &Policy,
-    params: &FilterPathsParams,
-) -> FilterPathsResult {
-    let base = base_folder(policy, params.cwd.as_deref());
-    FilterPathsResult {
-        paths: params
-            .paths
-            .iter()
-            .filter(|p| {
-                policy
-                    .check_access(&state.resolver, &state.fs, Some(&base), p)
-                    .allowed()
-            })
-            .cloned()
-            .collect(),
+impl Handler for requests::FilterPaths {
+    fn handle(
+        snapshot: &Snapshot,
+        params: FilterPathsParams,
+    ) -> Result<FilterPathsResult, RpcError> {
+        let (state, policy) = (&*snapshot.state, &*snapshot.policy);
+        let base = base_folder(policy, params.cwd.as_deref());
+        Ok(FilterPathsResult {
+            paths: params
+                .paths
+                .iter()
+                .filter(|p| {
+                    policy
+                        .check_access(&state.resolver, &state.fs, Some(&base), p)
+                        .allowed()
+                })
+                .cloned()
+                .collect(),
+        })
+    }
+
+    fn heavy(params: &FilterPathsParams) -> bool {
+        params.paths.len() > LIGHT_BATCH
     }
 }
 
 /// `roo/ignore/formatFilesList`: the original's `formatFilesList`, every entry judged by the
 /// access rule and write protection relative to the listed folder.
-pub fn format_files_list(
-    state: &SharedState,
-    policy: &Policy,
-    params: &FormatFilesListParams,
-) -> FormatFilesListResult {
-    let listed = base_folder(policy, params.listed_dir.as_deref());
-    let entries: Vec<String> = params
-        .files
-        .iter()
-        .map(|file| {
-            let folder = file.ends_with('/');
-            let trimmed = file.trim_end_matches('/');
-            let relative = match Path::new(trimmed).strip_prefix(&listed) {
-                Ok(inside) if Path::new(trimmed).is_absolute() => {
-                    inside.to_string_lossy().replace('\\', "/")
+impl Handler for requests::FormatFilesList {
+    fn handle(
+        snapshot: &Snapshot,
+        params: FormatFilesListParams,
+    ) -> Result<FormatFilesListResult, RpcError> {
+        let (state, policy) = (&*snapshot.state, &*snapshot.policy);
+        let listed = base_folder(policy, params.listed_dir.as_deref());
+        let entries: Vec<String> = params
+            .files
+            .iter()
+            .map(|file| {
+                let folder = file.ends_with('/');
+                let trimmed = file.trim_end_matches('/');
+                let relative = match Path::new(trimmed).strip_prefix(&listed) {
+                    Ok(inside) if Path::new(trimmed).is_absolute() => {
+                        inside.to_string_lossy().replace('\\', "/")
+                    }
+                    _ => trimmed.replace('\\', "/"),
+                };
+                if folder && !relative.is_empty() {
+                    format!("{relative}/")
+                } else {
+                    relative
                 }
-                _ => trimmed.replace('\\', "/"),
-            };
-            if folder && !relative.is_empty() {
-                format!("{relative}/")
-            } else {
-                relative
-            }
+            })
+            .collect();
+        let judge = |entry: &str| EntryAccess {
+            blocked: !policy
+                .check_access(&state.resolver, &state.fs, Some(&listed), entry)
+                .allowed(),
+            protected: policy
+                .check_protection(&state.resolver, &state.fs, Some(&listed), entry)
+                .pattern
+                .is_some(),
+        };
+        Ok(FormatFilesListResult {
+            text: roo_context_core::files_list::format_files_list(
+                &entries,
+                params.did_hit_limit,
+                params.show_ignored,
+                Some(&judge),
+            ),
         })
-        .collect();
-    let judge = |entry: &str| EntryAccess {
-        blocked: !policy
-            .check_access(&state.resolver, &state.fs, Some(&listed), entry)
-            .allowed(),
-        protected: policy
-            .check_protection(&state.resolver, &state.fs, Some(&listed), entry)
-            .pattern
-            .is_some(),
-    };
-    FormatFilesListResult {
-        text: roo_context_core::files_list::format_files_list(
-            &entries,
-            params.did_hit_limit,
-            params.show_ignored,
-            Some(&judge),
-        ),
     }
 }
 
 /// `roo/ignore/validateCommand`: the shell crate walks the command; the access rule (and the
 /// file system, for globs, folder trees and existing names) answers through its oracle.
-pub fn validate_command(
-    state: &SharedState,
-    policy: &Policy,
-    params: &ValidateCommandParams,
-) -> ValidateCommandResult {
-    let base = base_folder(policy, params.cwd.as_deref());
-    let decide = |path: &str| {
-        policy
-            .check_access(&state.resolver, &state.fs, Some(&base), path)
-            .blocked
-    };
-    let blocked = |path: &str| decide(path).is_some();
-    let oracle = FsOracle::new(&base, &blocked);
-    match roo_context_shell::vet(&params.command, &oracle) {
-        Verdict::Allowed => ValidateCommandResult {
-            verdict: CommandVerdict::Allowed,
-            reason: None,
-            construct: None,
-            snippet: None,
-            blocked_path: None,
-            blocked_by: None,
-            tool_error: None,
-        },
-        Verdict::Blocked(hit) => {
-            // Explain the reading that was refused (a glob or a tree by its first blocked match).
-            let why = decide(&hit.path);
-            ValidateCommandResult {
-                verdict: CommandVerdict::Blocked,
-                reason: Some(format!("{} names a blocked path", hit.typed)),
+impl Handler for requests::ValidateCommand {
+    fn handle(
+        snapshot: &Snapshot,
+        params: ValidateCommandParams,
+    ) -> Result<ValidateCommandResult, RpcError> {
+        let (state, policy) = (&*snapshot.state, &*snapshot.policy);
+        let base = base_folder(policy, params.cwd.as_deref());
+        let decide = |path: &str| {
+            policy
+                .check_access(&state.resolver, &state.fs, Some(&base), path)
+                .blocked
+        };
+        let blocked = |path: &str| decide(path).is_some();
+        let oracle = FsOracle::new(&base, &blocked);
+        Ok(match roo_context_shell::vet(&params.command, &oracle) {
+            Verdict::Allowed => ValidateCommandResult {
+                verdict: CommandVerdict::Allowed,
+                reason: None,
                 construct: None,
                 snippet: None,
-                tool_error: why.as_ref().map(|r| tool_error(policy, r, &hit.typed)),
-                blocked_by: why.as_ref().map(blocked_by),
-                blocked_path: Some(hit.typed),
+                blocked_path: None,
+                blocked_by: None,
+                tool_error: None,
+            },
+            Verdict::Blocked(hit) => {
+                // Explain the reading that was refused (a glob or a tree by its first blocked match).
+                let why = decide(&hit.path);
+                ValidateCommandResult {
+                    verdict: CommandVerdict::Blocked,
+                    reason: Some(format!("{} names a blocked path", hit.typed)),
+                    construct: None,
+                    snippet: None,
+                    tool_error: why.as_ref().map(|r| tool_error(policy, r, &hit.typed)),
+                    blocked_by: why.as_ref().map(blocked_by),
+                    blocked_path: Some(hit.typed),
+                }
             }
-        }
-        Verdict::Undecidable(why) => ValidateCommandResult {
-            verdict: CommandVerdict::Undecidable,
-            reason: Some(why.construct.reason().to_owned()),
-            construct: Some(why.construct.name().to_owned()),
-            snippet: Some(why.snippet),
-            blocked_path: None,
-            blocked_by: None,
-            tool_error: None,
-        },
+            Verdict::Undecidable(why) => ValidateCommandResult {
+                verdict: CommandVerdict::Undecidable,
+                reason: Some(why.construct.reason().to_owned()),
+                construct: Some(why.construct.name().to_owned()),
+                snippet: Some(why.snippet),
+                blocked_path: None,
+                blocked_by: None,
+                tool_error: None,
+            },
+        })
     }
 }
 
 /// `roo/ignore/instructions`.
-pub fn ignore_instructions(
-    policy: &Policy,
-    params: &IgnoreInstructionsParams,
-) -> IgnoreInstructionsResult {
-    let folder = match params.cwd.as_deref() {
-        Some(cwd) => {
-            let base = base_folder(policy, Some(cwd));
-            policy.folders.iter().find(|f| f.root.contains(&base))
-        }
-        None => policy.folders.first(),
-    };
-    let ignore = folder.and_then(|f| f.ignore.as_ref());
-    IgnoreInstructionsResult {
-        instructions: ignore.map(|i| i.instructions()),
-        active_ignore_file: ignore.map(|i| i.name.clone()),
+impl Handler for requests::IgnoreInstructions {
+    fn handle(
+        snapshot: &Snapshot,
+        params: IgnoreInstructionsParams,
+    ) -> Result<IgnoreInstructionsResult, RpcError> {
+        let policy = &*snapshot.policy;
+        let folder = match params.cwd.as_deref() {
+            Some(cwd) => {
+                let base = base_folder(policy, Some(cwd));
+                policy.folders.iter().find(|f| f.root.contains(&base))
+            }
+            None => policy.folders.first(),
+        };
+        let ignore = folder.and_then(|f| f.ignore.as_ref());
+        Ok(IgnoreInstructionsResult {
+            instructions: ignore.map(|i| i.instructions()),
+            active_ignore_file: ignore.map(|i| i.name.clone()),
+        })
     }
 }
 
 /// `roo/protect/check`.
-pub fn protect_check(
-    state: &SharedState,
-    policy: &Policy,
-    params: &ProtectParams,
-) -> ProtectCheckResult {
-    let base = base_folder(policy, params.cwd.as_deref());
-    ProtectCheckResult {
-        results: params
-            .paths
-            .iter()
-            .map(|p| {
-                let decision = policy.check_protection(&state.resolver, &state.fs, Some(&base), p);
-                ProtectResult {
-                    path: p.clone(),
-                    is_protected: decision.pattern.is_some(),
-                    pattern: decision.pattern,
-                    via: decision.via.map(|v| form_name(v).to_owned()),
-                }
-            })
-            .collect(),
+impl Handler for requests::ProtectCheck {
+    fn handle(snapshot: &Snapshot, params: ProtectParams) -> Result<ProtectCheckResult, RpcError> {
+        let (state, policy) = (&*snapshot.state, &*snapshot.policy);
+        let base = base_folder(policy, params.cwd.as_deref());
+        Ok(ProtectCheckResult {
+            results: params
+                .paths
+                .iter()
+                .map(|p| {
+                    let decision =
+                        policy.check_protection(&state.resolver, &state.fs, Some(&base), p);
+                    ProtectResult {
+                        path: p.clone(),
+                        is_protected: decision.pattern.is_some(),
+                        pattern: decision.pattern,
+                        via: decision.via.map(path_via),
+                    }
+                })
+                .collect(),
+        })
+    }
+
+    fn heavy(params: &ProtectParams) -> bool {
+        params.paths.len() > LIGHT_BATCH
     }
 }
 
 /// `roo/protect/annotate`.
-pub fn protect_annotate(
-    state: &SharedState,
-    policy: &Policy,
-    params: &ProtectParams,
-) -> ProtectAnnotateResult {
-    ProtectAnnotateResult {
-        paths: protect_check(state, policy, params)
-            .results
-            .into_iter()
-            .map(|r| AnnotatedPath {
-                path: r.path,
-                is_protected: r.is_protected,
-            })
-            .collect(),
+impl Handler for requests::ProtectAnnotate {
+    fn handle(
+        snapshot: &Snapshot,
+        params: ProtectParams,
+    ) -> Result<ProtectAnnotateResult, RpcError> {
+        Ok(ProtectAnnotateResult {
+            paths: requests::ProtectCheck::handle(snapshot, params)?
+                .results
+                .into_iter()
+                .map(|r| AnnotatedPath {
+                    path: r.path,
+                    is_protected: r.is_protected,
+                })
+                .collect(),
+        })
+    }
+
+    fn heavy(params: &ProtectParams) -> bool {
+        params.paths.len() > LIGHT_BATCH
     }
 }
 
 /// `roo/protect/instructions`.
-pub fn protect_instructions(policy: &Policy) -> ProtectInstructionsResult {
-    ProtectInstructionsResult {
-        instructions: policy.protect.instructions(),
-        patterns: policy.protect.patterns.clone(),
-        message: policy.protect.message().to_owned(),
+impl Handler for requests::ProtectInstructions {
+    fn handle(
+        snapshot: &Snapshot,
+        _params: ProtectInstructionsParams,
+    ) -> Result<ProtectInstructionsResult, RpcError> {
+        let policy = &*snapshot.policy;
+        Ok(ProtectInstructionsResult {
+            instructions: policy.protect.instructions(),
+            patterns: policy.protect.patterns.clone(),
+            message: policy.protect.message().to_owned(),
+        })
     }
 }

@@ -3,11 +3,9 @@
 //! shared token cache on the blocking pool, asks the host for the summary (`roo/host/summarize`,
 //! with a timeout and cancellation), and folds the files the task read into the summary.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use roo_context_core::access::Policy;
 use roo_context_core::context::verify::{
     CheckId, CheckReport, FileAction, FileRecord, OnFail, TodoItem, TodoStatus, VerifyInput,
     VerifySettings, build_addendum, tracked_file_records, verify_summary as verify_text,
@@ -22,7 +20,6 @@ use roo_context_core::context::{
 use roo_context_core::conversation::{
     ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
 };
-use roo_context_fold::OutlineCache;
 use roo_context_protocol::context::*;
 use roo_context_protocol::fold::FoldContextParams;
 use roo_context_protocol::methods;
@@ -31,15 +28,17 @@ use serde_json::Value;
 use tower_lsp_server::Client;
 use tower_lsp_server::jsonrpc::{Error, ErrorCode};
 
+use roo_context_protocol::requests;
+
+use super::{Handler, Snapshot, WaitingHandler};
 use crate::host_call::{HostCallError, call_host};
+use crate::rpc::RpcError;
 use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 
 use crate::counting::{Mode, with_counter};
-use crate::documents::Documents;
 use crate::handlers::fold;
-use crate::state::SharedState;
 use crate::tracker::FileTracker;
 
 /// `roo/host/summarize`, the server-to-client request.
@@ -69,46 +68,24 @@ impl IdSource for UuidIds {
     }
 }
 
-/// What the context handlers read from the server.
-#[derive(Clone)]
-pub struct ContextDeps {
-    /// Workspace state (resolver, file system) for folded file context.
-    pub state: Arc<SharedState>,
-    /// The access rule in force when the request arrived.
-    pub policy: Arc<Policy>,
-    /// Open documents (their unsaved text wins over the disk).
-    pub documents: Arc<Documents>,
-    /// Outline cache shared with the fold methods.
-    pub outlines: Arc<OutlineCache>,
-    /// Token cache shared by every feature that counts.
-    pub tokens: Arc<TokenCache>,
-    /// Set once the host answered `roo/host/summarize` with -32601: it has no summarizer, so
-    /// later condenses fail at once instead of asking again.
-    pub host_cannot_summarize: Arc<AtomicBool>,
-    /// The file context tracker (its records feed summary verification).
-    pub tracker: Arc<FileTracker>,
+/// Context management counts with the original's estimate unless told otherwise.
+fn count_mode(mode: Option<Mode>) -> Mode {
+    mode.unwrap_or(Mode::Estimate)
 }
 
-fn count_mode(mode: Option<&str>) -> Result<Mode, Error> {
-    match mode {
-        None => Ok(Mode::Estimate),
-        Some(mode) => Mode::parse(Some(mode))
-            .map_err(|e| Error::invalid_params(format!("field `tokenCountMode`: {e}"))),
-    }
-}
-
-fn threshold_settings(
-    auto: Option<bool>,
-    percent: Option<f64>,
-    profiles: Option<std::collections::BTreeMap<String, f64>>,
-    profile_id: Option<String>,
-) -> ThresholdSettings {
+fn threshold_settings(params: ThresholdParams) -> ThresholdSettings {
     let defaults = ThresholdSettings::default();
     ThresholdSettings {
-        auto_condense_context: auto.unwrap_or(defaults.auto_condense_context),
-        auto_condense_context_percent: percent.unwrap_or(defaults.auto_condense_context_percent),
-        profile_thresholds: profiles.unwrap_or_default(),
-        current_profile_id: profile_id.unwrap_or(defaults.current_profile_id),
+        auto_condense_context: params
+            .auto_condense_context
+            .unwrap_or(defaults.auto_condense_context),
+        auto_condense_context_percent: params
+            .auto_condense_context_percent
+            .unwrap_or(defaults.auto_condense_context_percent),
+        profile_thresholds: params.profile_thresholds.unwrap_or_default(),
+        current_profile_id: params
+            .current_profile_id
+            .unwrap_or(defaults.current_profile_id),
     }
 }
 
@@ -119,9 +96,24 @@ pub fn files_read_for_summary(params: &ManageContextParams) -> Vec<String> {
     params.files_read_by_roo.clone().unwrap_or_default()
 }
 
-/// The folded file context sections of `paths` (each file through the access rule).
-fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) -> Vec<String> {
-    if paths.is_empty() {
+/// The files the task's agent edited, most recently edited first, from the tracker (none when
+/// the task is not open in it): they lead the folded context's budget.
+async fn files_edited_for_summary(deps: &Snapshot, task_id: Option<&str>) -> Vec<String> {
+    match (task_id, &deps.files) {
+        (Some(task_id), Some(files)) => files.files_edited(task_id).await.unwrap_or_default(),
+        _ => Vec::new(),
+    }
+}
+
+/// The folded file context sections of `paths` and `edited` (each file through the access
+/// rule), in the budget's priority order.
+fn folded_sections(
+    deps: &Snapshot,
+    paths: Vec<String>,
+    edited: Vec<String>,
+    cwd: Option<String>,
+) -> Vec<String> {
+    if paths.is_empty() && edited.is_empty() {
         return Vec::new();
     }
     let params = FoldContextParams {
@@ -129,6 +121,7 @@ fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) 
         cwd,
         max_chars: None,
         min_component_lines: None,
+        edited_paths: Some(edited),
     };
     fold::fold_context(
         &deps.state,
@@ -140,9 +133,9 @@ fn folded_sections(deps: &ContextDeps, paths: Vec<String>, cwd: Option<String>) 
     .sections
 }
 
-fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, Error> {
+fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, RpcError> {
     let messages = parse_history(Value::Array(std::mem::take(&mut params.messages)))
-        .map_err(|e| Error::invalid_params(format!("invalid params: field `messages`: {e}")))?
+        .map_err(|e| RpcError::field("messages", e))?
         .messages;
     let summarizer = params.summarizer.clone().unwrap_or_default();
     let trigger = match params.trigger {
@@ -162,12 +155,7 @@ fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, Error> 
         context_window: params.context_window,
         max_tokens: params.max_tokens,
         total_tokens: params.total_tokens,
-        settings: threshold_settings(
-            params.auto_condense_context,
-            params.auto_condense_context_percent,
-            params.profile_thresholds.clone(),
-            params.current_profile_id.clone(),
-        ),
+        settings: threshold_settings(params.thresholds.clone()),
         custom_condensing_prompt: params.custom_condensing_prompt.clone(),
         environment_details: params.environment_details.clone(),
         folded_file_sections: Vec::new(),
@@ -228,13 +216,13 @@ fn wire_check_id(id: CheckId) -> VerifyCheckId {
 /// The task's files for verification: the tracker's records (with `files: "tracker"`, the
 /// default) and the host's `trackedFiles`.
 async fn verify_files(
-    tracker: &FileTracker,
+    tracker: Option<&FileTracker>,
     task_id: Option<&str>,
     options: &VerifyOptions,
 ) -> Vec<FileRecord> {
     let mut files = Vec::new();
     if matches!(options.files, None | Some(VerifyFilesSource::Tracker))
-        && let Some(task_id) = task_id
+        && let (Some(task_id), Some(tracker)) = (task_id, tracker)
         && let Some(metadata) = tracker.records(task_id).await
     {
         files = tracked_file_records(&metadata);
@@ -310,17 +298,27 @@ pub fn wire_verification(verification: &SummaryVerification) -> SummaryVerificat
     }
 }
 
-/// `roo/context/verifySummary`: the checks and the addendum for a summary the host made.
-pub async fn verify_summary(
-    deps: ContextDeps,
+/// `roo/context/verifySummary`: the checks and the addendum for a summary the host made. Waits
+/// on the tracker for the task's records, then checks on the blocking pool.
+impl WaitingHandler for requests::ContextVerifySummary {
+    async fn handle(
+        deps: Snapshot,
+        params: VerifySummaryParams,
+    ) -> Result<VerifySummaryResult, RpcError> {
+        verify_summary(deps, params).await
+    }
+}
+
+async fn verify_summary(
+    deps: Snapshot,
     mut params: VerifySummaryParams,
-) -> Result<VerifySummaryResult, Error> {
-    let mode = count_mode(params.token_count_mode.as_deref())?;
+) -> Result<VerifySummaryResult, RpcError> {
+    let mode = count_mode(params.token_count_mode);
     let messages = parse_history(Value::Array(std::mem::take(&mut params.messages)))
-        .map_err(|e| Error::invalid_params(format!("invalid params: field `messages`: {e}")))?
+        .map_err(|e| RpcError::field("messages", e))?
         .messages;
     let options = params.verify.clone().unwrap_or_default();
-    let files = verify_files(&deps.tracker, params.task_id.as_deref(), &options).await;
+    let files = verify_files(deps.files.as_deref(), params.task_id.as_deref(), &options).await;
     let cwd = params.cwd.clone().or_else(|| {
         deps.state
             .folder_paths()
@@ -386,11 +384,12 @@ pub async fn verify_summary(
 
 /// The verification config of a manage run, when `verify` was given.
 async fn manage_verify_config(
-    deps: &ContextDeps,
+    deps: &Snapshot,
     params: &ManageContextParams,
 ) -> Option<VerifyConfig> {
     let options = params.verify.as_ref()?;
-    let tracked_files = verify_files(&deps.tracker, params.task_id.as_deref(), options).await;
+    let tracked_files =
+        verify_files(deps.files.as_deref(), params.task_id.as_deref(), options).await;
     let cwd = params.cwd.clone().or_else(|| {
         deps.state
             .folder_paths()
@@ -410,14 +409,14 @@ async fn manage_verify_config(
 /// once more (within what is left of the timeout) and keeps the retry's answer when it has
 /// text, else the first. Costs add up.
 async fn retry_once(
-    deps: &ContextDeps,
-    client: &Client,
+    deps: &Snapshot,
+    client: Option<&Client>,
     mode: Mode,
     reply: SummarizeReply,
     mut pending: Box<PendingCondense>,
     base: &HostSummarizeParams,
     remaining_ms: u64,
-) -> Result<(SummarizeReply, Box<PendingCondense>), Error> {
+) -> Result<(SummarizeReply, Box<PendingCondense>), RpcError> {
     let SummarizeReply::Answer(answer) = reply else {
         return Ok((reply, pending));
     };
@@ -440,10 +439,10 @@ async fn retry_once(
         ..base.clone()
     };
     request.messages.push(Value::Object(corrective.fields));
-    let second = if remaining_ms == 0 {
-        SummarizeReply::TimedOut { after_ms: 0 }
-    } else {
-        ask_host(client, request, remaining_ms).await
+    let second = match client {
+        None => SummarizeReply::NoSummarizer,
+        Some(_) if remaining_ms == 0 => SummarizeReply::TimedOut { after_ms: 0 },
+        Some(client) => ask_host(client, request, remaining_ms).await,
     };
     Ok(match second {
         SummarizeReply::Answer(better) if !better.text.trim().is_empty() => {
@@ -466,7 +465,7 @@ async fn retry_once(
 struct AbandonNotice {
     client: Client,
     request_id: String,
-    reason: Option<&'static str>,
+    reason: Option<CancelReason>,
 }
 
 impl Drop for AbandonNotice {
@@ -478,7 +477,7 @@ impl Drop for AbandonNotice {
         let client = self.client.clone();
         let params = HostCancelSummarizeParams {
             request_id: std::mem::take(&mut self.request_id),
-            reason: reason.to_owned(),
+            reason,
         };
         runtime.spawn(async move {
             client
@@ -504,12 +503,12 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
     let mut notice = AbandonNotice {
         client: client.clone(),
         request_id: params.request_id.clone(),
-        reason: Some("cancelled"),
+        reason: Some(CancelReason::Cancelled),
     };
     let call = call_host::<HostSummarize>(client, params, Duration::from_millis(timeout_ms));
     let reply = match call.await {
         Err(HostCallError::TimedOut) => {
-            notice.reason = Some("timeout");
+            notice.reason = Some(CancelReason::Timeout);
             return SummarizeReply::TimedOut {
                 after_ms: timeout_ms,
             };
@@ -545,12 +544,20 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
 
 /// `roo/context/manage`: one path for all three triggers. On cancellation (`$/cancelRequest`)
 /// the framework drops this future: no result is produced and the host keeps its history.
-pub async fn manage(
-    deps: ContextDeps,
-    client: Client,
+impl WaitingHandler for requests::ContextManage {
+    async fn handle(
+        deps: Snapshot,
+        params: ManageContextParams,
+    ) -> Result<ManageContextResult, RpcError> {
+        manage(deps, params).await
+    }
+}
+
+async fn manage(
+    deps: Snapshot,
     mut params: ManageContextParams,
-) -> Result<ManageContextResult, Error> {
-    let mode = count_mode(params.token_count_mode.as_deref())?;
+) -> Result<ManageContextResult, RpcError> {
+    let mode = count_mode(params.token_count_mode);
     let mut input = manage_input(&mut params)?;
     input.verify = manage_verify_config(&deps, &params).await;
     let tokens = deps.tokens.clone();
@@ -577,18 +584,22 @@ pub async fn manage(
                 token_limit: pending.request.token_limit,
             };
             let paths = files_read_for_summary(&params);
+            let edited = files_edited_for_summary(&deps, params.task_id.as_deref()).await;
             let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
-            let folding = blocking(move || folded_sections(&fold_deps, paths, cwd));
+            let folding = blocking(move || folded_sections(&fold_deps, paths, edited, cwd));
             let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
             let no_summarizer = deps.host_cannot_summarize.clone();
+            let host = deps.host.clone();
             let started = std::time::Instant::now();
             let base_request = request.clone();
-            let host = client.clone();
             let asking = async move {
+                let Some(client) = host else {
+                    return SummarizeReply::NoSummarizer;
+                };
                 if no_summarizer.load(Ordering::Relaxed) {
                     return SummarizeReply::NoSummarizer;
                 }
-                let reply = ask_host(&host, request, timeout_ms).await;
+                let reply = ask_host(&client, request, timeout_ms).await;
                 if reply == SummarizeReply::NoSummarizer {
                     no_summarizer.store(true, Ordering::Relaxed);
                 }
@@ -596,13 +607,13 @@ pub async fn manage(
             };
             let (reply, sections) = tokio::join!(asking, folding);
             pending.input.folded_file_sections = sections.unwrap_or_else(|error| {
-                tracing::warn!(message = %error.message, "folded file context failed; summary without it");
+                tracing::warn!(%error, "folded file context failed; summary without it");
                 Vec::new()
             });
             let remaining_ms = timeout_ms.saturating_sub(started.elapsed().as_millis() as u64);
             let (reply, pending) = retry_once(
                 &deps,
-                &client,
+                deps.host.as_ref(),
                 mode,
                 reply,
                 pending,
@@ -666,12 +677,12 @@ fn wire_event(event: ContextEvent) -> ContextEventMessage {
     message
 }
 
-fn threshold_source_name(source: &ThresholdSource) -> &'static str {
+fn threshold_source_kind(source: &ThresholdSource) -> ThresholdSourceKind {
     match source {
-        ThresholdSource::Global => "global",
-        ThresholdSource::Profile => "profile",
-        ThresholdSource::InvalidProfile { .. } => "invalidProfile",
-        ThresholdSource::Forced => "forced",
+        ThresholdSource::Global => ThresholdSourceKind::Global,
+        ThresholdSource::Profile => ThresholdSourceKind::Profile,
+        ThresholdSource::InvalidProfile { .. } => ThresholdSourceKind::InvalidProfile,
+        ThresholdSource::Forced => ThresholdSourceKind::Forced,
     }
 }
 
@@ -684,7 +695,7 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
         model_facing_tokens: outcome.budget.model_facing_tokens,
         context_percent: outcome.budget.context_percent,
         threshold: outcome.budget.threshold,
-        threshold_source: threshold_source_name(&outcome.budget.threshold_source).into(),
+        threshold_source: threshold_source_kind(&outcome.budget.threshold_source),
     };
     ManageContextResult {
         changed: outcome.changed,
@@ -696,11 +707,10 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
                 .collect()
         }),
         action: match outcome.action {
-            ContextAction::None => "none",
-            ContextAction::Condensed => "condensed",
-            ContextAction::Truncated => "truncated",
-        }
-        .into(),
+            ContextAction::None => ManageAction::None,
+            ContextAction::Condensed => ManageAction::Condensed,
+            ContextAction::Truncated => ManageAction::Truncated,
+        },
         summary: outcome.summary,
         cost: outcome.cost,
         prev_context_tokens: outcome.prev_context_tokens,
@@ -720,11 +730,25 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
 }
 
 /// `roo/context/willManage`.
-pub fn will_manage(
+impl Handler for requests::ContextWillManage {
+    fn handle(
+        snapshot: &Snapshot,
+        params: WillManageContextParams,
+    ) -> Result<WillManageContextResult, RpcError> {
+        will_manage(&snapshot.tokens, params)
+    }
+
+    /// Only counting `lastMessage` grows with the input; numbers alone need no heavy slot.
+    fn heavy(params: &WillManageContextParams) -> bool {
+        params.last_message_tokens.is_none() && params.last_message.is_some()
+    }
+}
+
+fn will_manage(
     tokens: &TokenCache,
     params: WillManageContextParams,
-) -> Result<WillManageContextResult, Error> {
-    let mode = count_mode(params.token_count_mode.as_deref())?;
+) -> Result<WillManageContextResult, RpcError> {
+    let mode = count_mode(params.token_count_mode);
     let last_message_tokens = match (params.last_message_tokens, &params.last_message) {
         (Some(tokens), _) => tokens,
         (None, Some(message)) => with_counter(tokens, mode, |counter| {
@@ -737,12 +761,7 @@ pub fn will_manage(
         last_message_tokens,
         context_window: params.context_window,
         max_tokens: params.max_tokens,
-        settings: threshold_settings(
-            params.auto_condense_context,
-            params.auto_condense_context_percent,
-            params.profile_thresholds,
-            params.current_profile_id,
-        ),
+        settings: threshold_settings(params.thresholds),
     };
     let prev = input.total_tokens + last_message_tokens;
     Ok(WillManageContextResult {
@@ -758,8 +777,18 @@ pub fn will_manage(
 }
 
 /// `roo/context/classifyError`.
-pub fn classify_error(params: ClassifyErrorParams) -> ClassifyErrorResult {
-    ClassifyErrorResult {
-        is_context_window_error: is_context_window_exceeded_error(&params.error),
+impl Handler for requests::ContextClassifyError {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: ClassifyErrorParams,
+    ) -> Result<ClassifyErrorResult, RpcError> {
+        Ok(ClassifyErrorResult {
+            is_context_window_error: is_context_window_exceeded_error(&params.error),
+        })
+    }
+
+    /// One pass over one error object: on the blocking pool, but never queued behind heavy work.
+    fn heavy(_params: &ClassifyErrorParams) -> bool {
+        false
     }
 }

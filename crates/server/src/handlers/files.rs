@@ -1,21 +1,25 @@
-//! `roo/files/*`: protocol params into [`FileTracker`] calls, tracker errors into JSON-RPC
-//! errors (bad input → InvalidParams, storage failures → InternalError with the file named).
+//! `roo/files/*`: protocol params into [`FileTracker`] calls, tracker errors into [`RpcError`]s
+//! (bad input → invalid params naming the field, storage failures → internal, the file named).
 
 use std::path::Path;
 
 use roo_context_core::tracker::RecordSource;
 use roo_context_protocol::files::*;
-use tower_lsp_server::jsonrpc::{Error, Result};
+use roo_context_protocol::requests;
 
-use crate::rpc::internal;
-use crate::tracker::{FileTracker, TrackerError};
+use super::{Snapshot, WaitingHandler};
+use crate::rpc::RpcError;
+use crate::tracker::TrackerError;
 
-fn to_rpc(error: TrackerError) -> Error {
-    match error {
-        TrackerError::UnknownTask(_)
-        | TrackerError::MissingStorage(_)
-        | TrackerError::StorageMismatch { .. } => Error::invalid_params(error.to_string()),
-        TrackerError::Io(_) => internal(error.to_string()),
+impl From<TrackerError> for RpcError {
+    fn from(error: TrackerError) -> RpcError {
+        match &error {
+            TrackerError::UnknownTask(_) => RpcError::field("taskId", error),
+            TrackerError::MissingStorage(_) | TrackerError::StorageMismatch { .. } => {
+                RpcError::field("storageDir", error)
+            }
+            TrackerError::Io(_) => RpcError::internal(error),
+        }
     }
 }
 
@@ -30,85 +34,93 @@ pub fn record_source(source: FileSource) -> RecordSource {
 }
 
 /// `roo/files/track`.
-pub async fn track(tracker: &FileTracker, params: TrackParams) -> Result<TrackResult> {
-    let (watched, recovery) = tracker
-        .track(
-            &params.task_id,
-            Some(Path::new(&params.storage_dir)),
-            &params.path,
-            record_source(params.source),
-            params.content.as_deref(),
-            params.cwd.as_deref(),
-        )
-        .await
-        .map_err(to_rpc)?;
-    Ok(TrackResult {
-        watched: watched.is_ok(),
-        not_watched_reason: watched.err().map(str::to_owned),
-        recovery,
-    })
+impl WaitingHandler for requests::FilesTrack {
+    async fn handle(snapshot: Snapshot, params: TrackParams) -> Result<TrackResult, RpcError> {
+        let (watched, recovery) = snapshot
+            .tracker()?
+            .track(
+                &params.task_id,
+                Some(Path::new(&params.storage_dir)),
+                &params.path,
+                record_source(params.source),
+                params.content.as_deref(),
+                params.cwd.as_deref(),
+            )
+            .await?;
+        Ok(TrackResult {
+            watched: watched.is_ok(),
+            not_watched_reason: watched.err(),
+            recovery,
+        })
+    }
 }
 
 /// `roo/files/markRooEdited`.
-pub async fn mark_roo_edited(
-    tracker: &FileTracker,
-    params: MarkRooEditedParams,
-) -> Result<MarkRooEditedResult> {
-    let watched = tracker
-        .mark_roo_edited(
-            &params.task_id,
-            &params.path,
-            params.content.as_deref(),
-            params.deleted,
-            params.cwd.as_deref(),
-        )
-        .await
-        .map_err(to_rpc)?;
-    Ok(MarkRooEditedResult { watched })
+impl WaitingHandler for requests::FilesMarkRooEdited {
+    async fn handle(
+        snapshot: Snapshot,
+        params: MarkRooEditedParams,
+    ) -> Result<MarkRooEditedResult, RpcError> {
+        let watched = snapshot
+            .tracker()?
+            .mark_roo_edited(
+                &params.task_id,
+                &params.path,
+                params.content.as_deref(),
+                params.deleted,
+                params.cwd.as_deref(),
+            )
+            .await?;
+        Ok(MarkRooEditedResult { watched })
+    }
 }
 
 /// `roo/files/read`.
-pub async fn files_read(tracker: &FileTracker, params: FilesReadParams) -> Result<FilesReadResult> {
-    let (paths, recovery) = tracker
-        .files_read(
-            &params.task_id,
-            params.storage_dir.as_deref().map(Path::new),
-            params.since,
-        )
-        .await
-        .map_err(to_rpc)?;
-    Ok(FilesReadResult { paths, recovery })
+impl WaitingHandler for requests::FilesRead {
+    async fn handle(
+        snapshot: Snapshot,
+        params: FilesReadParams,
+    ) -> Result<FilesReadResult, RpcError> {
+        let storage = params.storage_dir.as_deref().map(Path::new);
+        let (paths, recovery) = snapshot
+            .tracker()?
+            .files_read(&params.task_id, storage, params.since)
+            .await?;
+        Ok(FilesReadResult { paths, recovery })
+    }
 }
 
 /// `roo/files/takeRecentlyModified`.
-pub async fn take_recently_modified(
-    tracker: &FileTracker,
-    params: FilesTaskParams,
-) -> Result<FilesTakeResult> {
-    let paths = tracker
-        .take_recently_modified(&params.task_id)
-        .await
-        .map_err(to_rpc)?;
-    Ok(FilesTakeResult { paths })
+impl WaitingHandler for requests::FilesTakeRecentlyModified {
+    async fn handle(
+        snapshot: Snapshot,
+        params: FilesTaskParams,
+    ) -> Result<FilesTakeResult, RpcError> {
+        let tracker = snapshot.tracker()?;
+        let paths = tracker.take_recently_modified(&params.task_id).await?;
+        Ok(FilesTakeResult { paths })
+    }
 }
 
 /// `roo/files/takeCheckpointPossible`.
-pub async fn take_checkpoint_possible(
-    tracker: &FileTracker,
-    params: FilesTaskParams,
-) -> Result<FilesTakeResult> {
-    let paths = tracker
-        .take_checkpoint_possible(&params.task_id)
-        .await
-        .map_err(to_rpc)?;
-    Ok(FilesTakeResult { paths })
+impl WaitingHandler for requests::FilesTakeCheckpointPossible {
+    async fn handle(
+        snapshot: Snapshot,
+        params: FilesTaskParams,
+    ) -> Result<FilesTakeResult, RpcError> {
+        let tracker = snapshot.tracker()?;
+        let paths = tracker.take_checkpoint_possible(&params.task_id).await?;
+        Ok(FilesTakeResult { paths })
+    }
 }
 
 /// `roo/files/disposeTask`.
-pub async fn dispose_task(
-    tracker: &FileTracker,
-    params: FilesTaskParams,
-) -> Result<DisposeTaskResult> {
-    let disposed = tracker.dispose(&params.task_id).await.map_err(to_rpc)?;
-    Ok(DisposeTaskResult { disposed })
+impl WaitingHandler for requests::FilesDisposeTask {
+    async fn handle(
+        snapshot: Snapshot,
+        params: FilesTaskParams,
+    ) -> Result<DisposeTaskResult, RpcError> {
+        let disposed = snapshot.tracker()?.dispose(&params.task_id).await?;
+        Ok(DisposeTaskResult { disposed })
+    }
 }

@@ -8,23 +8,20 @@ use roo_context_core::fs::{GateRefusal, open_gated};
 use roo_context_core::path::normalize_lexically;
 use roo_context_core::wire_text;
 use roo_context_fold::{
-    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
+    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache, context_paths,
     folded_file_context_with,
 };
 use roo_context_protocol::fold::*;
 
+use roo_context_protocol::requests;
+
+use super::{Handler, Snapshot, base_folder};
 use crate::documents::Documents;
+use crate::rpc::RpcError;
 use crate::state::SharedState;
 
 /// Files larger than this are not read whole for a folded view (the engine refuses them anyway).
 const MAX_READ_BYTES: u64 = 16 * 1024 * 1024;
-
-fn base_folder(policy: &Policy, cwd: Option<&str>) -> PathBuf {
-    match cwd {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    }
-}
 
 /// Reads a file for folding: the open document's text, else the file's bytes through the read
 /// gate (regular files only, judged by what was opened, at most [`MAX_READ_BYTES`]).
@@ -37,8 +34,8 @@ pub fn read_source(
     if let Some(text) = documents.get(absolute) {
         return Ok(FoldContent::Text(text));
     }
-    let file = open_gated(&state.fs, absolute, MAX_READ_BYTES, true, &|real| {
-        policy.allows_real_path(real)
+    let file = open_gated(&state.fs, absolute, MAX_READ_BYTES, true, &|opened| {
+        policy.allows_opened(opened)
     })
     .map_err(|refusal| match refusal {
         GateRefusal::TooLarge { len, limit } => {
@@ -46,25 +43,29 @@ pub fn read_source(
         }
         other => other.to_string(),
     })?;
-    // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire.
-    file.read_all()
-        .map(|bytes| FoldContent::Bytes(wire_text::encode_bytes(&bytes).into_owned()))
-        .map_err(|e| format!("cannot read: {e}"))
+    // The file's own U+FDD0 must not read as an encoded lone surrogate on the wire (almost
+    // never there: the bytes are then kept as read, not copied).
+    let bytes = file.read_all().map_err(|e| format!("cannot read: {e}"))?;
+    Ok(FoldContent::Bytes(match wire_text::encode_bytes(&bytes) {
+        std::borrow::Cow::Owned(encoded) => encoded,
+        std::borrow::Cow::Borrowed(_) => bytes,
+    }))
 }
 
-fn kind_name(kind: FileDiagnosticKind) -> &'static str {
+fn wire_kind(kind: FileDiagnosticKind) -> FoldDiagnosticKind {
     match kind {
-        FileDiagnosticKind::SkippedByHost => "skipped",
-        FileDiagnosticKind::UnsupportedLanguage => "unsupportedLanguage",
-        FileDiagnosticKind::Binary => "binary",
-        FileDiagnosticKind::InvalidUtf8 => "invalidUtf8",
-        FileDiagnosticKind::TooLarge => "tooLarge",
-        FileDiagnosticKind::ParseTimeout => "parseTimeout",
-        FileDiagnosticKind::QueryTimeout => "queryTimeout",
-        FileDiagnosticKind::SyntaxErrors => "syntaxErrors",
-        FileDiagnosticKind::NoDefinitions => "noDefinitions",
-        FileDiagnosticKind::Truncated => "truncated",
-        FileDiagnosticKind::OverBudget => "overBudget",
+        FileDiagnosticKind::SkippedByHost => FoldDiagnosticKind::Skipped,
+        FileDiagnosticKind::UnsupportedLanguage => FoldDiagnosticKind::UnsupportedLanguage,
+        FileDiagnosticKind::Binary => FoldDiagnosticKind::Binary,
+        FileDiagnosticKind::InvalidUtf8 => FoldDiagnosticKind::InvalidUtf8,
+        FileDiagnosticKind::TooLarge => FoldDiagnosticKind::TooLarge,
+        FileDiagnosticKind::ParseTimeout => FoldDiagnosticKind::ParseTimeout,
+        FileDiagnosticKind::QueryTimeout => FoldDiagnosticKind::QueryTimeout,
+        FileDiagnosticKind::SyntaxErrors => FoldDiagnosticKind::SyntaxErrors,
+        FileDiagnosticKind::GrammarLimitation => FoldDiagnosticKind::GrammarLimitation,
+        FileDiagnosticKind::NoDefinitions => FoldDiagnosticKind::NoDefinitions,
+        FileDiagnosticKind::Truncated => FoldDiagnosticKind::Truncated,
+        FileDiagnosticKind::OverBudget => FoldDiagnosticKind::OverBudget,
     }
 }
 
@@ -76,6 +77,29 @@ fn cache_for(cache: &OutlineCache, min_component_lines: Option<u32>) -> Option<&
         .then_some(cache)
 }
 
+/// The edited paths spelled as in `read` when they name the same file (`./src/a.ts` and
+/// `src/a.ts`), so an edited file that was also read is one file, placed as edited.
+fn edited_as_read(base: &Path, read: &[String], edited: Option<&[String]>) -> Vec<String> {
+    let Some(edited) = edited else {
+        return Vec::new();
+    };
+    let mut read_by_file: std::collections::HashMap<PathBuf, &String> =
+        std::collections::HashMap::with_capacity(read.len());
+    for path in read {
+        read_by_file
+            .entry(normalize_lexically(base, path))
+            .or_insert(path);
+    }
+    edited
+        .iter()
+        .map(|path| {
+            read_by_file
+                .get(&normalize_lexically(base, path))
+                .map_or_else(|| path.clone(), |read| (*read).clone())
+        })
+        .collect()
+}
+
 /// `roo/fold/context`: the folded view of `paths` (most recently read first).
 pub fn fold_context(
     state: &SharedState,
@@ -85,15 +109,16 @@ pub fn fold_context(
     params: &FoldContextParams,
 ) -> FoldContextResult {
     let base = base_folder(policy, params.cwd.as_deref());
+    let edited = edited_as_read(&base, &params.paths, params.edited_paths.as_deref());
+    let paths = context_paths(&params.paths, &edited);
     // Why each skipped input was skipped, keyed by position, so the reason kinds stay precise.
-    let mut host_kinds: Vec<Option<&'static str>> = Vec::with_capacity(params.paths.len());
-    let inputs: Vec<FoldInput> = params
-        .paths
+    let mut host_kinds: Vec<Option<FoldDiagnosticKind>> = Vec::with_capacity(paths.len());
+    let inputs: Vec<FoldInput> = paths
         .iter()
         .map(|path| {
             // A cancelled request reads nothing more (its answer is dropped anyway).
             if roo_context_core::cancel::cancelled() {
-                host_kinds.push(Some("cancelled"));
+                host_kinds.push(Some(FoldDiagnosticKind::Cancelled));
                 return FoldInput {
                     display_path: path.clone(),
                     content: FoldContent::Skipped {
@@ -103,7 +128,7 @@ pub fn fold_context(
             }
             let decision = policy.check_access(&state.resolver, &state.fs, Some(&base), path);
             let content = if !decision.allowed() {
-                host_kinds.push(Some("blocked"));
+                host_kinds.push(Some(FoldDiagnosticKind::Blocked));
                 FoldContent::Skipped {
                     reason: "blocked by the ignore file".into(),
                 }
@@ -114,7 +139,7 @@ pub fn fold_context(
                         content
                     }
                     Err(reason) => {
-                        host_kinds.push(Some("unreadable"));
+                        host_kinds.push(Some(FoldDiagnosticKind::Unreadable));
                         FoldContent::Skipped { reason }
                     }
                 }
@@ -131,6 +156,7 @@ pub fn fold_context(
             .unwrap_or(roo_context_fold::DEFAULT_MAX_CHARS),
         // A `$/cancelRequest` stops the work between windows of files (see `rpc::blocking`).
         stop: roo_context_core::cancel::current_flag(),
+        edited_paths: edited,
         ..FoldOptions::default()
     };
     let cache = cache_for(cache, params.min_component_lines);
@@ -138,7 +164,8 @@ pub fn fold_context(
         options.outline.min_lines = min_lines;
     }
     let folded = folded_file_context_with(&inputs, &options, cache);
-    let mut host_kind_by_path = params.paths.iter().zip(host_kinds);
+    // Files the host skipped are reported in input order, so one pass pairs them up.
+    let mut host_kind_by_path = paths.iter().zip(host_kinds);
     FoldContextResult {
         diagnostics: folded
             .diagnostics
@@ -148,13 +175,13 @@ pub fn fold_context(
                     host_kind_by_path
                         .find(|(p, k)| **p == d.display_path && k.is_some())
                         .and_then(|(_, k)| k)
-                        .unwrap_or("skipped")
+                        .unwrap_or(FoldDiagnosticKind::Skipped)
                 } else {
-                    kind_name(d.kind)
+                    wire_kind(d.kind)
                 };
                 FoldDiagnostic {
                     path: d.display_path.clone(),
-                    kind: kind.to_owned(),
+                    kind,
                     included: d.included,
                     message: d.message.clone(),
                 }
@@ -253,4 +280,31 @@ pub fn fold_outline(
             .map(ToString::to_string)
             .collect(),
     })
+}
+
+impl Handler for requests::FoldContext {
+    fn handle(
+        snapshot: &Snapshot,
+        params: FoldContextParams,
+    ) -> Result<FoldContextResult, RpcError> {
+        let s = snapshot;
+        Ok(fold_context(
+            &s.state,
+            &s.policy,
+            &s.documents,
+            &s.outlines,
+            &params,
+        ))
+    }
+}
+
+impl Handler for requests::FoldOutline {
+    fn handle(
+        snapshot: &Snapshot,
+        params: FoldOutlineParams,
+    ) -> Result<FoldOutlineResult, RpcError> {
+        let s = snapshot;
+        fold_outline(&s.state, &s.policy, &s.documents, &s.outlines, &params)
+            .map_err(|error| RpcError::field("path", error))
+    }
 }

@@ -7,22 +7,21 @@ use roo_context_core::conversation::{
     messages_since_last_summary, parse_history, rewind,
 };
 use roo_context_protocol::history::*;
-use roo_context_tokens::TokenCache;
 use serde_json::Value;
 
-use crate::counting::{Mode, with_counter};
+use roo_context_protocol::requests;
 
-/// A request that cannot be answered, with the offending field named.
-#[derive(Debug)]
-pub struct InvalidField(pub String);
+use super::{Handler, Snapshot};
+use crate::counting::{Mode, with_counter};
+use crate::rpc::RpcError;
 
 fn parse(
     field: &str,
     messages: Vec<Value>,
-) -> Result<(Vec<ApiMessage>, Vec<Diagnostic>), InvalidField> {
+) -> Result<(Vec<ApiMessage>, Vec<Diagnostic>), RpcError> {
     parse_history(Value::Array(messages))
         .map(|parsed| (parsed.messages, parsed.diagnostics))
-        .map_err(|e| InvalidField(format!("field `{field}`: {e}")))
+        .map_err(|e| RpcError::field(field, e))
 }
 
 fn wire_diagnostics(diagnostics: &[Diagnostic]) -> Vec<HistoryDiagnostic> {
@@ -47,124 +46,139 @@ fn to_values<'a>(messages: impl IntoIterator<Item = &'a ApiMessage>) -> Vec<Valu
 }
 
 /// `roo/history/effective`.
-pub fn effective(params: EffectiveHistoryParams) -> Result<EffectiveHistoryResult, InvalidField> {
-    let (messages, diagnostics) = parse("messages", params.messages)?;
-    let effective = effective_api_history(&messages);
-    Ok(EffectiveHistoryResult {
-        messages: to_values(effective.messages.iter().map(|m| m.as_ref())),
-        source_indices: effective.source_indices.clone(),
-        changed: effective.changed,
-        since_last_summary_count: params
-            .include_since_last_summary
-            .then(|| messages_since_last_summary(&messages).len()),
-        diagnostics: wire_diagnostics(&diagnostics),
-    })
+impl Handler for requests::HistoryEffective {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: EffectiveHistoryParams,
+    ) -> Result<EffectiveHistoryResult, RpcError> {
+        let (messages, diagnostics) = parse("messages", params.messages)?;
+        let effective = effective_api_history(&messages);
+        Ok(EffectiveHistoryResult {
+            messages: to_values(effective.messages.iter().map(|m| m.as_ref())),
+            source_indices: effective.source_indices.clone(),
+            changed: effective.changed,
+            since_last_summary_count: params
+                .include_since_last_summary
+                .then(|| messages_since_last_summary(&messages).len()),
+            diagnostics: wire_diagnostics(&diagnostics),
+        })
+    }
 }
 
 /// `roo/history/merge`.
-pub fn merge(params: MergeHistoryParams) -> Result<MergeHistoryResult, InvalidField> {
-    let roles = match &params.roles {
-        None => vec![Role::User],
-        Some(names) => names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| match name.as_str() {
-                "user" => Ok(Role::User),
-                "assistant" => Ok(Role::Assistant),
-                other => Err(InvalidField(format!(
-                    "field `roles[{i}]`: unknown role {other:?} (expected \"user\" or \"assistant\")"
-                ))),
-            })
-            .collect::<Result<_, _>>()?,
-    };
-    let (messages, _) = parse("messages", params.messages)?;
-    let merged = merge_consecutive_api_messages(&messages, &roles);
-    Ok(MergeHistoryResult {
-        messages: to_values(merged.messages.iter().map(|m| m.as_ref())),
-        changed: merged.changed,
-    })
+impl Handler for requests::HistoryMerge {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: MergeHistoryParams,
+    ) -> Result<MergeHistoryResult, RpcError> {
+        let roles = match &params.roles {
+            None => vec![Role::User],
+            Some(names) => names
+                .iter()
+                .enumerate()
+                .map(|(i, name)| match name.as_str() {
+                    "user" => Ok(Role::User),
+                    "assistant" => Ok(Role::Assistant),
+                    other => Err(RpcError::field(
+                        format!("roles[{i}]"),
+                        format!("unknown role {other:?} (expected \"user\" or \"assistant\")"),
+                    )),
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let (messages, _) = parse("messages", params.messages)?;
+        let merged = merge_consecutive_api_messages(&messages, &roles);
+        Ok(MergeHistoryResult {
+            messages: to_values(merged.messages.iter().map(|m| m.as_ref())),
+            changed: merged.changed,
+        })
+    }
 }
 
 /// `roo/history/rewind`.
-pub fn rewind_history(params: RewindParams) -> Result<RewindResult, InvalidField> {
-    let target = match (params.ts, params.index) {
-        (Some(ts), None) => RewindTarget::Timestamp(ts),
-        (None, Some(index)) => RewindTarget::Index(index),
-        _ => {
-            return Err(InvalidField(
-                "exactly one of the fields `ts` and `index` must be given".into(),
-            ));
-        }
-    };
-    let (api, _) = parse("apiMessages", params.api_messages)?;
-    let outcome = rewind(
-        &params.ui_messages,
-        api,
-        target,
-        RewindOptions {
-            include_target_message: params.include_target_message,
-            skip_cleanup: params.skip_cleanup,
-        },
-        &SystemClock,
-    )
-    .map_err(|e| InvalidField(format!("field `ts`: {e}")))?;
-    Ok(RewindResult {
-        ui_messages_kept: outcome.ui_messages_kept,
-        changed: outcome.api_history.changed,
-        api_messages: to_values(&outcome.api_history.messages),
-        removed_condense_ids: outcome.removed_ids.condense_ids.clone(),
-        removed_truncation_ids: outcome.removed_ids.truncation_ids.clone(),
-        api_cutoff_ts: outcome.api_cutoff_ts,
-        diagnostics: wire_diagnostics(&outcome.diagnostics),
-    })
+impl Handler for requests::HistoryRewind {
+    fn handle(_snapshot: &Snapshot, params: RewindParams) -> Result<RewindResult, RpcError> {
+        let target = match (params.ts, params.index) {
+            (Some(ts), None) => RewindTarget::Timestamp(ts),
+            (None, Some(index)) => RewindTarget::Index(index),
+            _ => {
+                return Err(RpcError::params(
+                    "exactly one of the fields `ts` and `index` must be given",
+                ));
+            }
+        };
+        let (api, _) = parse("apiMessages", params.api_messages)?;
+        let outcome = rewind(
+            &params.ui_messages,
+            api,
+            target,
+            RewindOptions {
+                include_target_message: params.include_target_message,
+                skip_cleanup: params.skip_cleanup,
+            },
+            &SystemClock,
+        )
+        .map_err(|e| RpcError::field("ts", e))?;
+        Ok(RewindResult {
+            ui_messages_kept: outcome.ui_messages_kept,
+            changed: outcome.api_history.changed,
+            api_messages: to_values(&outcome.api_history.messages),
+            removed_condense_ids: outcome.removed_ids.condense_ids.clone(),
+            removed_truncation_ids: outcome.removed_ids.truncation_ids.clone(),
+            api_cutoff_ts: outcome.api_cutoff_ts,
+            diagnostics: wire_diagnostics(&outcome.diagnostics),
+        })
+    }
 }
 
 /// `roo/tokens/count`.
-pub fn count_tokens(
-    cache: &TokenCache,
-    params: CountTokensParams,
-) -> Result<CountTokensResult, InvalidField> {
-    let mode = Mode::parse(params.mode.as_deref())
-        .map_err(|e| InvalidField(format!("field `mode`: {e}")))?;
-    match (params.text, params.blocks, params.messages) {
-        (Some(text), None, None) => Ok(CountTokensResult {
-            total: with_counter(cache, mode, |c| {
-                content_tokens(Some(&Value::String(text)), c)
+impl Handler for requests::TokensCount {
+    fn handle(
+        snapshot: &Snapshot,
+        params: CountTokensParams,
+    ) -> Result<CountTokensResult, RpcError> {
+        let cache = &*snapshot.tokens;
+        let mode = params.mode.unwrap_or(Mode::Exact);
+        match (params.text, params.blocks, params.messages) {
+            (Some(text), None, None) => Ok(CountTokensResult {
+                total: with_counter(cache, mode, |c| {
+                    content_tokens(Some(&Value::String(text)), c)
+                }),
+                per_message: None,
             }),
-            per_message: None,
-        }),
-        (None, Some(blocks), None) => Ok(CountTokensResult {
-            total: with_counter(cache, mode, |c| {
-                content_tokens(Some(&Value::Array(blocks)), c)
+            (None, Some(blocks), None) => Ok(CountTokensResult {
+                total: with_counter(cache, mode, |c| {
+                    content_tokens(Some(&Value::Array(blocks)), c)
+                }),
+                per_message: None,
             }),
-            per_message: None,
-        }),
-        (None, None, Some(messages)) => {
-            let (messages, _) = parse("messages", messages)?;
-            let (breakdown, indices) = if params.effective.unwrap_or(true) {
-                let effective = effective_api_history(&messages);
-                let breakdown = with_counter(cache, mode, |c| {
-                    history_token_breakdown(&effective.messages, c)
-                });
-                (breakdown, effective.source_indices)
-            } else {
-                let breakdown =
-                    with_counter(cache, mode, |c| history_token_breakdown(&messages, c));
-                (breakdown, (0..messages.len()).collect())
-            };
-            Ok(CountTokensResult {
-                total: breakdown.total,
-                per_message: Some(
-                    indices
-                        .into_iter()
-                        .zip(breakdown.per_message)
-                        .map(|(index, tokens)| MessageTokens { index, tokens })
-                        .collect(),
-                ),
-            })
+            (None, None, Some(messages)) => {
+                let (messages, _) = parse("messages", messages)?;
+                let (breakdown, indices) = if params.effective.unwrap_or(true) {
+                    let effective = effective_api_history(&messages);
+                    let breakdown = with_counter(cache, mode, |c| {
+                        history_token_breakdown(&effective.messages, c)
+                    });
+                    (breakdown, effective.source_indices)
+                } else {
+                    let breakdown =
+                        with_counter(cache, mode, |c| history_token_breakdown(&messages, c));
+                    (breakdown, (0..messages.len()).collect())
+                };
+                Ok(CountTokensResult {
+                    total: breakdown.total,
+                    per_message: Some(
+                        indices
+                            .into_iter()
+                            .zip(breakdown.per_message)
+                            .map(|(index, tokens)| MessageTokens { index, tokens })
+                            .collect(),
+                    ),
+                })
+            }
+            _ => Err(RpcError::params(
+                "exactly one of the fields `text`, `blocks` and `messages` must be given",
+            )),
         }
-        _ => Err(InvalidField(
-            "exactly one of the fields `text`, `blocks` and `messages` must be given".into(),
-        )),
     }
 }

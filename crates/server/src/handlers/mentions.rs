@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::future::join_all;
+use roo_context_core::access::Policy;
 use roo_context_core::fs::OsFs;
 use roo_context_core::mentions::git::{
     COMMIT_INFO_FORMAT, GIT_FILTERABLE_DIFF_ARGS, GIT_NOT_INSTALLED, NOT_A_GIT_REPOSITORY,
@@ -19,14 +20,18 @@ use roo_context_core::mentions::{
     self as core, Fetch, Fetched, FolderCommandCatalog, MentionReader, ParsedMentions,
     TextExpansion, assemble, plan_mentions, user_content_texts, walk_user_content,
 };
-use roo_context_core::path::normalize_lexically;
 use roo_context_core::tracker::RecordSource;
 use roo_context_protocol::mentions::*;
 use roo_context_protocol::methods;
 use tower_lsp_server::Client;
 use tower_lsp_server::ls_types::request::Request;
 
+use roo_context_protocol::requests;
+use roo_context_protocol::workspace::Flavor;
+
+use super::{Handler, Snapshot, WaitingHandler, base_folder};
 use crate::host_call::{HostCallError, call_host};
+use crate::rpc::RpcError;
 use crate::state::SharedState;
 use crate::tracker::FileTracker;
 
@@ -46,6 +51,9 @@ impl Request for ResolveMention {
 #[derive(Clone)]
 struct Context {
     state: Arc<SharedState>,
+    /// The access rule in force when the request arrived (blocking work judges by it, not by a
+    /// later one).
+    policy: Arc<Policy>,
     host: Option<Client>,
     tracker: Option<Arc<FileTracker>>,
     cwd: PathBuf,
@@ -62,14 +70,21 @@ pub struct Services {
     pub tracker: Option<Arc<FileTracker>>,
 }
 
+impl Services {
+    fn of(snapshot: &Snapshot) -> Services {
+        Services {
+            host: snapshot.host.clone(),
+            tracker: snapshot.files.clone(),
+        }
+    }
+}
+
 fn context(state: &Arc<SharedState>, services: Services, options: MentionOptions) -> Context {
     let policy = state.policy();
-    let cwd = match options.cwd.as_deref() {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    };
+    let cwd = base_folder(&policy, options.cwd.as_deref());
     Context {
         state: state.clone(),
+        policy,
         host: services.host,
         tracker: services.tracker,
         cwd,
@@ -86,8 +101,8 @@ fn to_wire(parsed: ParsedMentions) -> ParseMentionsResult {
             .into_iter()
             .map(|b| MentionContentBlock {
                 block_type: match b.block_type {
-                    core::BlockType::File => "file".into(),
-                    core::BlockType::Folder => "folder".into(),
+                    core::BlockType::File => MentionBlockType::File,
+                    core::BlockType::Folder => MentionBlockType::Folder,
                 },
                 path: b.path,
                 content: b.content,
@@ -116,10 +131,10 @@ fn to_wire(parsed: ParsedMentions) -> ParseMentionsResult {
 /// Plans the text and reads every path mention (blocking work).
 fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fetched>>) {
     let fs = OsFs;
-    let policy = ctx.state.policy();
+    let policy = &ctx.policy;
     let catalog = FolderCommandCatalog::new(
         &fs,
-        &policy,
+        policy,
         &ctx.state.resolver,
         Some(&ctx.cwd),
         ctx.home.as_deref(),
@@ -133,11 +148,11 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
     let plan = plan_mentions(text, &catalog);
     let reader = MentionReader {
         fs: &fs,
-        policy: &policy,
+        policy,
         resolver: &ctx.state.resolver,
         cwd: &ctx.cwd,
         show_ignored_files: ctx.options.show_roo_ignored_files.unwrap_or(false),
-        zoo_wording: ctx.state.settings().flavor.as_deref() == Some("zoo"),
+        zoo_wording: ctx.state.settings().flavor == Some(Flavor::Zoo),
     };
     let files = plan
         .fetches
@@ -187,6 +202,21 @@ fn git(cwd: &Path, args: &[&str]) -> Result<String, String> {
     }
 }
 
+/// Runs `git` in `cwd` with the repository's attributes switched off (`--attr-source` set to
+/// the empty tree, git 2.40 or later): `.gitattributes` can name filter and diff drivers whose
+/// commands run while git diffs a working tree (`filter=x` with `filter.x.clean = cat
+/// secrets/key -` in `.git/config`, both files an agent can write), and their output would show
+/// as the content of an allowed path. An older git refuses the option, and the mention then says
+/// it failed rather than show what it cannot vouch for.
+fn git_without_attributes(cwd: &Path, args: &[&str]) -> Result<String, String> {
+    // The empty tree in the repository's own hash (SHA-1 or SHA-256).
+    let empty_tree = git(cwd, &["hash-object", "-t", "tree", "/dev/null"])?;
+    let attr_source = format!("--attr-source={}", empty_tree.trim());
+    let mut all = vec![attr_source.as_str()];
+    all.extend_from_slice(args);
+    git(cwd, &all)
+}
+
 /// `Some(message)` when git cannot be asked at all (not installed, not a repository).
 fn git_unavailable(cwd: &Path) -> Option<&'static str> {
     if git(cwd, &["--version"]).is_err() {
@@ -219,7 +249,7 @@ pub fn working_state(state: &SharedState, cwd: &Path) -> String {
     if let Some(message) = git_unavailable(cwd) {
         return message.to_owned();
     }
-    let result = git(
+    let result = git_without_attributes(
         cwd,
         &[
             "-c",
@@ -238,7 +268,7 @@ pub fn working_state(state: &SharedState, cwd: &Path) -> String {
         let mut args = vec!["diff"];
         args.extend(GIT_FILTERABLE_DIFF_ARGS);
         args.push("HEAD");
-        git(cwd, &args).map(|diff| {
+        git_without_attributes(cwd, &args).map(|diff| {
             let diff = filter_diff(&diff, &git_path_judge(state, top));
             format_working_state(&status, &diff)
         })
@@ -275,11 +305,11 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
         let mut stat_args = vec!["show", "--stat=100000,100000", "--format="];
         stat_args.extend(GIT_FILTERABLE_DIFF_ARGS);
         stat_args.push(hash);
-        let stats = filter_stat(&git(cwd, &stat_args)?, &judge);
+        let stats = filter_stat(&git_without_attributes(cwd, &stat_args)?, &judge);
         let mut diff_args = vec!["show", "--format="];
         diff_args.extend(GIT_FILTERABLE_DIFF_ARGS);
         diff_args.push(hash);
-        let diff = filter_diff(&git(cwd, &diff_args)?, &judge);
+        let diff = filter_diff(&git_without_attributes(cwd, &diff_args)?, &judge);
         Ok(format_commit_info(&info, &stats, &diff))
     });
     let text = result.unwrap_or_else(|message| format!("Failed to get commit info: {message}"));
@@ -290,7 +320,7 @@ pub fn commit_info(state: &SharedState, cwd: &Path, hash: &str) -> String {
 /// Asks the host; the error message names what went wrong, the diagnostic says it for machines.
 async fn ask_host(
     ctx: &Context,
-    kind: &str,
+    kind: HostMentionKind,
     value: &str,
 ) -> (Result<String, String>, Option<core::MentionDiagnostic>) {
     let Some(client) = &ctx.host else {
@@ -308,7 +338,7 @@ async fn ask_host(
         .host_timeout_ms
         .unwrap_or(DEFAULT_HOST_TIMEOUT_MS);
     let params = ResolveMentionParams {
-        kind: kind.to_owned(),
+        kind,
         value: value.to_owned(),
         cwd: ctx.cwd.to_string_lossy().into_owned(),
         task_id: ctx.options.task_id.clone(),
@@ -343,9 +373,7 @@ async fn ask_host(
 async fn blocking<R: Send + 'static>(
     work: impl FnOnce() -> R + Send + 'static,
 ) -> Result<R, String> {
-    crate::rpc::blocking(work)
-        .await
-        .map_err(|e| e.message.into_owned())
+    crate::rpc::blocking(work).await.map_err(|e| e.to_string())
 }
 
 async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::MentionDiagnostic>) {
@@ -362,9 +390,9 @@ async fn fetch_other(ctx: &Context, fetch: &Fetch) -> (Fetched, Option<core::Men
                 None,
             )
         }
-        Fetch::Problems => ask_host(ctx, "problems", "problems").await,
-        Fetch::Terminal => ask_host(ctx, "terminal", "terminal").await,
-        Fetch::Url(url) => ask_host(ctx, "url", url).await,
+        Fetch::Problems => ask_host(ctx, HostMentionKind::Problems, "problems").await,
+        Fetch::Terminal => ask_host(ctx, HostMentionKind::Terminal, "terminal").await,
+        Fetch::Url(url) => ask_host(ctx, HostMentionKind::Url, url).await,
     };
     (Fetched::Text(value), diagnostic)
 }
@@ -478,19 +506,38 @@ pub async fn process_user_content(
     })
 }
 
-/// `roo/mentions/resolveImages`: image mentions read as data URLs on the blocking pool.
-pub async fn resolve_images(
-    state: &Arc<SharedState>,
-    params: ResolveImagesParams,
-) -> Result<ResolveImagesResult, String> {
-    let policy = state.policy();
-    let cwd = match params.cwd.as_deref() {
-        Some(cwd) => normalize_lexically(policy.base(), cwd),
-        None => policy.base().to_path_buf(),
-    };
-    let state = state.clone();
-    blocking(move || {
-        let policy = state.policy();
+/// `roo/mentions/parse`.
+impl WaitingHandler for requests::MentionsParse {
+    async fn handle(
+        snapshot: Snapshot,
+        params: ParseMentionsParams,
+    ) -> Result<ParseMentionsResult, RpcError> {
+        parse(&snapshot.state, Services::of(&snapshot), params)
+            .await
+            .map_err(RpcError::internal)
+    }
+}
+
+/// `roo/mentions/processUserContent`.
+impl WaitingHandler for requests::MentionsProcessUserContent {
+    async fn handle(
+        snapshot: Snapshot,
+        params: ProcessUserContentParams,
+    ) -> Result<ProcessUserContentResult, RpcError> {
+        process_user_content(&snapshot.state, Services::of(&snapshot), params)
+            .await
+            .map_err(RpcError::internal)
+    }
+}
+
+/// `roo/mentions/resolveImages`: image mentions read as data URLs (blocking lane).
+impl Handler for requests::MentionsResolveImages {
+    fn handle(
+        snapshot: &Snapshot,
+        params: ResolveImagesParams,
+    ) -> Result<ResolveImagesResult, RpcError> {
+        let cwd = snapshot.base(params.cwd.as_deref());
+        let policy = &snapshot.policy;
         let options = core::images::ImageOptions {
             cwd: &cwd,
             supports_images: params.supports_images.unwrap_or(true),
@@ -503,16 +550,15 @@ pub async fn resolve_images(
         };
         let images = core::resolve_image_mentions(
             &OsFs,
-            &policy,
-            &state.resolver,
+            policy,
+            &snapshot.state.resolver,
             &params.text,
             params.images.as_deref().unwrap_or_default(),
             &options,
         );
-        ResolveImagesResult {
+        Ok(ResolveImagesResult {
             text: params.text,
             images,
-        }
-    })
-    .await
+        })
+    }
 }

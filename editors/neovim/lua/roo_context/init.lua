@@ -1,6 +1,8 @@
 -- roo-context for Neovim: starts the sidecar as an LSP client (vim.lsp.start on 0.8+,
--- vim.lsp.start_client on 0.7), applies its folding ranges, lists its document symbols, and exposes
--- commands for the custom methods the server advertises (capabilities.experimental.rooContext.methods).
+-- vim.lsp.start_client on 0.7; on 0.11+ also a `vim.lsp.config` entry that `vim.lsp.enable` starts),
+-- applies its folding ranges, lists its document symbols, and exposes commands for the custom
+-- methods the server advertises (capabilities.experimental.rooContext.methods). Newer APIs are
+-- chosen by feature detection, so one file serves Debian's 0.7 and current releases.
 
 local M = {}
 
@@ -13,9 +15,32 @@ M.config = {
   root_markers = { ".rooignore", ".zooignore", ".git" },
   -- Milliseconds a synchronous request may take.
   timeout_ms = 10000,
+  -- Start the client for every buffer with a file type: `vim.lsp.enable` on 0.11+, an autocommand
+  -- on older versions.
+  enable = false,
 }
 
-local uv = vim.loop
+--- The client's name, and on 0.11+ the `vim.lsp.config` name (`lsp/roo-context.lua`).
+M.name = "roo-context"
+
+local uv = vim.uv or vim.loop
+
+-- 0.11 turned client functions into methods (`client:request_sync(...)`) and deprecated the
+-- field-call form; 0.7-0.10 have only the field-call form.
+local client_methods = vim.fn.has("nvim-0.11") == 1
+
+--- Calls `client.<name>` the way this Neovim expects.
+local function call(client, name, ...)
+  if client_methods then
+    return client[name](client, ...)
+  end
+  return client[name](...)
+end
+
+--- Whether this Neovim has `vim.lsp.config` and `vim.lsp.enable` (0.11+).
+function M.has_lsp_config()
+  return vim.lsp.config ~= nil and type(vim.lsp.enable) == "function"
+end
 
 local function server_cmd()
   local from_env = os.getenv("ROO_CONTEXT_PATH")
@@ -95,26 +120,66 @@ M.notifications = {}
 
 local clients_by_root = {}
 
+local function on_init(client)
+  call(client, "notify", "workspace/didChangeConfiguration", { settings = { rooContext = M.config.settings } })
+end
+
 local function client_config(root)
   return {
-    name = "roo-context",
+    name = M.name,
     cmd = server_cmd(),
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
     init_options = M.config.settings,
     handlers = handlers,
-    on_init = function(client)
-      client.notify("workspace/didChangeConfiguration", { settings = { rooContext = M.config.settings } })
-    end,
+    on_init = on_init,
   }
+end
+
+--- The configuration in the shape of `vim.lsp.config` (0.11+): the workspace folder is found per
+--- buffer by `M.root_dir`; `lsp/roo-context.lua` returns this, and `setup` registers it.
+function M.lsp_config()
+  return {
+    cmd = server_cmd(),
+    root_dir = function(bufnr, on_dir)
+      on_dir(M.root_dir(vim.api.nvim_buf_get_name(bufnr)))
+    end,
+    init_options = M.config.settings,
+    handlers = handlers,
+    on_init = on_init,
+  }
+end
+
+local function is_stopped(client)
+  return call(client, "is_stopped")
+end
+
+--- A running roo-context client attached to the buffer (e.g. one `vim.lsp.enable` started), or nil.
+local function attached_client(bufnr)
+  local clients
+  if vim.lsp.get_clients then
+    clients = vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
+  else
+    clients = vim.tbl_values(vim.lsp.buf_get_clients(bufnr))
+  end
+  for _, client in ipairs(clients) do
+    if client.name == M.name and not is_stopped(client) then
+      return client
+    end
+  end
+  return nil
 end
 
 --- Starts (or reuses) the client for the buffer's workspace and attaches the buffer; returns the client id.
 function M.start(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local attached = attached_client(bufnr)
+  if attached then
+    return attached.id
+  end
   local root = M.root_dir(vim.api.nvim_buf_get_name(bufnr))
   local id = clients_by_root[root]
-  if id and vim.lsp.get_client_by_id(id) and not vim.lsp.get_client_by_id(id).is_stopped() then
+  if id and vim.lsp.get_client_by_id(id) and not is_stopped(vim.lsp.get_client_by_id(id)) then
     vim.lsp.buf_attach_client(bufnr, id)
     return id
   end
@@ -163,7 +228,7 @@ end
 --- Synchronous request; returns the result or raises with the server's error message.
 function M.request(method, params, bufnr)
   local client = M.client(bufnr)
-  local response, err = client.request_sync(method, params, M.config.timeout_ms, bufnr or 0)
+  local response, err = call(client, "request_sync", method, params, M.config.timeout_ms, bufnr or 0)
   if not response then
     error(string.format("roo-context: %s failed: %s", method, tostring(err or "client stopped")))
   end
@@ -313,8 +378,25 @@ end
 
 --- Defines the user commands (:RooStart, :RooCheck, :RooVet, :RooFold, :RooFolds, :RooSymbols, :RooMentions,
 --- :RooVerifySummary {history.json} (checks the current buffer as a summary), :RooStatus).
+--- On 0.11+ also registers `vim.lsp.config["roo-context"]`; with `enable`, starts the client for
+--- every buffer with a file type (`vim.lsp.enable` on 0.11+, a FileType autocommand before).
 function M.setup(opts)
   M.config = vim.tbl_deep_extend("force", M.config, opts or {})
+  if M.has_lsp_config() then
+    vim.lsp.config(M.name, M.lsp_config())
+    if M.config.enable then
+      vim.lsp.enable(M.name)
+    end
+  elseif M.config.enable then
+    vim.api.nvim_create_autocmd("FileType", {
+      group = vim.api.nvim_create_augroup("roo_context_enable", { clear = true }),
+      callback = function(args)
+        if vim.bo[args.buf].buftype == "" then
+          M.start(args.buf)
+        end
+      end,
+    })
+  end
   local command = vim.api.nvim_create_user_command
   command("RooStart", function()
     M.start(0)
@@ -350,7 +432,8 @@ function M.setup(opts)
     if not symbols then
       return notify("this server has no document symbols", vim.log.levels.WARN)
     end
-    vim.fn.setloclist(0, vim.lsp.util.symbols_to_items(symbols, 0))
+    -- The encoding argument is required from 0.11 on and ignored before.
+    vim.fn.setloclist(0, vim.lsp.util.symbols_to_items(symbols, 0, M.client(0).offset_encoding))
     vim.cmd("lopen")
   end, {})
   command("RooMentions", function()

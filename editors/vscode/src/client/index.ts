@@ -6,6 +6,7 @@ export * from "./binary";
 export * from "./commands";
 export * from "./host";
 export * from "./markdown";
+export * from "./platforms";
 export * from "./session";
 export * from "./transport";
 export * from "./webFetch";

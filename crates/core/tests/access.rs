@@ -1,0 +1,219 @@
+//! The access rule and write protection as a table on the in-memory file system: one
+//! `check(fixture, expect)` per case, the fixture a workspace in `//- /path` sections, the
+//! expectation one line per path (`allowed`/`blocked` with the rule and form, `protected`).
+//! Path cases belong here; the stdio tests keep only what needs the real server.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use expect_test::{Expect, expect};
+use roo_context_core::access::{
+    BlockReason, Flavor, FolderPolicy, IgnoreFile, PathForm, Policy, ProtectRules,
+};
+use roo_context_core::fs::memory::MemFs;
+use roo_context_core::path::{Resolver, WorkspaceRoot};
+
+/// Builds `/ws` from `fixture` and judges each path of `paths` (relative to `/ws`).
+///
+/// Fixture sections: `//- /abs/path` then the file's lines; `//- /abs/link -> target` for a
+/// symlink. `/ws/.rooignore` and `/ws/.zooignore` become the folder's ignore file.
+fn check(fixture: &str, paths: &[&str], expect: Expect) {
+    let fs = MemFs::default();
+    let mut files: Vec<(String, String)> = Vec::new();
+    for section in fixture.split("//- ").filter(|s| !s.trim().is_empty()) {
+        let (header, body) = section.split_once('\n').unwrap_or((section, ""));
+        let header = header.trim();
+        if let Some((link, target)) = header.split_once(" -> ") {
+            fs.symlink(link, target);
+        } else {
+            fs.file(header, body);
+            files.push((header.to_owned(), body.to_owned()));
+        }
+    }
+    let ignore = ["/ws/.zooignore", "/ws/.rooignore"]
+        .iter()
+        .find_map(|name| {
+            files
+                .iter()
+                .find(|(path, _)| path == name)
+                .map(|(path, body)| {
+                    let file_name = Path::new(path).file_name().unwrap().to_string_lossy();
+                    Arc::new(IgnoreFile::new(&file_name, body))
+                })
+        });
+    let policy = Policy {
+        folders: vec![FolderPolicy {
+            root: WorkspaceRoot::new(Path::new("/ws"), &fs),
+            ignore,
+        }],
+        protect: Arc::new(ProtectRules::new(&[], Flavor::Roo)),
+        deny_outside_workspace: false,
+    };
+    let resolver = Resolver::default();
+    let mut out = String::new();
+    for path in paths {
+        let access = policy.check_access(&resolver, &fs, None, path);
+        let protection = policy.check_protection(&resolver, &fs, None, path);
+        let verdict = match &access.blocked {
+            None => "allowed".to_owned(),
+            Some(BlockReason::OutsideWorkspace) => "blocked outside workspace".to_owned(),
+            Some(BlockReason::IgnoreRule {
+                origin,
+                matched_path,
+                via,
+                ..
+            }) => format!(
+                "blocked by {}:{} `{}` on {matched_path} ({})",
+                origin.file.as_deref().unwrap_or("implicit"),
+                origin.line.map_or("-".to_owned(), |l| l.to_string()),
+                origin.pattern,
+                form(*via),
+            ),
+        };
+        let protected = match (&protection.pattern, protection.via) {
+            (Some(pattern), Some(via)) => format!("; protected by `{pattern}` ({})", form(via)),
+            (Some(pattern), None) => format!("; protected by `{pattern}`"),
+            _ => String::new(),
+        };
+        out.push_str(&format!("{path}: {verdict}{protected}\n"));
+    }
+    expect.assert_eq(&out);
+}
+
+fn form(via: PathForm) -> &'static str {
+    match via {
+        PathForm::Lexical => "lexical",
+        PathForm::Canonical => "canonical",
+    }
+}
+
+#[test]
+fn rules_match_case_insensitively_and_folders_block_everything_inside() {
+    check(
+        r#"
+//- /ws/.rooignore
+secrets/
+*.ENV
+//- /ws/secrets/key.pem
+k
+//- /ws/src/a.ts
+a
+//- /ws/prod.env
+x
+"#,
+        &[
+            "src/a.ts",
+            "secrets/key.pem",
+            "SECRETS/key.pem",
+            "prod.env",
+            "secrets",
+        ],
+        expect![[r#"
+            src/a.ts: allowed
+            secrets/key.pem: blocked by .rooignore:1 `secrets/` on secrets/key.pem (lexical)
+            SECRETS/key.pem: blocked by .rooignore:1 `secrets/` on SECRETS/key.pem (lexical)
+            prod.env: blocked by .rooignore:2 `*.ENV` on prod.env (lexical)
+            secrets: allowed
+        "#]],
+    );
+}
+
+#[test]
+fn a_link_to_a_blocked_file_is_blocked_by_its_canonical_form() {
+    check(
+        r#"
+//- /ws/.rooignore
+.env
+//- /ws/.env
+KEY=1
+//- /ws/src/env.ts -> ../.env
+//- /ws/src/ok.ts
+ok
+"#,
+        &["src/env.ts", "src/ok.ts", "./src/../.env"],
+        expect![[r#"
+            src/env.ts: blocked by .rooignore:1 `.env` on .env (canonical)
+            src/ok.ts: allowed
+            ./src/../.env: blocked by .rooignore:1 `.env` on .env (lexical)
+        "#]],
+    );
+}
+
+#[test]
+fn ignore_files_themselves_are_blocked_and_protection_covers_config_folders() {
+    check(
+        r#"
+//- /ws/.rooignore
+build/
+//- /ws/.roo/rules.md
+r
+//- /ws/sub/.vscode/settings.json
+{}
+//- /ws/.roomodes
+m
+"#,
+        &[
+            ".rooignore",
+            ".zooignore",
+            ".roo/rules.md",
+            "sub/.vscode/settings.json",
+            ".roomodes",
+            "build/out.js",
+        ],
+        expect![[r#"
+            .rooignore: blocked by implicit:- `.rooignore` on .rooignore (lexical); protected by `.rooignore` (lexical)
+            .zooignore: blocked by implicit:- `.zooignore` on .zooignore (lexical); protected by `.zooignore` (lexical)
+            .roo/rules.md: allowed; protected by `.roo/**` (lexical)
+            sub/.vscode/settings.json: allowed; protected by `**/.vscode/**` (lexical)
+            .roomodes: allowed; protected by `.roomodes` (lexical)
+            build/out.js: blocked by .rooignore:1 `build/` on build/out.js (lexical)
+        "#]],
+    );
+}
+
+#[test]
+fn zooignore_wins_over_rooignore_and_negation_cannot_reinclude_inside_a_blocked_folder() {
+    check(
+        r#"
+//- /ws/.rooignore
+a.txt
+//- /ws/.zooignore
+logs/
+!logs/keep.txt
+b.txt
+//- /ws/a.txt
+a
+//- /ws/b.txt
+b
+//- /ws/logs/keep.txt
+k
+"#,
+        &["a.txt", "b.txt", "logs/keep.txt"],
+        expect![[r#"
+            a.txt: allowed
+            b.txt: blocked by .zooignore:3 `b.txt` on b.txt (lexical)
+            logs/keep.txt: blocked by .zooignore:1 `logs/` on logs/keep.txt (lexical)
+        "#]],
+    );
+}
+
+#[test]
+fn paths_outside_the_workspace_are_allowed_unless_they_land_inside() {
+    check(
+        r#"
+//- /ws/.rooignore
+private/
+//- /ws/private/p.txt
+p
+//- /outside/o.txt
+o
+//- /outside/in -> /ws/private/p.txt
+"#,
+        &["/outside/o.txt", "/outside/in", "../outside/o.txt"],
+        expect![[r#"
+            /outside/o.txt: allowed
+            /outside/in: blocked by .rooignore:1 `private/` on private/p.txt (canonical)
+            ../outside/o.txt: allowed
+        "#]],
+    );
+}

@@ -1,0 +1,132 @@
+//! The roo-context sidecar as a library: [`run`] serves one client on any pair of byte streams
+//! (the binary gives it stdin/stdout; tests can give it an in-memory duplex), and [`cli`] holds the
+//! command-line tools the binary dispatches to.
+
+pub mod cli;
+mod counting;
+mod documents;
+mod framing;
+mod handlers;
+mod host_call;
+pub mod logging;
+mod lsp_edge;
+mod rpc;
+mod server;
+mod state;
+mod tracker;
+mod watcher;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+/// Requests the framework runs at once; heavy work is bounded separately by `rpc::blocking`.
+const HANDLERS_IN_FLIGHT: usize = 256;
+
+/// Serves one client on a pair of byte streams until `exit` or the end of its input: the
+/// process's stdin/stdout in `roo-context serve`, an in-memory duplex in tests. `shutdown_requested`
+/// is set when the client sent `shutdown` (the exit code's rule).
+pub async fn run<I, O>(
+    input: I,
+    output: O,
+    log: Option<logging::LogHandle>,
+    shutdown_requested: Arc<AtomicBool>,
+) where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (service, socket) = server::Backend::service(log, shutdown_requested);
+    let (to_server, server_input) = tokio::io::duplex(64 * 1024);
+    let (server_output, from_server) = tokio::io::duplex(64 * 1024);
+    let (frames_tx, frames_rx) = tokio::sync::mpsc::unbounded_channel();
+    let writer = tokio::spawn(framing::write_output(output, frames_rx));
+    let framework_output = tokio::spawn(framing::pump_output(from_server, frames_tx.clone()));
+    let reader = tokio::spawn(framing::pump_input(input, to_server, frames_tx));
+    // Many handlers may wait at once (heavy ones queue for a blocking-pool slot in
+    // `rpc::blocking`); the framework's default of 4 let four heavy requests starve the rest.
+    tower_lsp_server::Server::new(server_input, server_output, socket)
+        .concurrency_level(HANDLERS_IN_FLIGHT)
+        .serve(service)
+        .await;
+    // The framework has stopped (`exit`, or the input ended). Flush what it wrote, then stop
+    // reading the client, which may keep its end open for ever: the reader holds a sender of
+    // the writer's queue, so waiting for it is what made `exit` take seconds.
+    let _ = framework_output.await;
+    reader.abort();
+    let _ = reader.await;
+    // Every sender is gone, so the writer ends once the queue is written; a client that no
+    // longer reads its output must still not keep the process alive.
+    let _ = tokio::time::timeout(WRITER_GRACE, writer).await;
+}
+
+/// How long the last frames may take to reach a client that stopped reading.
+const WRITER_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::Ordering;
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    /// `exit` ends serving while the client keeps its input open. The clock is tokio's paused
+    /// (virtual) clock: it only moves when every task waits on a timer, so any wait for the
+    /// input to close or for a grace period shows up as elapsed virtual time.
+    #[tokio::test(start_paused = true)]
+    async fn exit_ends_serving_at_once_with_the_input_still_open() {
+        let (mut client_input, server_input) = tokio::io::duplex(64 * 1024);
+        let (server_output, mut client_output) = tokio::io::duplex(64 * 1024);
+        // A client that waits for each answer, sends `exit`, and keeps its end open.
+        let client = tokio::spawn(async move {
+            let mut written = Vec::new();
+            let steps = [
+                (
+                    r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}"#,
+                    Some(r#""id":1"#),
+                ),
+                (
+                    r#"{"jsonrpc":"2.0","method":"initialized","params":{}}"#,
+                    None,
+                ),
+                (
+                    r#"{"jsonrpc":"2.0","id":2,"method":"shutdown"}"#,
+                    Some(r#""id":2"#),
+                ),
+                (r#"{"jsonrpc":"2.0","method":"exit"}"#, None),
+            ];
+            for (body, answer) in steps {
+                client_input
+                    .write_all(&framing::frame(body.as_bytes()))
+                    .await
+                    .unwrap();
+                while let Some(answer) = answer {
+                    if String::from_utf8_lossy(&written).contains(answer) {
+                        break;
+                    }
+                    let mut chunk = [0u8; 4096];
+                    let n = client_output.read(&mut chunk).await.unwrap();
+                    assert!(n > 0, "the server closed its output before answering");
+                    written.extend_from_slice(&chunk[..n]);
+                }
+            }
+            client_output.read_to_end(&mut written).await.unwrap();
+            (client_input, written)
+        });
+        let shutdown_requested = Arc::new(AtomicBool::new(false));
+        let start = tokio::time::Instant::now();
+        run(
+            server_input,
+            server_output,
+            None,
+            shutdown_requested.clone(),
+        )
+        .await;
+        let elapsed = start.elapsed();
+        assert!(
+            elapsed < WRITER_GRACE / 2,
+            "exit waited {elapsed:?} of virtual time"
+        );
+        assert!(shutdown_requested.load(Ordering::SeqCst));
+        let (client_input, written) = client.await.unwrap();
+        assert!(String::from_utf8_lossy(&written).contains(r#""id":2"#));
+        drop(client_input); // held open until here
+    }
+}

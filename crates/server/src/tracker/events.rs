@@ -1,0 +1,277 @@
+//! The tracker's event side: the watch index (absolute path to the tasks watching it), the
+//! sink the watcher and the document handlers feed, and the debounced loop that judges changes.
+
+use super::*;
+
+/// Where a tracked path lives and how to judge it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Watch {
+    pub(super) task_id: String,
+    pub(super) key: String,
+    pub(super) base: PathBuf,
+}
+
+/// Absolute path → the tasks watching it. Shared with the watcher's thread, which uses it to
+/// drop irrelevant events before they reach a channel.
+#[derive(Default)]
+pub struct WatchIndex {
+    by_path: RwLock<HashMap<PathBuf, Vec<Watch>>>,
+}
+
+impl WatchIndex {
+    pub(super) fn insert(&self, absolute: PathBuf, watch: Watch) {
+        if let Ok(mut map) = self.by_path.write() {
+            let watches = map.entry(absolute).or_default();
+            if !watches.contains(&watch) {
+                watches.push(watch);
+            }
+        }
+    }
+
+    pub(super) fn remove_task(&self, task_id: &str) {
+        if let Ok(mut map) = self.by_path.write() {
+            map.retain(|_, watches| {
+                watches.retain(|w| w.task_id != task_id);
+                !watches.is_empty()
+            });
+        }
+    }
+
+    pub(super) fn get(&self, path: &Path) -> Vec<Watch> {
+        self.by_path
+            .read()
+            .ok()
+            .and_then(|map| map.get(path).cloned())
+            .unwrap_or_default()
+    }
+
+    pub(super) fn paths(&self) -> Vec<PathBuf> {
+        self.by_path
+            .read()
+            .map(|map| map.keys().cloned().collect())
+            .unwrap_or_default()
+    }
+
+    /// Tracked paths equal to `path` or below it (a removed or renamed folder).
+    pub(super) fn at_or_below(&self, path: &Path) -> Vec<PathBuf> {
+        self.by_path
+            .read()
+            .map(|map| {
+                map.keys()
+                    .filter(|p| p.starts_with(path))
+                    .cloned()
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub(super) fn contains(&self, path: &Path) -> bool {
+        self.by_path.read().is_ok_and(|map| map.contains_key(path))
+    }
+}
+
+/// A raw file event, before debouncing.
+#[derive(Debug, Clone)]
+pub(super) enum FileEvent {
+    /// The file at this path may have changed on disk.
+    Disk(PathBuf),
+    /// The path was renamed away (to the second path when known).
+    RenamedAway(PathBuf, Option<PathBuf>),
+    /// An editor buffer now holds this content.
+    Buffer(PathBuf, Fingerprint),
+    /// Events may have been lost (overflow) or the watcher just became ready: judge every
+    /// tracked file again.
+    Rescan,
+}
+
+/// The watcher's side of the tracker: cheap to clone, callable from notify's thread.
+#[derive(Clone)]
+pub struct FileEventSink {
+    pub(super) index: Arc<WatchIndex>,
+    pub(super) events: mpsc::UnboundedSender<FileEvent>,
+}
+
+impl FileEventSink {
+    /// Feeds one event of a recursive watcher. Events of untracked paths are dropped here; an
+    /// error or a rescan flag (queue overflow) triggers a rescan of every tracked file.
+    pub fn on_notify_event(&self, result: &notify::Result<notify::Event>) {
+        let event = match result {
+            Ok(event) if !event.need_rescan() => event,
+            _ => {
+                let _ = self.events.send(FileEvent::Rescan);
+                return;
+            }
+        };
+        match event.kind {
+            EventKind::Access(_) => {}
+            EventKind::Modify(ModifyKind::Name(RenameMode::Both)) if event.paths.len() == 2 => {
+                let (from, to) = (&event.paths[0], &event.paths[1]);
+                for tracked in self.index.at_or_below(from) {
+                    let moved = tracked
+                        .strip_prefix(from)
+                        .ok()
+                        .map(|rest| to.join(rest).components().collect::<PathBuf>());
+                    let _ = self.events.send(FileEvent::RenamedAway(tracked, moved));
+                }
+                self.disk_changed(to);
+            }
+            EventKind::Modify(ModifyKind::Name(RenameMode::From)) | EventKind::Remove(_) => {
+                let renamed = matches!(event.kind, EventKind::Modify(_));
+                for path in &event.paths {
+                    for tracked in self.index.at_or_below(path) {
+                        let _ = self.events.send(if renamed {
+                            FileEvent::RenamedAway(tracked, None)
+                        } else {
+                            FileEvent::Disk(tracked)
+                        });
+                    }
+                }
+            }
+            _ => {
+                for path in &event.paths {
+                    self.disk_changed(path);
+                }
+            }
+        }
+    }
+
+    /// The file at `path` may have changed on disk (`didSave`, `didChangeWatchedFiles`).
+    pub fn disk_changed(&self, path: &Path) {
+        if self.index.contains(path) {
+            let _ = self.events.send(FileEvent::Disk(path.to_path_buf()));
+        }
+    }
+
+    /// An editor buffer of `path` now holds `text` (`didChange`).
+    pub fn buffer_changed(&self, path: &Path, text: &str) {
+        if self.index.contains(path) {
+            let fingerprint = Fingerprint::of(text.as_bytes());
+            let _ = self
+                .events
+                .send(FileEvent::Buffer(path.to_path_buf(), fingerprint));
+        }
+    }
+
+    /// The recursive watcher is set up: anything that changed before is found by a rescan.
+    pub fn watcher_ready(&self) {
+        let _ = self.events.send(FileEvent::Rescan);
+    }
+}
+
+impl FileTracker {
+    /// Judges the debounced `pending` paths (or every tracked path on a rescan) and sends each
+    /// task actor what it must observe. Runs on the blocking pool (it reads files).
+    fn judge(&self, pending: Pending) {
+        let paths: Vec<PathBuf> = if pending.rescan {
+            self.index.paths()
+        } else {
+            pending.paths.keys().cloned().collect()
+        };
+        let policy = self.state.policy();
+        for path in paths {
+            let watches = self.index.get(&path);
+            if watches.is_empty() {
+                continue;
+            }
+            let observed = match pending.paths.get(&path) {
+                Some(PendingKind::Buffer(fingerprint)) => Some(*fingerprint),
+                _ => fingerprint_of_file(&policy, &path),
+            };
+            let Some(observed) = observed else { continue };
+            let renamed_to = match pending.paths.get(&path) {
+                Some(PendingKind::RenamedAway(to)) => Some(to.clone()),
+                _ => None,
+            };
+            for watch in watches {
+                let access = policy.check_access(
+                    &self.state.resolver,
+                    &self.state.fs,
+                    Some(&watch.base),
+                    &watch.key,
+                );
+                if !access.allowed() {
+                    continue;
+                }
+                let hint = match &renamed_to {
+                    Some(to) => ChangeHint::RenamedAway {
+                        to: to.as_ref().map(|to| display_relative(to, &watch.base)),
+                    },
+                    None => ChangeHint::Changed,
+                };
+                let handle = self.registry().open.get(&watch.task_id).cloned();
+                if let Some(handle) = handle {
+                    let _ = handle.commands.send(Command::Observe {
+                        key: watch.key.clone(),
+                        observed,
+                        hint,
+                    });
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(super) enum PendingKind {
+    Disk,
+    RenamedAway(Option<PathBuf>),
+    Buffer(Fingerprint),
+}
+
+#[derive(Debug, Default)]
+pub(super) struct Pending {
+    paths: HashMap<PathBuf, PendingKind>,
+    rescan: bool,
+}
+
+impl Pending {
+    fn add(&mut self, event: FileEvent) {
+        match event {
+            FileEvent::Rescan => self.rescan = true,
+            FileEvent::Disk(path) => {
+                // A disk event after a rename keeps the rename (the file may be gone).
+                self.paths.entry(path).or_insert(PendingKind::Disk);
+            }
+            FileEvent::RenamedAway(path, to) => {
+                let entry = self.paths.entry(path).or_insert(PendingKind::Disk);
+                match entry {
+                    PendingKind::RenamedAway(Some(_)) if to.is_none() => {}
+                    _ => *entry = PendingKind::RenamedAway(to),
+                }
+            }
+            FileEvent::Buffer(path, fingerprint) => {
+                self.paths.insert(path, PendingKind::Buffer(fingerprint));
+            }
+        }
+    }
+}
+
+pub(super) async fn event_loop(
+    tracker: std::sync::Weak<FileTracker>,
+    mut events: mpsc::UnboundedReceiver<FileEvent>,
+    ready: watch::Sender<u64>,
+) {
+    while let Some(first) = events.recv().await {
+        let mut pending = Pending::default();
+        pending.add(first);
+        let deadline = tokio::time::Instant::now() + DEBOUNCE_MAX;
+        loop {
+            let quiet_until = (tokio::time::Instant::now() + DEBOUNCE_QUIET).min(deadline);
+            match tokio::time::timeout_at(quiet_until, events.recv()).await {
+                Ok(Some(event)) => pending.add(event),
+                Ok(None) | Err(_) => break,
+            }
+        }
+        let Some(tracker) = tracker.upgrade() else {
+            return;
+        };
+        let rescan = pending.rescan;
+        let judged = tokio::task::spawn_blocking(move || tracker.judge(pending)).await;
+        if let Err(error) = judged {
+            tracing::error!(%error, "judging file events failed");
+        }
+        if rescan {
+            ready.send_modify(|count| *count += 1);
+        }
+    }
+}

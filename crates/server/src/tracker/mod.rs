@@ -1,0 +1,565 @@
+//! The file context tracker's shell: one actor per task owning its [`TaskFiles`] (so no update is
+//! lost), atomic `task_metadata.json` writes, and the debounced stream of file events (from the
+//! workspace's recursive watcher, editor buffers and `didChangeWatchedFiles`) that becomes
+//! `roo/files/didChange` notifications. Decisions (records, fingerprints) live in the core.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use notify::EventKind;
+use notify::event::{ModifyKind, RenameMode};
+use roo_context_core::access::Policy;
+use roo_context_core::fs::{GateRefusal, GatedFile, OsFs, open_gated};
+use roo_context_core::tracker::{
+    ChangeHint, ChangeKind, Fingerprint, MetadataError, RecordSource, TASK_METADATA_FILE,
+    TaskFiles, TaskMetadata,
+};
+use roo_context_protocol::files::{FileDidChangeParams, MetadataRecovery, NotWatchedReason};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::state::SharedState;
+
+mod actor;
+mod events;
+mod persistence;
+
+use actor::{Command, FilesRead, TaskActor, receive, send};
+use events::{FileEvent, Watch, event_loop};
+pub use events::{FileEventSink, WatchIndex};
+use persistence::load;
+pub use persistence::write_atomically;
+
+/// Quiet time after the last event of a burst before files are read: an editor's save
+/// (truncate, write, rename) is judged once, whole.
+pub const DEBOUNCE_QUIET: Duration = Duration::from_millis(15);
+/// Longest a burst may delay judgement, so a file written continuously is still reported.
+pub const DEBOUNCE_MAX: Duration = Duration::from_millis(60);
+
+/// Why a tracker request failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TrackerError {
+    /// No open task has this id, and no storage folder was given to open it.
+    UnknownTask(String),
+    /// The task's storage folder does not exist (or is not a folder).
+    MissingStorage(PathBuf),
+    /// The task is open with another storage folder.
+    StorageMismatch {
+        /// The task.
+        task_id: String,
+        /// Its folder.
+        open_with: PathBuf,
+    },
+    /// `task_metadata.json` could not be read (and was left untouched) or written.
+    Io(String),
+}
+
+impl std::fmt::Display for TrackerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TrackerError::UnknownTask(id) => write!(
+                f,
+                "unknown taskId `{id}`: track a file first, or pass storageDir to open the task"
+            ),
+            TrackerError::MissingStorage(dir) => {
+                write!(f, "storage folder {} does not exist", dir.display())
+            }
+            TrackerError::StorageMismatch { task_id, open_with } => write!(
+                f,
+                "task `{task_id}` is open with storage folder {}",
+                open_with.display()
+            ),
+            TrackerError::Io(message) => f.write_str(message),
+        }
+    }
+}
+
+/// What the agent saw of a file, as far as the tracker can tell.
+#[derive(Debug, Clone)]
+pub enum Seen {
+    /// Its content is known (given by the host).
+    Known(Fingerprint),
+    /// Read the file now, through the read gate judged by this policy.
+    ReadFrom(PathBuf, Arc<Policy>),
+    /// Not watched (outside every workspace, or blocked).
+    NotWatched,
+}
+
+#[derive(Clone)]
+struct TaskHandle {
+    generation: u64,
+    storage: Option<PathBuf>,
+    commands: mpsc::UnboundedSender<Command>,
+    /// Why the actor could not open the task, set before its mailbox closes, so a command sent
+    /// after the close gets the real error (the file that could not be read), never "closed".
+    failure: Arc<std::sync::OnceLock<TrackerError>>,
+}
+
+#[derive(Default)]
+struct Registry {
+    open: HashMap<String, TaskHandle>,
+    /// Actors being disposed: a new actor for the same task waits for them to finish writing.
+    retiring: HashMap<String, oneshot::Receiver<()>>,
+}
+
+/// The tracker: task registry, watch index and event loop.
+pub struct FileTracker {
+    state: Arc<SharedState>,
+    registry: Arc<Mutex<Registry>>,
+    index: Arc<WatchIndex>,
+    events: mpsc::UnboundedSender<FileEvent>,
+    changes: mpsc::UnboundedSender<FileDidChangeParams>,
+    generations: AtomicU64,
+    ready: watch::Receiver<u64>,
+}
+
+/// Milliseconds since the Unix epoch.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64)
+}
+
+/// Files larger than this are not fingerprinted (their content cannot be judged now).
+const MAX_FINGERPRINT_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The fingerprint of a file, read through the read gate: `None` when its content cannot be
+/// judged now (a FIFO or device, too large, blocked by what it links to, unreadable).
+fn fingerprint_of_file(policy: &Policy, path: &Path) -> Option<Fingerprint> {
+    let opened = open_gated(&OsFs, path, MAX_FINGERPRINT_BYTES, true, &|opened| {
+        policy.allows_opened(opened)
+    });
+    match opened.map(GatedFile::read_all) {
+        Ok(Ok(bytes)) => Some(Fingerprint::of(&bytes)),
+        Err(GateRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+            Some(Fingerprint::Missing)
+        }
+        // A folder is no file the agent read.
+        Err(GateRefusal::Directory) => Some(Fingerprint::Missing),
+        Err(refusal) => {
+            tracing::warn!(%refusal, path = %path.display(), "cannot fingerprint a tracked file");
+            None
+        }
+        Ok(Err(error)) => {
+            tracing::warn!(%error, path = %path.display(), "cannot read a tracked file");
+            None
+        }
+    }
+}
+
+/// `path` relative to `base` in posix form when inside it, else absolute.
+fn display_relative(path: &Path, base: &Path) -> String {
+    match path.strip_prefix(base) {
+        Ok(rest) => rest
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/"),
+        Err(_) => path.to_string_lossy().into_owned(),
+    }
+}
+
+impl FileTracker {
+    /// Starts the tracker's event loop; changes the host must hear about go to the returned
+    /// receiver.
+    pub fn start(
+        state: Arc<SharedState>,
+    ) -> (
+        Arc<FileTracker>,
+        mpsc::UnboundedReceiver<FileDidChangeParams>,
+    ) {
+        let (events_tx, events_rx) = mpsc::unbounded_channel();
+        let (changes_tx, changes_rx) = mpsc::unbounded_channel();
+        let (ready_tx, ready_rx) = watch::channel(0);
+        let tracker = Arc::new(FileTracker {
+            state,
+            registry: Arc::default(),
+            index: Arc::default(),
+            events: events_tx,
+            changes: changes_tx,
+            generations: AtomicU64::new(0),
+            ready: ready_rx,
+        });
+        tokio::spawn(event_loop(Arc::downgrade(&tracker), events_rx, ready_tx));
+        (tracker, changes_rx)
+    }
+
+    /// The handle the workspace watcher and the document handlers feed.
+    pub fn sink(&self) -> FileEventSink {
+        FileEventSink {
+            index: self.index.clone(),
+            events: self.events.clone(),
+        }
+    }
+
+    /// Counts completed rescans (one after each watcher becomes ready); for waiting on readiness.
+    pub fn rescans(&self) -> watch::Receiver<u64> {
+        self.ready.clone()
+    }
+
+    fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
+        self.registry.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The task's mailbox, opening the task (with `storage`, or in memory when `None`) if needed.
+    fn open(
+        &self,
+        task_id: &str,
+        storage: Option<Option<&Path>>,
+    ) -> Result<TaskHandle, TrackerError> {
+        let mut registry = self.registry();
+        if let Some(handle) = registry.open.get(task_id) {
+            if let Some(Some(dir)) = storage
+                && handle.storage.as_deref() != Some(dir)
+            {
+                return Err(TrackerError::StorageMismatch {
+                    task_id: task_id.to_owned(),
+                    open_with: handle.storage.clone().unwrap_or_default(),
+                });
+            }
+            return Ok(handle.clone());
+        }
+        let Some(storage) = storage else {
+            return Err(TrackerError::UnknownTask(task_id.to_owned()));
+        };
+        if let Some(dir) = storage
+            && !dir.is_dir()
+        {
+            return Err(TrackerError::MissingStorage(dir.to_path_buf()));
+        }
+        let (commands, mailbox) = mpsc::unbounded_channel();
+        let handle = TaskHandle {
+            generation: self.generations.fetch_add(1, Ordering::Relaxed),
+            storage: storage.map(Path::to_path_buf),
+            commands,
+            failure: Arc::default(),
+        };
+        let previous = registry.retiring.remove(task_id);
+        registry.open.insert(task_id.to_owned(), handle.clone());
+        drop(registry);
+        let actor = TaskActor {
+            task_id: task_id.to_owned(),
+            generation: handle.generation,
+            storage: handle.storage.clone(),
+            failure: handle.failure.clone(),
+            registry: self.registry.clone(),
+            changes: self.changes.clone(),
+        };
+        tokio::spawn(actor.run(mailbox, previous));
+        Ok(handle)
+    }
+
+    fn existing(&self, task_id: &str) -> Result<TaskHandle, TrackerError> {
+        self.open(task_id, None)
+    }
+
+    /// Resolves `path` (relative to `cwd` or the first folder) and, when it lies in a workspace
+    /// folder and may be read, adds it to the watch index. Returns the absolute path, or why it
+    /// is not watched.
+    fn watch(
+        &self,
+        task_id: &str,
+        path: &str,
+        cwd: Option<&str>,
+    ) -> Result<PathBuf, NotWatchedReason> {
+        self.watch_or_check(task_id, path, cwd, true)
+    }
+
+    /// [`Self::watch`] when `add`; otherwise whether the task already watches the path (as the
+    /// original, which watches only files passed to `trackFileContext`).
+    fn watch_or_check(
+        &self,
+        task_id: &str,
+        path: &str,
+        cwd: Option<&str>,
+        add: bool,
+    ) -> Result<PathBuf, NotWatchedReason> {
+        let policy = self.state.policy();
+        let base = crate::handlers::base_folder(&policy, cwd);
+        let decision = policy.check_access(&self.state.resolver, &self.state.fs, Some(&base), path);
+        if decision.folder.is_none() {
+            return Err(NotWatchedReason::OutsideWorkspace);
+        }
+        if !decision.allowed() {
+            return Err(NotWatchedReason::Blocked);
+        }
+        let resolved = self.state.resolver.resolve(&base, path, &self.state.fs);
+        let watch = Watch {
+            task_id: task_id.to_owned(),
+            key: path.to_owned(),
+            base,
+        };
+        if !add {
+            // Only a path the task already tracks counts as watched.
+            return if self.index.get(&resolved.lexical).contains(&watch) {
+                Ok(resolved.lexical)
+            } else {
+                Err(NotWatchedReason::NotTracked)
+            };
+        }
+        if resolved.canonical != resolved.lexical {
+            self.index.insert(resolved.canonical, watch.clone());
+        }
+        self.index.insert(resolved.lexical.clone(), watch);
+        Ok(resolved.lexical)
+    }
+
+    /// `roo/files/track`: records the file and watches it. Returns whether it is watched (or
+    /// why not) and the recovery of a corrupt metadata file when this call opened the task.
+    pub async fn track(
+        &self,
+        task_id: &str,
+        storage: Option<&Path>,
+        path: &str,
+        source: RecordSource,
+        content: Option<&str>,
+        cwd: Option<&str>,
+    ) -> Result<(Result<(), NotWatchedReason>, Option<MetadataRecovery>), TrackerError> {
+        let handle = self.open(task_id, Some(storage))?;
+        let watched = self.watch(task_id, path, cwd);
+        let seen = match (&watched, content) {
+            (Err(_), _) => Seen::NotWatched,
+            (Ok(_), Some(content)) => Seen::Known(Fingerprint::of(content.as_bytes())),
+            (Ok(absolute), None) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
+        };
+        let (reply, answer) = oneshot::channel();
+        send(
+            &handle,
+            Command::Track {
+                key: path.to_owned(),
+                source,
+                seen,
+                reply,
+            },
+        )?;
+        let recovery = receive(answer).await?;
+        Ok((watched.map(|_| ()), recovery))
+    }
+
+    /// `roo/files/markRooEdited`: what the agent wrote (or is about to write) to `path`.
+    pub async fn mark_roo_edited(
+        &self,
+        task_id: &str,
+        path: &str,
+        content: Option<&str>,
+        deleted: bool,
+        cwd: Option<&str>,
+    ) -> Result<bool, TrackerError> {
+        let handle = self.existing(task_id)?;
+        // A file no task tracks is not watched by marking it: the original adds it to
+        // `recentlyEditedByRoo` only, and only `trackFileContext` sets up a watcher.
+        let watched = self.watch_or_check(task_id, path, cwd, false);
+        let seen = match (&watched, content, deleted) {
+            (Err(_), _, _) => Seen::NotWatched,
+            (Ok(_), _, true) => Seen::Known(Fingerprint::Missing),
+            (Ok(_), Some(content), false) => Seen::Known(Fingerprint::of(content.as_bytes())),
+            (Ok(absolute), None, false) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
+        };
+        let (reply, answer) = oneshot::channel();
+        send(
+            &handle,
+            Command::Mark {
+                key: path.to_owned(),
+                seen,
+                reply,
+            },
+        )?;
+        receive(answer).await?;
+        Ok(watched.is_ok())
+    }
+
+    /// `roo/files/read`.
+    pub async fn files_read(
+        &self,
+        task_id: &str,
+        storage: Option<&Path>,
+        since: Option<i64>,
+    ) -> Result<FilesRead, TrackerError> {
+        let handle = match storage {
+            Some(dir) => self.open(task_id, Some(Some(dir)))?,
+            None => self.existing(task_id)?,
+        };
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Read { since, reply })?;
+        receive(answer).await
+    }
+
+    /// The files the agent edited in an open task, most recently edited first (they lead the
+    /// folded context of its condense).
+    pub async fn files_edited(&self, task_id: &str) -> Result<Vec<String>, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Edited { reply })?;
+        receive(answer).await
+    }
+
+    /// `roo/files/takeRecentlyModified`.
+    pub async fn take_recently_modified(&self, task_id: &str) -> Result<Vec<String>, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::TakeRecentlyModified { reply })?;
+        receive(answer).await
+    }
+
+    /// The records of a task the tracker has open (`None` when it is not open), for summary
+    /// verification. Read-only: opens nothing.
+    pub async fn records(&self, task_id: &str) -> Option<TaskMetadata> {
+        let handle = self.registry().open.get(task_id).cloned()?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Records { reply }).ok()?;
+        receive(answer).await.ok()
+    }
+
+    /// `roo/files/takeCheckpointPossible`.
+    pub async fn take_checkpoint_possible(
+        &self,
+        task_id: &str,
+    ) -> Result<Vec<String>, TrackerError> {
+        let handle = self.existing(task_id)?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::TakeCheckpointPossible { reply })?;
+        receive(answer).await
+    }
+
+    /// `roo/files/disposeTask`: stops watching, writes what is pending, forgets the task.
+    /// `Ok(false)` when the task was not open.
+    pub async fn dispose(&self, task_id: &str) -> Result<bool, TrackerError> {
+        let (reply, answer) = oneshot::channel();
+        {
+            let mut registry = self.registry();
+            let Some(handle) = registry.open.remove(task_id) else {
+                return Ok(false);
+            };
+            self.index.remove_task(task_id);
+            let (done, finished) = oneshot::channel();
+            registry.retiring.insert(task_id.to_owned(), finished);
+            if handle
+                .commands
+                .send(Command::Dispose { reply, done })
+                .is_err()
+            {
+                return Ok(true);
+            }
+        }
+        receive(answer).await?;
+        Ok(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use roo_context_protocol::files::FileChangeKind;
+    use roo_context_protocol::workspace::Settings;
+
+    fn workspace(files: &[(&str, &str)]) -> (tempfile::TempDir, Arc<SharedState>) {
+        let dir = tempfile::tempdir().unwrap();
+        for (path, content) in files {
+            std::fs::write(dir.path().join(path), content).unwrap();
+        }
+        let state = Arc::new(SharedState::new(
+            &[dir.path().to_path_buf()],
+            Settings::default(),
+        ));
+        (dir, state)
+    }
+
+    async fn next_change(
+        changes: &mut mpsc::UnboundedReceiver<FileDidChangeParams>,
+    ) -> FileDidChangeParams {
+        tokio::time::timeout(Duration::from_secs(30), changes.recv())
+            .await
+            .expect("a change before the deadline")
+            .expect("tracker alive")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_watcher_overflow_rescans_every_tracked_file_instead_of_dropping_changes() {
+        let (dir, state) = workspace(&[("a.ts", "a"), ("b.ts", "b")]);
+        let (tracker, mut changes) = FileTracker::start(state);
+        for path in ["a.ts", "b.ts"] {
+            let (watched, _) = tracker
+                .track("t", None, path, RecordSource::ReadTool, None, None)
+                .await
+                .unwrap();
+            assert_eq!(watched, Ok(()));
+        }
+        // Changes whose events were lost: no watcher runs here at all.
+        std::fs::write(dir.path().join("a.ts"), "changed").unwrap();
+        let overflow = notify::Event::new(EventKind::Other).set_flag(notify::event::Flag::Rescan);
+        tracker.sink().on_notify_event(&Ok(overflow));
+        let change = next_change(&mut changes).await;
+        assert_eq!(
+            (change.path.as_str(), change.kind),
+            ("a.ts", FileChangeKind::Modified)
+        );
+        // A watcher error is an overflow too.
+        std::fs::remove_file(dir.path().join("b.ts")).unwrap();
+        tracker
+            .sink()
+            .on_notify_event(&Err(notify::Error::generic("queue overflow")));
+        let change = next_change(&mut changes).await;
+        assert_eq!(
+            (change.path.as_str(), change.kind),
+            ("b.ts", FileChangeKind::Deleted)
+        );
+        assert_eq!(
+            tracker.take_recently_modified("t").await.unwrap(),
+            ["a.ts", "b.ts"]
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_renamed_folder_reports_the_tracked_files_inside_it() {
+        let (dir, state) = workspace(&[]);
+        std::fs::create_dir(dir.path().join("old")).unwrap();
+        std::fs::write(dir.path().join("old/a.ts"), "a").unwrap();
+        let (tracker, mut changes) = FileTracker::start(state);
+        let (watched, _) = tracker
+            .track("t", None, "old/a.ts", RecordSource::ReadTool, None, None)
+            .await
+            .unwrap();
+        assert_eq!(watched, Ok(()));
+        std::fs::rename(dir.path().join("old"), dir.path().join("new")).unwrap();
+        let rename = notify::Event::new(EventKind::Modify(ModifyKind::Name(RenameMode::Both)))
+            .add_path(dir.path().join("old"))
+            .add_path(dir.path().join("new"));
+        tracker.sink().on_notify_event(&Ok(rename));
+        let change = next_change(&mut changes).await;
+        assert_eq!(change.kind, FileChangeKind::Renamed);
+        assert_eq!(change.new_path.as_deref(), Some("new/a.ts"));
+    }
+
+    #[test]
+    fn atomic_writes_replace_the_file_and_leave_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        write_atomically(dir.path(), "{\"files_in_context\":[]}").unwrap();
+        write_atomically(dir.path(), "{\"files_in_context\":[1]}").unwrap();
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, [TASK_METADATA_FILE]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join(TASK_METADATA_FILE)).unwrap(),
+            "{\"files_in_context\":[1]}"
+        );
+    }
+
+    #[test]
+    fn leftover_temporary_files_are_removed_and_unreadable_files_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(".task_metadata.json.tmp-1-2"), "{\"half").unwrap();
+        let (metadata, recovery) = load(dir.path()).unwrap();
+        assert!(metadata.files_in_context.is_empty() && recovery.is_none());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        // A folder where the file should be: an error, and nothing is moved or replaced.
+        std::fs::create_dir(dir.path().join(TASK_METADATA_FILE)).unwrap();
+        let error = load(dir.path()).unwrap_err();
+        assert!(error.to_string().contains("cannot read"), "{error}");
+        assert!(dir.path().join(TASK_METADATA_FILE).is_dir());
+    }
+}

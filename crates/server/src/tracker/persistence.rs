@@ -1,0 +1,93 @@
+//! `task_metadata.json` on disk: loading (a corrupt file is moved aside, never overwritten)
+//! and atomic writes (temp file, fsync, rename, fsync the folder).
+
+use super::*;
+
+/// Loads `task_metadata.json` from `dir`. Missing → empty. Unparsable → moved aside and reported.
+/// Unreadable → error, and the file is left alone.
+pub(super) fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>), TrackerError> {
+    remove_leftover_temp_files(dir);
+    let target = dir.join(TASK_METADATA_FILE);
+    let bytes = match read_metadata_bytes(&target) {
+        Ok(bytes) => bytes,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok((TaskMetadata::default(), None));
+        }
+        Err(error) => {
+            return Err(TrackerError::Io(format!(
+                "cannot read {}: {error}",
+                target.display()
+            )));
+        }
+    };
+    let parsed = std::str::from_utf8(&bytes)
+        .map_err(|e| MetadataError::InvalidJson(e.to_string()))
+        .and_then(TaskMetadata::parse);
+    match parsed {
+        Ok(metadata) => Ok((metadata, None)),
+        Err(error) => {
+            let moved_to = dir.join(format!("{TASK_METADATA_FILE}.corrupt-{}", now_ms()));
+            std::fs::rename(&target, &moved_to).map_err(|rename_error| {
+                TrackerError::Io(format!(
+                    "{} is unusable ({error}) and cannot be moved aside: {rename_error}",
+                    target.display()
+                ))
+            })?;
+            tracing::warn!(%error, moved_to = %moved_to.display(), "unusable task_metadata.json moved aside");
+            Ok((
+                TaskMetadata::default(),
+                Some(MetadataRecovery {
+                    moved_to: moved_to.to_string_lossy().into_owned(),
+                    error: error.to_string(),
+                }),
+            ))
+        }
+    }
+}
+
+/// The largest `task_metadata.json` read; a bigger one is an error and is left alone.
+pub(super) const MAX_METADATA_BYTES: u64 = 256 * 1024 * 1024;
+
+/// Reads the metadata file without ever blocking or flooding (not model input, so any path).
+pub(super) fn read_metadata_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
+    roo_context_core::fs::read_regular_file(&OsFs, target, MAX_METADATA_BYTES)
+}
+
+pub(super) const TEMP_PREFIX: &str = ".task_metadata.json.tmp-";
+
+pub(super) fn remove_leftover_temp_files(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+/// Writes `json` as `dir/task_metadata.json` atomically: a temporary file in the same folder,
+/// fsync, rename over the target, fsync the folder. A crash leaves the old or the new file whole.
+pub fn write_atomically(dir: &Path, json: &str) -> std::io::Result<()> {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let temp = dir.join(format!(
+        "{TEMP_PREFIX}{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)?;
+        file.write_all(json.as_bytes())?;
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&temp, dir.join(TASK_METADATA_FILE))?;
+        std::fs::File::open(dir)?.sync_all()
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    result
+}
