@@ -649,6 +649,21 @@ fn verify_bad_options_are_invalid_params_naming_the_field() {
             "{field}: {error}"
         );
     }
+    // A closed set since the merge with the method table: decoding names the field.
+    let error = server
+        .request(
+            "roo/context/verifySummary",
+            json!({"summary": "s", "messages": [], "tokenCountMode": "roughly"}),
+        )
+        .unwrap_err();
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("field `tokenCountMode`"),
+        "{error}"
+    );
     let error = server
         .request("roo/context/verifySummary", json!({"messages": []}))
         .unwrap_err();
