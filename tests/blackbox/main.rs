@@ -33,5 +33,6 @@ mod sentinel;
 mod skills;
 mod starvation;
 mod surrogates;
+mod verify;
 mod vetting;
 mod wire;

@@ -120,6 +120,7 @@ fn input() -> ManageInput {
             max_tokens: Some(8192),
             supports_images: true,
         },
+        verify: None,
     }
 }
 

@@ -59,6 +59,7 @@ mod context {
             environment_details: Some("<environment_details>cwd</environment_details>".into()),
             folded_file_sections: vec!["<system-reminder>folded a.ts</system-reminder>".into()],
             summarizer: summarizer(100_000),
+            verify: None,
         }
     }
 
@@ -443,6 +444,7 @@ mod context {
                 prev_context_tokens: outcome.prev_context_tokens,
                 new_context_tokens: outcome.new_context_tokens.unwrap(),
                 summary: "the summary".into(),
+                verification: None,
             })]
         );
         assert!(outcome.new_context_tokens.unwrap() < outcome.prev_context_tokens);

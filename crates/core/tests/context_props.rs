@@ -110,6 +110,7 @@ mod context {
                 max_tokens: Some((window / 10) as i64),
                 supports_images: false,
             },
+            verify: None,
         }
     }
 
@@ -252,10 +253,20 @@ mod context {
             trigger in trigger(),
             host in host(),
             total in prop::option::of(0u64..40_000),
+            verify in prop::option::of(0u64..3_000),
         ) {
             let before = tokens(&messages);
             let mut ids = SequentialIds { prefix: "id".into(), issued: 0 };
-            let outcome = run(input(trigger, messages.clone(), window, auto, total), host, &mut ids);
+            let mut run_input = input(trigger, messages.clone(), window, auto, total);
+            // With summary verification (any addendum cap), the guarantee is the same.
+            run_input.verify = verify.map(|cap| VerifyConfig {
+                settings: roo_context_core::context::verify::VerifySettings {
+                    max_addendum_tokens: cap,
+                    ..Default::default()
+                },
+                ..VerifyConfig::default()
+            });
+            let outcome = run(run_input, host, &mut ids);
             if outcome.changed {
                 let after = tokens(&outcome.messages);
                 prop_assert!(after < before, "{before} → {after}");

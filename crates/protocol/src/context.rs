@@ -96,6 +96,258 @@ pub struct ManageContextParams {
     /// Opaque request metadata (mode, tools...), passed through to the host.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
+    /// Verify the summary and repair what it lost. Absent: no verification (today's result).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyOptions>,
+}
+
+/// A summary check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum VerifyCheckId {
+    /// The default template's nine headings in order (or `requiredSections`).
+    Sections,
+    /// Every edited file named; every read file named or folded.
+    Files,
+    /// The latest user message kept.
+    LatestUserMessage,
+    /// Share of user messages kept (a metric).
+    UserMessages,
+    /// The user's explicit constraints kept.
+    Constraints,
+    /// Pending TODOs kept, completed ones not reopened.
+    Todos,
+    /// Size sanity (a warning).
+    Size,
+}
+
+/// What to do when a check fails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum VerifyOnFail {
+    /// Report only.
+    Report,
+    /// Append the addendum (default).
+    Repair,
+    /// When sections are missing, one more summarize request, then repair.
+    RetryThenRepair,
+}
+
+/// Where the files the task touched come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum VerifyFilesSource {
+    /// The tracker's records of `taskId` plus the tool calls of the history (default).
+    Tracker,
+    /// The tool calls of the history only.
+    History,
+    /// Only `trackedFiles` (no file is taken from the sidecar's own sources).
+    None,
+}
+
+/// How a file was touched.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum TrackedFileAction {
+    /// The agent wrote it.
+    Edited,
+    /// The user changed it while it was in context.
+    EditedByUser,
+    /// The agent read it.
+    Read,
+}
+
+/// A file the host says the task touched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TrackedFileInfo {
+    /// The path (relative to `cwd`, or absolute).
+    pub path: String,
+    /// What happened to it.
+    pub action: TrackedFileAction,
+    /// When (ms since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<i64>,
+}
+
+/// A TODO status as Roo's `TodoItem` spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum TodoEntryStatus {
+    /// Not started.
+    Pending,
+    /// Under way.
+    InProgress,
+    /// Done.
+    Completed,
+}
+
+/// A TODO item from the host.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TodoEntry {
+    /// Its text.
+    pub content: String,
+    /// Its status.
+    pub status: TodoEntryStatus,
+}
+
+/// Summary verification options (`verify` of `roo/context/manage` and
+/// `roo/context/verifySummary`); every field is optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct VerifyOptions {
+    /// The checks to run (default: all).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checks: Option<Vec<VerifyCheckId>>,
+    /// Where touched files come from (default `tracker`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files: Option<VerifyFilesSource>,
+    /// Files the host adds to the sidecar's sources.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tracked_files: Option<Vec<TrackedFileInfo>>,
+    /// The host's TODO list (default: the last `update_todo_list` call or REMINDERS table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub todos: Option<Vec<TodoEntry>>,
+    /// Constraints the host adds to the extracted ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub constraints: Option<Vec<String>>,
+    /// Headings required instead of the default template's (for a custom prompt).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required_sections: Option<Vec<String>>,
+    /// `repair` (default), `report` or `retryThenRepair`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_fail: Option<VerifyOnFail>,
+    /// Cap of the addendum in tokens (default 2000).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_addendum_tokens: Option<u64>,
+}
+
+/// The report of one check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct VerificationCheckInfo {
+    /// Which check.
+    pub id: VerifyCheckId,
+    /// Whether it passed (before repair).
+    pub passed: bool,
+    /// Why it did not run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Sections found in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub found: Option<usize>,
+    /// Sections required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub required: Option<usize>,
+    /// Share of the checked items the summary kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recall: Option<f64>,
+    /// Share of edited files named.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub edited_recall: Option<f64>,
+    /// Share of read files named or folded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_recall: Option<f64>,
+    /// What is missing (at most 50; `missingCount` has the total).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub missing: Vec<String>,
+    /// How many are missing.
+    #[serde(default)]
+    pub missing_count: usize,
+    /// Files named only by their base name.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weak: Vec<String>,
+    /// Completed TODOs the summary lists as pending.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reopened: Vec<String>,
+    /// Constraint-like summary sentences with no source in the user's words.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unsupported: Vec<String>,
+    /// Tokens of the summary.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_tokens: Option<u64>,
+}
+
+/// The verification of a summary.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryVerificationInfo {
+    /// Whether every gating check passed (all but `userMessages` and `size`).
+    pub passed: bool,
+    /// Whether the addendum was appended.
+    pub repaired: bool,
+    /// Summarize retries made (0 or 1).
+    pub retries: u32,
+    /// Tokens of the addendum.
+    pub addendum_tokens: u64,
+    /// The checks.
+    pub checks: Vec<VerificationCheckInfo>,
+    /// Notes for the user.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Optional items the addendum left out (cap or budget): `constraints`, `readFiles`,
+    /// `completedTodos`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub omitted: BTreeMap<String, usize>,
+}
+
+/// Params of `roo/context/verifySummary`: checks a summary the host made itself. Pure.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct VerifySummaryParams {
+    /// The summary text.
+    pub summary: String,
+    /// The history being condensed (the full stored history is best).
+    pub messages: Vec<Value>,
+    /// The task, for its tracked files (`verify.files: "tracker"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// Whether a custom prompt wrote it (sections are then skipped unless required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_prompt: Option<bool>,
+    /// Base folder of absolute paths (default: the first workspace folder).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// Files whose folded outline goes with the summary (their reads count as kept).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded_files: Option<Vec<String>>,
+    /// Tokens of the context before the condense, for the size check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_context_tokens: Option<u64>,
+    /// `estimate` (default) or `exact`, for the addendum's size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_count_mode: Option<TokenCountMode>,
+    /// The options.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyOptions>,
+}
+
+/// Result of `roo/context/verifySummary`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct VerifySummaryResult {
+    /// The verification (`repaired`: an addendum is returned).
+    pub verification: SummaryVerificationInfo,
+    /// The block to append after the summary, when something was lost and it fits the cap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub addendum: Option<String>,
+    /// Set when what must be restored exceeds `maxAddendumTokens` (no addendum then; a condense
+    /// would be refused).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused: Option<String>,
 }
 
 /// `contextCondense` of a `condense_context` event.
@@ -113,6 +365,9 @@ pub struct ContextCondense {
     pub summary: String,
     /// The summary message's id (always present; rewind removes the summary by it).
     pub condense_id: String,
+    /// The summary's verification, when `verify` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<SummaryVerificationInfo>,
 }
 
 /// `contextTruncation` of a `sliding_window_truncation` event.
@@ -375,6 +630,10 @@ pub struct ManageContextResult {
     pub request_degradation: Option<RequestDegradationInfo>,
     /// Non-fatal notes (an invalid profile threshold).
     pub warnings: Vec<String>,
+    /// The summary's verification, when `verify` was given and a summary came back (also when
+    /// the condense was refused because of it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<SummaryVerificationInfo>,
 }
 
 /// Params of `roo/context/willManage` (numbers only: cheap to call before every request).

@@ -96,6 +96,8 @@ macro_rules! for_each_request {
             ContextWillManage = CONTEXT_WILL_MANAGE "roo/context/willManage", context::WillManageContextParams => context::WillManageContextResult, blocking;
             /// Whether a provider error is a context-window-exceeded error.
             ContextClassifyError = CONTEXT_CLASSIFY_ERROR "roo/context/classifyError", context::ClassifyErrorParams => context::ClassifyErrorResult, blocking;
+            /// Checks a summary against the history it replaces; returns the report and the addendum.
+            ContextVerifySummary = CONTEXT_VERIFY_SUMMARY "roo/context/verifySummary", context::VerifySummaryParams => context::VerifySummaryResult, waiting;
             /// Parses @-mentions and slash commands in one text.
             MentionsParse = MENTIONS_PARSE "roo/mentions/parse", mentions::ParseMentionsParams => mentions::ParseMentionsResult, waiting;
             /// Expands mentions in a whole user content array (`processUserContentMentions`).

@@ -214,6 +214,22 @@ case("a changed .rooignore arrives as roo/ignore/didReload", function()
   eq(roo.check({ "src/app.ts" }, 0)[1].allowed, false, "new rule in force")
 end)
 
+case("a summary that lost an edited file gets a verification warning and an addendum", function()
+  local history = {
+    { role = "user", content = "<task>Add a Circle shape. Never change the public API.</task>" },
+    { role = "assistant", content = { { type = "tool_use", id = "t1", name = "write_to_file", input = { path = "src/shapes.ts" } } } },
+    { role = "user", content = { { type = "tool_result", tool_use_id = "t1", content = "ok" } } },
+  }
+  local result = roo.verify_summary("Added a Circle shape. Never change the public API.", history, { verify = { checks = { "files", "constraints" } } }, 0)
+  assert(result, "server advertises roo/context/verifySummary")
+  eq(result.verification.passed, false, "verification fails")
+  local text = roo.describe_verification(result.verification)
+  eq(text, "summary verification warning: files: 1 missing (restored by a " .. result.verification.addendumTokens .. "-token addendum)", "warning")
+  assert(result.addendum:find("- src/shapes.ts (edited by you)", 1, true), result.addendum)
+  local ok = roo.verify_summary("Added src/shapes.ts. Never change the public API.", history, { verify = { checks = { "files", "constraints" } } }, 0)
+  eq(roo.describe_verification(ok.verification), nil, "passes")
+end)
+
 case("host requests get a clear not-available answer", function()
   local client = roo.client(0)
   local result, err = client.handlers["roo/host/summarize"](nil, {}, { method = "roo/host/summarize" })

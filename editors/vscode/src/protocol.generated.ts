@@ -38,6 +38,14 @@ export type CommandVerdict = "allowed" | "blocked" | "undecidable";
  */
 export type ThresholdSourceKind = "global" | "profile" | "invalidProfile" | "forced";
 /**
+ * A summary check.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerifyCheckId".
+ */
+export type VerifyCheckId =
+  "sections" | "files" | "latestUserMessage" | "userMessages" | "constraints" | "todos" | "size";
+/**
  * The `say` name of a context-management event, spelled as the original's UI log spells it.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -133,6 +141,34 @@ export type HostMentionKind = "problems" | "terminal" | "url";
  * via the `definition` "ManageAction".
  */
 export type ManageAction = "none" | "condensed" | "truncated";
+/**
+ * Where the files the task touched come from.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerifyFilesSource".
+ */
+export type VerifyFilesSource = "tracker" | "history" | "none";
+/**
+ * How a file was touched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TrackedFileAction".
+ */
+export type TrackedFileAction = "edited" | "editedByUser" | "read";
+/**
+ * A TODO status as Roo's `TodoItem` spells it.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TodoEntryStatus".
+ */
+export type TodoEntryStatus = "pending" | "in_progress" | "completed";
+/**
+ * What to do when a check fails.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerifyOnFail".
+ */
+export type VerifyOnFail = "report" | "repair" | "retryThenRepair";
 /**
  * What a mention content block holds.
  *
@@ -240,15 +276,27 @@ export interface RooProtocolDefinitions {
   RewindResult: RewindResult;
   Settings: Settings;
   SummarizerModel: SummarizerModel;
+  SummaryVerificationInfo: SummaryVerificationInfo;
   TakeRecentlyModifiedParams: TakeRecentlyModifiedParams;
   ThresholdSourceKind: ThresholdSourceKind;
+  TodoEntry: TodoEntry;
+  TodoEntryStatus: TodoEntryStatus;
   TokenCountMode: TokenCountMode;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
+  TrackedFileAction: TrackedFileAction;
+  TrackedFileInfo: TrackedFileInfo;
   ValidateAccessParams: ValidateAccessParams;
   ValidateAccessResult: ValidateAccessResult;
   ValidateCommandParams: ValidateCommandParams;
   ValidateCommandResult: ValidateCommandResult;
+  VerificationCheckInfo: VerificationCheckInfo;
+  VerifyCheckId: VerifyCheckId;
+  VerifyFilesSource: VerifyFilesSource;
+  VerifyOnFail: VerifyOnFail;
+  VerifyOptions: VerifyOptions;
+  VerifySummaryParams: VerifySummaryParams;
+  VerifySummaryResult: VerifySummaryResult;
   WillManageContextParams: WillManageContextParams;
   WillManageContextResult: WillManageContextResult;
   WorkspaceStatusParams: WorkspaceStatusParams;
@@ -452,6 +500,113 @@ export interface ContextCondense {
    * The summary message's id (always present; rewind removes the summary by it).
    */
   condenseId: string;
+  /**
+   * The summary's verification, when `verify` was given.
+   */
+  verification?: SummaryVerificationInfo | null;
+}
+/**
+ * The verification of a summary.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SummaryVerificationInfo".
+ */
+export interface SummaryVerificationInfo {
+  /**
+   * Whether every gating check passed (all but `userMessages` and `size`).
+   */
+  passed: boolean;
+  /**
+   * Whether the addendum was appended.
+   */
+  repaired: boolean;
+  /**
+   * Summarize retries made (0 or 1).
+   */
+  retries: number;
+  /**
+   * Tokens of the addendum.
+   */
+  addendumTokens: number;
+  /**
+   * The checks.
+   */
+  checks: VerificationCheckInfo[];
+  /**
+   * Notes for the user.
+   */
+  warnings?: string[];
+  /**
+   * Optional items the addendum left out (cap or budget): `constraints`, `readFiles`,
+   * `completedTodos`.
+   */
+  omitted?: {
+    [k: string]: number;
+  };
+}
+/**
+ * The report of one check.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerificationCheckInfo".
+ */
+export interface VerificationCheckInfo {
+  /**
+   * Which check.
+   */
+  id: VerifyCheckId;
+  /**
+   * Whether it passed (before repair).
+   */
+  passed: boolean;
+  /**
+   * Why it did not run.
+   */
+  skipped?: string | null;
+  /**
+   * Sections found in order.
+   */
+  found?: number | null;
+  /**
+   * Sections required.
+   */
+  required?: number | null;
+  /**
+   * Share of the checked items the summary kept.
+   */
+  recall?: number | null;
+  /**
+   * Share of edited files named.
+   */
+  editedRecall?: number | null;
+  /**
+   * Share of read files named or folded.
+   */
+  readRecall?: number | null;
+  /**
+   * What is missing (at most 50; `missingCount` has the total).
+   */
+  missing?: string[];
+  /**
+   * How many are missing.
+   */
+  missingCount?: number;
+  /**
+   * Files named only by their base name.
+   */
+  weak?: string[];
+  /**
+   * Completed TODOs the summary lists as pending.
+   */
+  reopened?: string[];
+  /**
+   * Constraint-like summary sentences with no source in the user's words.
+   */
+  unsupported?: string[];
+  /**
+   * Tokens of the summary.
+   */
+  summaryTokens?: number | null;
 }
 /**
  * An event for the host's UI log (`say` message), in the original's shape.
@@ -1369,6 +1524,10 @@ export interface ManageContextParams {
   metadata?: {
     [k: string]: unknown;
   };
+  /**
+   * Verify the summary and repair what it lost. Absent: no verification (today's result).
+   */
+  verify?: VerifyOptions | null;
 }
 /**
  * The model that writes summaries (defaults: the conversing model's window and output limit).
@@ -1389,6 +1548,83 @@ export interface SummarizerModel {
    * Whether it accepts images (default `false`: images become `[Referenced image in conversation]`).
    */
   supportsImages?: boolean | null;
+}
+/**
+ * Summary verification options (`verify` of `roo/context/manage` and
+ * `roo/context/verifySummary`); every field is optional.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerifyOptions".
+ */
+export interface VerifyOptions {
+  /**
+   * The checks to run (default: all).
+   */
+  checks?: VerifyCheckId[] | null;
+  /**
+   * Where touched files come from (default `tracker`).
+   */
+  files?: VerifyFilesSource | null;
+  /**
+   * Files the host adds to the sidecar's sources.
+   */
+  trackedFiles?: TrackedFileInfo[] | null;
+  /**
+   * The host's TODO list (default: the last `update_todo_list` call or REMINDERS table).
+   */
+  todos?: TodoEntry[] | null;
+  /**
+   * Constraints the host adds to the extracted ones.
+   */
+  constraints?: string[] | null;
+  /**
+   * Headings required instead of the default template's (for a custom prompt).
+   */
+  requiredSections?: string[] | null;
+  /**
+   * `repair` (default), `report` or `retryThenRepair`.
+   */
+  onFail?: VerifyOnFail | null;
+  /**
+   * Cap of the addendum in tokens (default 2000).
+   */
+  maxAddendumTokens?: number | null;
+}
+/**
+ * A file the host says the task touched.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TrackedFileInfo".
+ */
+export interface TrackedFileInfo {
+  /**
+   * The path (relative to `cwd`, or absolute).
+   */
+  path: string;
+  /**
+   * What happened to it.
+   */
+  action: TrackedFileAction;
+  /**
+   * When (ms since the epoch).
+   */
+  date?: number | null;
+}
+/**
+ * A TODO item from the host.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TodoEntry".
+ */
+export interface TodoEntry {
+  /**
+   * Its text.
+   */
+  content: string;
+  /**
+   * Its status.
+   */
+  status: TodoEntryStatus;
 }
 /**
  * Result of `roo/context/manage`.
@@ -1465,6 +1701,11 @@ export interface ManageContextResult {
    * Non-fatal notes (an invalid profile threshold).
    */
   warnings: string[];
+  /**
+   * The summary's verification, when `verify` was given and a summary came back (also when
+   * the condense was refused because of it).
+   */
+  verification?: SummaryVerificationInfo | null;
 }
 /**
  * How the summarize request was shortened to fit the summarizer's window.
@@ -2219,6 +2460,71 @@ export interface ValidateCommandResult {
   toolError?: string | null;
 }
 /**
+ * Params of `roo/context/verifySummary`: checks a summary the host made itself. Pure.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerifySummaryParams".
+ */
+export interface VerifySummaryParams {
+  /**
+   * The summary text.
+   */
+  summary: string;
+  /**
+   * The history being condensed (the full stored history is best).
+   */
+  messages: unknown[];
+  /**
+   * The task, for its tracked files (`verify.files: "tracker"`).
+   */
+  taskId?: string | null;
+  /**
+   * Whether a custom prompt wrote it (sections are then skipped unless required).
+   */
+  customPrompt?: boolean | null;
+  /**
+   * Base folder of absolute paths (default: the first workspace folder).
+   */
+  cwd?: string | null;
+  /**
+   * Files whose folded outline goes with the summary (their reads count as kept).
+   */
+  foldedFiles?: string[] | null;
+  /**
+   * Tokens of the context before the condense, for the size check.
+   */
+  previousContextTokens?: number | null;
+  /**
+   * `estimate` (default) or `exact`, for the addendum's size.
+   */
+  tokenCountMode?: TokenCountMode | null;
+  /**
+   * The options.
+   */
+  verify?: VerifyOptions | null;
+}
+/**
+ * Result of `roo/context/verifySummary`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "VerifySummaryResult".
+ */
+export interface VerifySummaryResult {
+  /**
+   * The verification (`repaired`: an addendum is returned).
+   */
+  verification: SummaryVerificationInfo;
+  /**
+   * The block to append after the summary, when something was lost and it fits the cap.
+   */
+  addendum?: string | null;
+  /**
+   * Set when what must be restored exceeds `maxAddendumTokens` (no addendum then; a condense
+   * would be refused).
+   */
+  refused?: string | null;
+}
+/**
  * Params of `roo/context/willManage` (numbers only: cheap to call before every request).
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2354,6 +2660,7 @@ export interface RooRequests {
   "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
   "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
   "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
+  "roo/context/verifySummary": { params: VerifySummaryParams; result: VerifySummaryResult };
   "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
   "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
   "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
@@ -2404,6 +2711,7 @@ export const ROO_REQUEST_METHODS = {
   contextManage: "roo/context/manage",
   contextWillManage: "roo/context/willManage",
   contextClassifyError: "roo/context/classifyError",
+  contextVerifySummary: "roo/context/verifySummary",
   mentionsParse: "roo/mentions/parse",
   mentionsProcessUserContent: "roo/mentions/processUserContent",
   mentionsResolveImages: "roo/mentions/resolveImages",

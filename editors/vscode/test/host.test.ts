@@ -8,6 +8,7 @@ import {
   abortSignalOf,
   answerHostRequest,
   describeContextEvents,
+  describeVerification,
   describeNotification,
 } from "../src/client/host";
 
@@ -93,4 +94,33 @@ test("condense, truncation and condense errors of a manage result are shown", ()
     { level: "popup", text: "roo-context: context truncated, 4 messages hidden (900 to 500 tokens)" },
   ]);
   assert.deepEqual(describeContextEvents({ paths: [] }), []);
+});
+
+test("a summary verification that did not pass is shown as a warning after the condense", () => {
+  const verification = {
+    passed: false, repaired: true, retries: 0, addendumTokens: 61,
+    checks: [
+      { id: "sections", passed: true, missingCount: 0 },
+      { id: "files", passed: false, missing: ["src/shapes.ts"], missingCount: 1 },
+      { id: "todos", passed: false, skipped: "no TODO list", missingCount: 0 },
+    ],
+  };
+  const shown = describeContextEvents({
+    events: [{ say: "condense_context", contextCondense: { cost: 0, prevContextTokens: 900, newContextTokens: 200, summary: "s", condenseId: "c", verification } }],
+  });
+  assert.deepEqual(shown[1], {
+    level: "popup",
+    text: "roo-context: summary verification warning: files: 1 missing (e.g. src/shapes.ts) — restored by a 61-token addendum",
+  });
+  assert.equal(describeVerification(undefined), undefined);
+  // Passed: no warning.
+  const passed = { ...verification, passed: true };
+  assert.equal(describeContextEvents({ events: [{ say: "condense_context", contextCondense: { verification: passed } }] }).length, 1);
+  // Refused because of it: the result's report is shown after the error.
+  const refused = describeContextEvents({
+    events: [{ say: "condense_context_error", text: "The summary lost context" }],
+    verification: { ...verification, repaired: false },
+  });
+  assert.equal(refused.length, 2);
+  assert.match(refused[1].text, /not restored$/);
 });

@@ -369,6 +369,8 @@ pub struct SummaryExtras<'a> {
     pub folded_file_sections: &'a [String],
     /// Pre-rendered `<environment_details>`, included on automatic and emergency runs.
     pub environment_details: Option<&'a str>,
+    /// The verification addendum, placed right after the summary block.
+    pub addendum: Option<&'a str>,
 }
 
 /// The summary message's content blocks (spec §3.3 step 10).
@@ -379,6 +381,9 @@ pub fn summary_content(
     extras: &SummaryExtras<'_>,
 ) -> Vec<Value> {
     let mut blocks = vec![json!({"type": "text", "text": format!("{SUMMARY_HEADING}\n{summary}")})];
+    if let Some(addendum) = extras.addendum.filter(|text| !text.is_empty()) {
+        blocks.push(json!({"type": "text", "text": addendum}));
+    }
     let commands = messages
         .first()
         .map(extract_command_blocks)

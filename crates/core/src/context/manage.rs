@@ -14,8 +14,12 @@ use super::condense::{
 };
 use super::prompts::{ERROR_CONTEXT_GREW, ERROR_HANDLER_INVALID, condense_api_failed};
 use super::truncate::{Reduction, apply_edits, model_facing_tokens_with, reduce_context_with};
+use super::verify::{
+    Addendum, FileRecord, OnFail, TodoItem, Verification, VerifyInput, VerifySettings,
+    build_addendum, retry_instructions, verify_summary,
+};
 use crate::conversation::{
-    ApiMessage, Clock, HistoryTokens, IdSource, TokenCounter, message_tokens,
+    ApiMessage, Clock, HistoryTokens, IdSource, Role, TokenCounter, content_tokens, message_tokens,
 };
 
 /// Everything `manageContext` needs, owned so it can wait for the host between the two steps.
@@ -46,6 +50,38 @@ pub struct ManageInput {
     pub folded_file_sections: Vec<String>,
     /// The model that writes summaries.
     pub summarizer: SummarizerInfo,
+    /// Verify the summary and repair what it lost (issue 19); `None`: today's behaviour.
+    pub verify: Option<VerifyConfig>,
+}
+
+/// What summary verification needs besides the history.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct VerifyConfig {
+    /// The settings (`customPrompt` is taken from the request that was sent).
+    pub settings: VerifySettings,
+    /// The task's tracked files (the tracker's records, or the host's list).
+    pub tracked_files: Vec<FileRecord>,
+    /// A TODO list from the host, when it keeps its own.
+    pub host_todos: Option<Vec<TodoItem>>,
+    /// Constraints from the host, besides the extracted ones.
+    pub extra_constraints: Vec<String>,
+    /// Base folder of absolute paths.
+    pub cwd: Option<String>,
+}
+
+/// The verification of a condense, as reported in the result and the `condense_context` event.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SummaryVerification {
+    /// The checks (before repair).
+    pub verification: Verification,
+    /// Whether an addendum was appended.
+    pub repaired: bool,
+    /// Summarize retries made (0 or 1).
+    pub retries: u32,
+    /// Tokens of the addendum (0 when none).
+    pub addendum_tokens: u64,
+    /// Optional items the addendum left out to respect its cap or the budget, per kind.
+    pub omitted: Vec<(&'static str, usize)>,
 }
 
 /// The numbers every decision rests on.
@@ -183,6 +219,8 @@ pub struct ManageOutcome {
     pub request_degradation: Option<RequestDegradation>,
     /// Non-fatal notes (an invalid profile threshold).
     pub warnings: Vec<String>,
+    /// The summary's verification, when it was asked for and a summary came back.
+    pub verification: Option<SummaryVerification>,
 }
 
 impl ManageOutcome {
@@ -213,6 +251,7 @@ impl ManageOutcome {
             budget,
             request_degradation: None,
             warnings,
+            verification: None,
         }
     }
 }
@@ -226,6 +265,8 @@ pub struct PendingCondense {
     pub budget: ContextBudget,
     /// The request to send (`roo/host/summarize`).
     pub request: CondenseRequest,
+    /// Summarize retries already made (the shell sets 1 after the one retry).
+    pub retries: u32,
 }
 
 /// The first step.
@@ -289,6 +330,7 @@ pub fn begin_manage(
             input,
             budget,
             request,
+            retries: 0,
         })),
         Err(failure) => {
             let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
@@ -315,6 +357,7 @@ pub fn finish_manage(
         input,
         budget,
         request,
+        retries,
     } = pending;
     let degradation = Some(request.degradation);
     let answer = match reply {
@@ -353,54 +396,282 @@ pub fn finish_manage(
             return outcome;
         }
     };
-    let built = {
-        let extras = SummaryExtras {
-            folded_file_sections: &input.folded_file_sections,
-            environment_details: input.environment_details.as_deref(),
-        };
-        summary_message(&input.messages, &answer, input.trigger, &extras, ids, clock)
-    };
-    let failure = match built {
-        Err(failure) => failure,
-        Ok(summary) => {
-            // After a condense the model sees the summary alone (the fresh start).
-            let new_tokens = budget.fixed_tokens + message_tokens(&summary.message, counter) as u64;
-            if new_tokens < budget.model_facing_tokens && new_tokens <= budget.allowed_tokens {
-                let mut input = input;
-                let messages = std::mem::take(&mut input.messages);
-                let condensed = append_summary(messages, summary);
-                let mut outcome = ManageOutcome::unchanged(input, budget);
-                outcome.messages = condensed.messages;
-                outcome.changed = true;
-                outcome.action = ContextAction::Condensed;
-                outcome.summary = condensed.summary;
-                outcome.cost = answer.cost;
-                outcome.new_context_tokens = Some(new_tokens);
-                outcome.condense_id = Some(condensed.condense_id);
-                outcome.request_degradation = degradation;
-                return outcome;
-            }
-            let error = if new_tokens >= budget.model_facing_tokens {
-                ERROR_CONTEXT_GREW.to_owned()
-            } else {
-                format!(
-                    "Condensed context ({new_tokens} tokens) still exceeds the available budget ({} tokens)",
-                    budget.allowed_tokens
-                )
-            };
-            CondenseFailure {
-                error,
-                error_details: Some(format!(
-                    "The summary would bring the context from {} to {new_tokens} tokens (budget {} tokens).",
-                    budget.model_facing_tokens, budget.allowed_tokens
-                )),
-                cost: answer.cost,
-            }
+    let checked = verify_answer(
+        &input,
+        &budget,
+        &answer,
+        request.custom_prompt_used,
+        counter,
+    );
+    let (mut verification, addendum) = match checked {
+        Ok(Some((verification, addendum))) => (Some(verification), addendum),
+        Ok(None) => (None, None),
+        Err(refused) => {
+            let (verification, failure) = *refused;
+            let mut outcome =
+                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+            outcome.request_degradation = degradation;
+            outcome.verification = Some(SummaryVerification {
+                retries,
+                ..verification
+            });
+            return outcome;
         }
+    };
+    let mut addendum = addendum;
+    let mut shrinks_left = 2;
+    let failure = loop {
+        let built = {
+            let extras = SummaryExtras {
+                folded_file_sections: &input.folded_file_sections,
+                environment_details: input.environment_details.as_deref(),
+                addendum: addendum.as_ref().map(|a: &Addendum| a.text.as_str()),
+            };
+            summary_message(&input.messages, &answer, input.trigger, &extras, ids, clock)
+        };
+        let summary = match built {
+            Err(failure) => break failure,
+            Ok(summary) => summary,
+        };
+        // After a condense the model sees the summary alone (the fresh start).
+        let new_tokens = budget.fixed_tokens + message_tokens(&summary.message, counter) as u64;
+        if new_tokens < budget.model_facing_tokens && new_tokens <= budget.allowed_tokens {
+            let mut input = input;
+            let messages = std::mem::take(&mut input.messages);
+            let condensed = append_summary(messages, summary);
+            let mut outcome = ManageOutcome::unchanged(input, budget);
+            outcome.messages = condensed.messages;
+            outcome.changed = true;
+            outcome.action = ContextAction::Condensed;
+            outcome.summary = condensed.summary;
+            outcome.cost = answer.cost;
+            outcome.new_context_tokens = Some(new_tokens);
+            outcome.condense_id = Some(condensed.condense_id);
+            outcome.request_degradation = degradation;
+            outcome.verification = verification.map(|mut v| {
+                v.retries = retries;
+                if let Some(addendum) = &addendum {
+                    v.repaired = true;
+                    v.addendum_tokens = addendum.tokens;
+                    v.omitted = addendum.omitted.clone();
+                }
+                v
+            });
+            return outcome;
+        }
+        // Over budget with an addendum: shrink its optional items to the room left, once.
+        let shrunk = match (&addendum, verification.as_mut()) {
+            (Some(current), Some(report)) if shrinks_left > 0 => {
+                shrinks_left -= 1;
+                let target = budget
+                    .allowed_tokens
+                    .min(budget.model_facing_tokens.saturating_sub(1));
+                let without =
+                    budget.fixed_tokens + summary_tokens_without_addendum(&input, &answer, counter);
+                let room = target.saturating_sub(without);
+                let cap = room.min(current.tokens.saturating_sub(1));
+                match build_addendum(&report.verification.findings, cap, counter) {
+                    Ok(Some(smaller)) if smaller.tokens < current.tokens => Some(smaller),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        if let Some(smaller) = shrunk {
+            addendum = Some(smaller);
+            continue;
+        }
+        let with_addendum = addendum.as_ref().map_or(String::new(), |a| {
+            format!(
+                " The verification addendum holds {} tokens of it.",
+                a.tokens
+            )
+        });
+        let error = if new_tokens >= budget.model_facing_tokens {
+            ERROR_CONTEXT_GREW.to_owned()
+        } else {
+            format!(
+                "Condensed context ({new_tokens} tokens) still exceeds the available budget ({} tokens)",
+                budget.allowed_tokens
+            )
+        };
+        break CondenseFailure {
+            error,
+            error_details: Some(format!(
+                "The summary would bring the context from {} to {new_tokens} tokens (budget {} tokens).{with_addendum}",
+                budget.model_facing_tokens, budget.allowed_tokens
+            )),
+            cost: answer.cost,
+        };
     };
     let mut outcome = after_condense_failure(input, budget, Some(failure), counter, ids, clock);
     outcome.request_degradation = degradation;
+    outcome.verification = verification.map(|mut v| {
+        v.retries = retries;
+        v
+    });
     outcome
+}
+
+/// Model-facing tokens of the summary message without an addendum.
+fn summary_tokens_without_addendum(
+    input: &ManageInput,
+    answer: &SummarizerAnswer,
+    counter: &dyn TokenCounter,
+) -> u64 {
+    let extras = SummaryExtras {
+        folded_file_sections: &input.folded_file_sections,
+        environment_details: input.environment_details.as_deref(),
+        addendum: None,
+    };
+    let content = super::condense::summary_content(
+        &input.messages,
+        answer.text.trim(),
+        input.trigger,
+        &extras,
+    );
+    content_tokens(Some(&serde_json::Value::Array(content)), counter) as u64
+}
+
+/// The paths of folded `## File Context: <path>` sections.
+pub fn folded_section_paths(sections: &[String]) -> Vec<String> {
+    sections
+        .iter()
+        .filter_map(|section| {
+            section
+                .lines()
+                .find_map(|line| line.strip_prefix("## File Context: "))
+                .map(|path| path.trim().to_owned())
+        })
+        .collect()
+}
+
+type Checked = Result<
+    Option<(SummaryVerification, Option<Addendum>)>,
+    Box<(SummaryVerification, CondenseFailure)>,
+>;
+
+/// Verifies the answer when the run asks for it, and builds the addendum within its cap.
+/// `Err` when what the summary lost cannot be restored within the cap (the condense is
+/// refused: a limit reached is never a pass).
+fn verify_answer(
+    input: &ManageInput,
+    budget: &ContextBudget,
+    answer: &SummarizerAnswer,
+    custom_prompt_used: bool,
+    counter: &dyn TokenCounter,
+) -> Checked {
+    let Some(config) = &input.verify else {
+        return Ok(None);
+    };
+    let summary = answer.text.trim();
+    if summary.is_empty() {
+        return Ok(None);
+    }
+    let verification =
+        run_verification(input, config, budget, summary, custom_prompt_used, counter);
+    let report = SummaryVerification {
+        verification,
+        ..SummaryVerification::default()
+    };
+    if config.settings.on_fail == OnFail::Report {
+        return Ok(Some((report, None)));
+    }
+    match build_addendum(
+        &report.verification.findings,
+        config.settings.max_addendum_tokens,
+        counter,
+    ) {
+        Ok(addendum) => Ok(Some((report, addendum))),
+        Err(overflow) => {
+            let failure = CondenseFailure {
+                error: format!(
+                    "The summary lost context that must be kept (edited files, the latest request or open TODOs) and restoring it needs {} tokens, more than maxAddendumTokens ({}); the history was left unchanged",
+                    overflow.required_tokens, overflow.cap_tokens
+                ),
+                error_details: Some(format!(
+                    "Summary verification failed: {}. Raise verify.maxAddendumTokens or condense again.",
+                    failed_checks(&report.verification)
+                )),
+                cost: answer.cost,
+            };
+            Err(Box::new((report, failure)))
+        }
+    }
+}
+
+fn run_verification(
+    input: &ManageInput,
+    config: &VerifyConfig,
+    budget: &ContextBudget,
+    summary: &str,
+    custom_prompt_used: bool,
+    counter: &dyn TokenCounter,
+) -> Verification {
+    let folded = folded_section_paths(&input.folded_file_sections);
+    let mut settings = config.settings.clone();
+    settings.custom_prompt = custom_prompt_used;
+    verify_summary(
+        &VerifyInput {
+            summary,
+            messages: &input.messages,
+            tracked_files: &config.tracked_files,
+            folded_paths: &folded,
+            cwd: config.cwd.as_deref(),
+            host_todos: config.host_todos.as_deref(),
+            extra_constraints: &config.extra_constraints,
+            previous_context_tokens: budget.model_facing_tokens,
+            settings: &settings,
+        },
+        counter,
+    )
+}
+
+fn failed_checks(verification: &Verification) -> String {
+    let names: Vec<&str> = verification
+        .checks
+        .iter()
+        .filter(|check| !check.passed && check.skipped.is_none())
+        .filter_map(|check| check.id.map(|id| id.as_str()))
+        .collect();
+    if names.is_empty() {
+        "no check failed".into()
+    } else {
+        format!("failed checks: {}", names.join(", "))
+    }
+}
+
+/// The one retry (`onFail: "retryThenRepair"`): when the answer lacks required sections and no
+/// retry was made yet, the final user message to append to the request that was sent (naming
+/// what is missing), with the longer request's tokens. `None` otherwise, or when the longer
+/// request would not fit the summarizer's window. The shell sends it, sets
+/// [`PendingCondense::retries`] to 1 and passes the better answer (the retry's, or the first when
+/// the retry failed) to [`finish_manage`]. Never a second retry.
+pub fn retry_request(
+    pending: &PendingCondense,
+    answer: &SummarizerAnswer,
+    counter: &dyn TokenCounter,
+) -> Option<(ApiMessage, u64)> {
+    let config = pending.input.verify.as_ref()?;
+    if config.settings.on_fail != OnFail::RetryThenRepair || pending.retries > 0 {
+        return None;
+    }
+    let summary = answer.text.trim();
+    if summary.is_empty() {
+        return None;
+    }
+    let verification = run_verification(
+        &pending.input,
+        config,
+        &pending.budget,
+        summary,
+        pending.request.custom_prompt_used,
+        counter,
+    );
+    let text = retry_instructions(&verification)?;
+    let message = ApiMessage::new(Role::User, serde_json::Value::String(text));
+    let request_tokens = pending.request.request_tokens + message_tokens(&message, counter) as u64;
+    (request_tokens <= pending.request.token_limit).then_some((message, request_tokens))
 }
 
 /// After no condense (or a failed one): manual runs stop with the error; automatic and
@@ -504,6 +775,8 @@ pub struct ContextCondenseEvent {
     pub new_context_tokens: u64,
     /// The summary text.
     pub summary: String,
+    /// The summary's verification, when one ran.
+    pub verification: Option<Box<SummaryVerification>>,
 }
 
 /// `contextTruncation` of a `sliding_window_truncation` event.
@@ -548,6 +821,7 @@ pub fn report(outcome: &ManageOutcome) -> Vec<ContextEvent> {
                     prev_context_tokens: outcome.prev_context_tokens,
                     new_context_tokens: new_tokens,
                     summary: outcome.summary.clone(),
+                    verification: outcome.verification.clone().map(Box::new),
                 }));
             }
         }

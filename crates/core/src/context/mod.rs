@@ -17,6 +17,7 @@ mod manage;
 mod prompts;
 mod shrink;
 mod truncate;
+pub mod verify;
 
 pub use budget::{
     DEFAULT_RESERVED_OUTPUT_TOKENS, FORCED_CONTEXT_REDUCTION_PERCENT, INHERIT_THRESHOLD,
@@ -36,7 +37,8 @@ pub use condense::{
 pub use manage::{
     ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,
     ManageInput, ManageOutcome, ManageStep, NO_SUMMARIZER_DETAILS, PendingCondense, SummarizeReply,
-    begin_manage, finish_manage, measure_budget, report,
+    SummaryVerification, VerifyConfig, begin_manage, finish_manage, folded_section_paths,
+    measure_budget, report, retry_request,
 };
 pub use prompts::{
     CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_CONTEXT_GREW,

@@ -6,11 +6,16 @@
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use roo_context_core::context::verify::{
+    CheckId, CheckReport, FileAction, FileRecord, OnFail, TodoItem, TodoStatus, VerifyInput,
+    VerifySettings, build_addendum, tracked_file_records, verify_summary as verify_text,
+};
 use roo_context_core::context::{
     ContextAction, ContextEvent, HostError, ManageInput, ManageOutcome, ManageStep,
-    RequestDegradation, SummarizeReply, SummarizerAnswer, SummarizerInfo, ThresholdSettings,
-    ThresholdSource, Trigger, WillManageInput, begin_manage, context_percent, effective_threshold,
-    finish_manage, is_context_window_exceeded_error, report, will_manage_context,
+    PendingCondense, RequestDegradation, SummarizeReply, SummarizerAnswer, SummarizerInfo,
+    SummaryVerification, ThresholdSettings, ThresholdSource, Trigger, VerifyConfig,
+    WillManageInput, begin_manage, context_percent, effective_threshold, finish_manage,
+    is_context_window_exceeded_error, report, retry_request, will_manage_context,
 };
 use roo_context_core::conversation::{
     ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
@@ -34,6 +39,7 @@ use tower_lsp_server::ls_types::request::Request;
 
 use crate::counting::{Mode, with_counter};
 use crate::handlers::fold;
+use crate::tracker::FileTracker;
 
 /// `roo/host/summarize`, the server-to-client request.
 pub enum HostSummarize {}
@@ -158,7 +164,300 @@ fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, RpcErro
             max_tokens: summarizer.max_tokens.or(params.max_tokens),
             supports_images: summarizer.supports_images.unwrap_or(false),
         },
+        verify: None,
     })
+}
+
+/// The core's settings for `verify` options.
+fn verify_settings(options: &VerifyOptions, custom_prompt: bool) -> VerifySettings {
+    let defaults = VerifySettings::default();
+    VerifySettings {
+        checks: options.checks.as_ref().map_or(defaults.checks, |checks| {
+            checks.iter().map(|id| check_id(*id)).collect()
+        }),
+        required_sections: options.required_sections.clone(),
+        custom_prompt,
+        on_fail: match options.on_fail {
+            Some(VerifyOnFail::Report) => OnFail::Report,
+            Some(VerifyOnFail::RetryThenRepair) => OnFail::RetryThenRepair,
+            Some(VerifyOnFail::Repair) | None => OnFail::Repair,
+        },
+        max_addendum_tokens: options
+            .max_addendum_tokens
+            .unwrap_or(defaults.max_addendum_tokens),
+        files_from_history: options.files != Some(VerifyFilesSource::None),
+    }
+}
+
+fn check_id(id: VerifyCheckId) -> CheckId {
+    match id {
+        VerifyCheckId::Sections => CheckId::Sections,
+        VerifyCheckId::Files => CheckId::Files,
+        VerifyCheckId::LatestUserMessage => CheckId::LatestUserMessage,
+        VerifyCheckId::UserMessages => CheckId::UserMessages,
+        VerifyCheckId::Constraints => CheckId::Constraints,
+        VerifyCheckId::Todos => CheckId::Todos,
+        VerifyCheckId::Size => CheckId::Size,
+    }
+}
+
+fn wire_check_id(id: CheckId) -> VerifyCheckId {
+    match id {
+        CheckId::Sections => VerifyCheckId::Sections,
+        CheckId::Files => VerifyCheckId::Files,
+        CheckId::LatestUserMessage => VerifyCheckId::LatestUserMessage,
+        CheckId::UserMessages => VerifyCheckId::UserMessages,
+        CheckId::Constraints => VerifyCheckId::Constraints,
+        CheckId::Todos => VerifyCheckId::Todos,
+        CheckId::Size => VerifyCheckId::Size,
+    }
+}
+
+/// The task's files for verification: the tracker's records (with `files: "tracker"`, the
+/// default) and the host's `trackedFiles`.
+async fn verify_files(
+    tracker: Option<&FileTracker>,
+    task_id: Option<&str>,
+    options: &VerifyOptions,
+) -> Vec<FileRecord> {
+    let mut files = Vec::new();
+    if matches!(options.files, None | Some(VerifyFilesSource::Tracker))
+        && let (Some(task_id), Some(tracker)) = (task_id, tracker)
+        && let Some(metadata) = tracker.records(task_id).await
+    {
+        files = tracked_file_records(&metadata);
+    }
+    for file in options.tracked_files.iter().flatten() {
+        files.push(FileRecord {
+            path: file.path.clone(),
+            action: match file.action {
+                TrackedFileAction::Edited => FileAction::Edited,
+                TrackedFileAction::EditedByUser => FileAction::EditedByUser,
+                TrackedFileAction::Read => FileAction::Read,
+            },
+            date_ms: file.date,
+        });
+    }
+    files
+}
+
+fn host_todos(options: &VerifyOptions) -> Option<Vec<TodoItem>> {
+    options.todos.as_ref().map(|todos| {
+        todos
+            .iter()
+            .map(|todo| TodoItem {
+                content: todo.content.clone(),
+                status: match todo.status {
+                    TodoEntryStatus::Pending => TodoStatus::Pending,
+                    TodoEntryStatus::InProgress => TodoStatus::InProgress,
+                    TodoEntryStatus::Completed => TodoStatus::Completed,
+                },
+            })
+            .collect()
+    })
+}
+
+fn wire_check(check: &CheckReport) -> Option<VerificationCheckInfo> {
+    Some(VerificationCheckInfo {
+        id: wire_check_id(check.id?),
+        passed: check.passed,
+        skipped: check.skipped.clone(),
+        found: check.found,
+        required: check.required,
+        recall: check.recall,
+        edited_recall: check.edited_recall,
+        read_recall: check.read_recall,
+        missing: check.missing.clone(),
+        missing_count: check.missing_count,
+        weak: check.weak.clone(),
+        reopened: check.reopened.clone(),
+        unsupported: check.unsupported.clone(),
+        summary_tokens: check.summary_tokens,
+    })
+}
+
+/// The wire form of a verification.
+pub fn wire_verification(verification: &SummaryVerification) -> SummaryVerificationInfo {
+    SummaryVerificationInfo {
+        passed: verification.verification.passed,
+        repaired: verification.repaired,
+        retries: verification.retries,
+        addendum_tokens: verification.addendum_tokens,
+        checks: verification
+            .verification
+            .checks
+            .iter()
+            .filter_map(wire_check)
+            .collect(),
+        warnings: verification.verification.warnings.clone(),
+        omitted: verification
+            .omitted
+            .iter()
+            .map(|(kind, count)| ((*kind).to_owned(), *count))
+            .collect(),
+    }
+}
+
+/// `roo/context/verifySummary`: the checks and the addendum for a summary the host made. Waits
+/// on the tracker for the task's records, then checks on the blocking pool.
+impl WaitingHandler for requests::ContextVerifySummary {
+    async fn handle(
+        deps: Snapshot,
+        params: VerifySummaryParams,
+    ) -> Result<VerifySummaryResult, RpcError> {
+        verify_summary(deps, params).await
+    }
+}
+
+async fn verify_summary(
+    deps: Snapshot,
+    mut params: VerifySummaryParams,
+) -> Result<VerifySummaryResult, RpcError> {
+    let mode = count_mode(params.token_count_mode);
+    let messages = parse_history(Value::Array(std::mem::take(&mut params.messages)))
+        .map_err(|e| RpcError::field("messages", e))?
+        .messages;
+    let options = params.verify.clone().unwrap_or_default();
+    let files = verify_files(deps.files.as_deref(), params.task_id.as_deref(), &options).await;
+    let cwd = params.cwd.clone().or_else(|| {
+        deps.state
+            .folder_paths()
+            .first()
+            .map(|folder| folder.to_string_lossy().into_owned())
+    });
+    let tokens = deps.tokens.clone();
+    blocking(move || {
+        with_counter(&tokens, mode, |counter| {
+            let settings = verify_settings(&options, params.custom_prompt.unwrap_or(false));
+            let todos = host_todos(&options);
+            let extra = options.constraints.clone().unwrap_or_default();
+            let folded = params.folded_files.clone().unwrap_or_default();
+            let verification = verify_text(
+                &VerifyInput {
+                    summary: params.summary.trim(),
+                    messages: &messages,
+                    tracked_files: &files,
+                    folded_paths: &folded,
+                    cwd: cwd.as_deref(),
+                    host_todos: todos.as_deref(),
+                    extra_constraints: &extra,
+                    previous_context_tokens: params.previous_context_tokens.unwrap_or(0),
+                    settings: &settings,
+                },
+                counter,
+            );
+            let mut report = SummaryVerification {
+                verification,
+                ..SummaryVerification::default()
+            };
+            let (mut addendum, mut refused) = (None, None);
+            if settings.on_fail != OnFail::Report {
+                match build_addendum(
+                    &report.verification.findings,
+                    settings.max_addendum_tokens,
+                    counter,
+                ) {
+                    Ok(Some(built)) => {
+                        report.repaired = true;
+                        report.addendum_tokens = built.tokens;
+                        report.omitted = built.omitted.clone();
+                        addendum = Some(built.text);
+                    }
+                    Ok(None) => {}
+                    Err(overflow) => {
+                        refused = Some(format!(
+                            "restoring what the summary lost needs {} tokens, more than maxAddendumTokens ({})",
+                            overflow.required_tokens, overflow.cap_tokens
+                        ));
+                    }
+                }
+            }
+            VerifySummaryResult {
+                verification: wire_verification(&report),
+                addendum,
+                refused,
+            }
+        })
+    })
+    .await
+}
+
+/// The verification config of a manage run, when `verify` was given.
+async fn manage_verify_config(
+    deps: &Snapshot,
+    params: &ManageContextParams,
+) -> Option<VerifyConfig> {
+    let options = params.verify.as_ref()?;
+    let tracked_files =
+        verify_files(deps.files.as_deref(), params.task_id.as_deref(), options).await;
+    let cwd = params.cwd.clone().or_else(|| {
+        deps.state
+            .folder_paths()
+            .first()
+            .map(|folder| folder.to_string_lossy().into_owned())
+    });
+    Some(VerifyConfig {
+        settings: verify_settings(options, false),
+        tracked_files,
+        host_todos: host_todos(options),
+        extra_constraints: options.constraints.clone().unwrap_or_default(),
+        cwd,
+    })
+}
+
+/// The one retry of `onFail: "retryThenRepair"`: when the first answer lacks sections, asks
+/// once more (within what is left of the timeout) and keeps the retry's answer when it has
+/// text, else the first. Costs add up.
+async fn retry_once(
+    deps: &Snapshot,
+    client: Option<&Client>,
+    mode: Mode,
+    reply: SummarizeReply,
+    mut pending: Box<PendingCondense>,
+    base: &HostSummarizeParams,
+    remaining_ms: u64,
+) -> Result<(SummarizeReply, Box<PendingCondense>), RpcError> {
+    let SummarizeReply::Answer(answer) = reply else {
+        return Ok((reply, pending));
+    };
+    let tokens = deps.tokens.clone();
+    let (pending_back, answer, retry) = blocking(move || {
+        let retry = with_counter(&tokens, mode, |counter| {
+            retry_request(&pending, &answer, counter)
+        });
+        (pending, answer, retry)
+    })
+    .await?;
+    pending = pending_back;
+    let Some((corrective, request_tokens)) = retry else {
+        return Ok((SummarizeReply::Answer(answer), pending));
+    };
+    pending.retries = 1;
+    let mut request = HostSummarizeParams {
+        request_id: uuid::Uuid::new_v4().to_string(),
+        request_tokens,
+        ..base.clone()
+    };
+    request.messages.push(Value::Object(corrective.fields));
+    let second = match client {
+        None => SummarizeReply::NoSummarizer,
+        Some(_) if remaining_ms == 0 => SummarizeReply::TimedOut { after_ms: 0 },
+        Some(client) => ask_host(client, request, remaining_ms).await,
+    };
+    Ok(match second {
+        SummarizeReply::Answer(better) if !better.text.trim().is_empty() => {
+            SummarizeReply::Answer(SummarizerAnswer {
+                cost: answer.cost + better.cost,
+                ..better
+            })
+        }
+        SummarizeReply::Failed { cost, .. } => SummarizeReply::Answer(SummarizerAnswer {
+            cost: answer.cost + cost,
+            ..answer
+        }),
+        _ => SummarizeReply::Answer(answer),
+    })
+    .map(|reply| (reply, pending))
 }
 
 /// Tells the host a summarize call is abandoned, when the handler is dropped (cancelled) or
@@ -259,7 +558,8 @@ async fn manage(
     mut params: ManageContextParams,
 ) -> Result<ManageContextResult, RpcError> {
     let mode = count_mode(params.token_count_mode);
-    let input = manage_input(&mut params)?;
+    let mut input = manage_input(&mut params)?;
+    input.verify = manage_verify_config(&deps, &params).await;
     let tokens = deps.tokens.clone();
     let step = blocking(move || {
         with_counter(&tokens, mode, |counter| {
@@ -290,6 +590,8 @@ async fn manage(
             let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
             let no_summarizer = deps.host_cannot_summarize.clone();
             let host = deps.host.clone();
+            let started = std::time::Instant::now();
+            let base_request = request.clone();
             let asking = async move {
                 let Some(client) = host else {
                     return SummarizeReply::NoSummarizer;
@@ -308,6 +610,17 @@ async fn manage(
                 tracing::warn!(%error, "folded file context failed; summary without it");
                 Vec::new()
             });
+            let remaining_ms = timeout_ms.saturating_sub(started.elapsed().as_millis() as u64);
+            let (reply, pending) = retry_once(
+                &deps,
+                deps.host.as_ref(),
+                mode,
+                reply,
+                pending,
+                &base_request,
+                remaining_ms,
+            )
+            .await?;
             let tokens = deps.tokens.clone();
             blocking(move || {
                 with_counter(&tokens, mode, |counter| {
@@ -344,6 +657,7 @@ fn wire_event(event: ContextEvent) -> ContextEventMessage {
                 new_context_tokens: condense.new_context_tokens,
                 summary: condense.summary,
                 condense_id: condense.condense_id,
+                verification: condense.verification.as_deref().map(wire_verification),
             });
         }
         ContextEvent::CondenseContextError(text) => {
@@ -411,6 +725,7 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
         budget,
         request_degradation: outcome.request_degradation.map(wire_degradation),
         warnings: outcome.warnings,
+        verification: outcome.verification.as_ref().map(wire_verification),
     }
 }
 

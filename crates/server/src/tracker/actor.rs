@@ -47,6 +47,10 @@ pub(super) enum Command {
         notice_id: String,
         reply: oneshot::Sender<Result<AckNoticeResult, TrackerError>>,
     },
+    /// The task's records, for summary verification (issue 19).
+    Records {
+        reply: oneshot::Sender<Result<TaskMetadata, TrackerError>>,
+    },
     Observe {
         key: String,
         observed: Fingerprint,
@@ -186,6 +190,9 @@ impl TaskActor {
                     Command::AckNotice { notice_id, reply } => {
                         let _ = reply.send(Ok(baselines.ack(&notice_id, now).await));
                     }
+                    Command::Records { reply } => {
+                        let _ = reply.send(Ok(task.metadata.clone()));
+                    }
                     Command::Observe {
                         key,
                         observed,
@@ -297,6 +304,9 @@ impl TaskActor {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::AckNotice { reply, .. } => {
+                    let _ = reply.send(Err(error.clone()));
+                }
+                Command::Records { reply } => {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}

@@ -462,6 +462,15 @@ impl FileTracker {
         receive(answer).await
     }
 
+    /// The records of a task the tracker has open (`None` when it is not open), for summary
+    /// verification. Read-only: opens nothing.
+    pub async fn records(&self, task_id: &str) -> Option<TaskMetadata> {
+        let handle = self.registry().open.get(task_id).cloned()?;
+        let (reply, answer) = oneshot::channel();
+        send(&handle, Command::Records { reply }).ok()?;
+        receive(answer).await.ok()
+    }
+
     /// `roo/files/takeCheckpointPossible`.
     pub async fn take_checkpoint_possible(
         &self,

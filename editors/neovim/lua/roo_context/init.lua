@@ -350,6 +350,40 @@ function M.user_diffs(task_id, deliver, bufnr, limits)
   return notice
 end
 
+--- Describes a summary verification (issue 19): nil when it passed, else the warning text and
+--- level (which checks failed, how many items were missing, whether an addendum restored them).
+function M.describe_verification(verification)
+  if type(verification) ~= "table" or verification.passed ~= false then
+    return nil
+  end
+  local failed = {}
+  for _, check in ipairs(verification.checks or {}) do
+    if check.passed == false and (check.skipped == nil or check.skipped == vim.NIL) then
+      local count = check.missingCount or 0
+      table.insert(failed, count > 0 and string.format("%s: %d missing", check.id, count) or check.id)
+    end
+  end
+  local repair = verification.repaired and string.format("restored by a %d-token addendum", verification.addendumTokens or 0)
+    or "not restored"
+  return string.format("summary verification warning: %s (%s)", table.concat(failed, "; "), repair), vim.log.levels.WARN
+end
+
+--- `roo/context/verifySummary`: checks `summary` against `messages` (the history it replaces);
+--- returns the result (`verification`, `addendum`, `refused`), or nil when unsupported.
+function M.verify_summary(summary, messages, options, bufnr)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  if not M.supports("roo/context/verifySummary", bufnr) then
+    return nil
+  end
+  local params = vim.tbl_extend("force", { summary = summary, messages = messages, cwd = cwd_of(bufnr) }, options or {})
+  local result = M.request("roo/context/verifySummary", params, bufnr)
+  local text, level = M.describe_verification(result.verification)
+  if text then
+    notify(text, level)
+  end
+  return result
+end
+
 local function show_scratch(title, text)
   vim.cmd("botright new")
   local buf = vim.api.nvim_get_current_buf()
@@ -360,7 +394,8 @@ local function show_scratch(title, text)
   vim.bo[buf].modifiable = false
 end
 
---- Defines the user commands (:RooStart, :RooCheck, :RooVet, :RooFold, :RooFolds, :RooSymbols, :RooMentions, :RooStatus).
+--- Defines the user commands (:RooStart, :RooCheck, :RooVet, :RooFold, :RooFolds, :RooSymbols, :RooMentions,
+--- :RooVerifySummary {history.json} (checks the current buffer as a summary), :RooStatus).
 --- On 0.11+ also registers `vim.lsp.config["roo-context"]`; with `enable`, starts the client for
 --- every buffer with a file type (`vim.lsp.enable` on 0.11+, a FileType autocommand before).
 function M.setup(opts)
@@ -426,6 +461,16 @@ function M.setup(opts)
     end
     show_scratch("roo-context://mentions", vim.inspect(parsed))
   end, {})
+  command("RooVerifySummary", function(args)
+    local history = vim.fn.json_decode(table.concat(vim.fn.readfile(args.args), "\n"))
+    local summary = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+    local result = M.verify_summary(summary, history, {}, 0)
+    if not result then
+      return notify("this server has no roo/context/verifySummary", vim.log.levels.WARN)
+    end
+    local addendum = result.addendum ~= nil and result.addendum ~= vim.NIL and result.addendum or "(no addendum needed)"
+    show_scratch("roo-context://verification", vim.inspect(result.verification) .. "\n\n" .. addendum)
+  end, { nargs = 1, complete = "file" })
   command("RooStatus", function()
     show_scratch("roo-context://status", vim.inspect(M.request("roo/workspace/status", {}, 0)))
   end, {})

@@ -135,11 +135,50 @@ export function describeNotification(method: string, params: unknown): Presentat
   return { level: popup ? "popup" : "log", text: `roo-context: ${method} ${short}` };
 }
 
+/**
+ * The warning for a summary verification that did not pass (issue 19): which checks failed,
+ * what was missing, and whether the addendum restored it. `undefined` when it passed or is absent.
+ */
+export function describeVerification(verification: unknown): Presentation | undefined {
+  const v = verification as
+    | { passed?: boolean; repaired?: boolean; retries?: number; addendumTokens?: number; checks?: Array<{ id?: string; passed?: boolean; skipped?: string; missingCount?: number; missing?: string[] }> }
+    | null
+    | undefined;
+  if (!v || v.passed !== false) return undefined;
+  const failed = (v.checks ?? [])
+    .filter((check) => check.passed === false && !check.skipped)
+    .map((check) => {
+      const count = check.missingCount ?? check.missing?.length ?? 0;
+      const first = check.missing?.[0];
+      const example = first ? ` (e.g. ${first.length > 60 ? `${first.slice(0, 60)}…` : first})` : "";
+      return count > 0 ? `${check.id}: ${count} missing${example}` : `${check.id}`;
+    });
+  const repair = v.repaired
+    ? `restored by a ${v.addendumTokens ?? 0}-token addendum`
+    : "not restored";
+  const retried = v.retries ? `, after ${v.retries} retry` : "";
+  return { level: "popup", text: `roo-context: summary verification warning: ${failed.join("; ") || "checks failed"} — ${repair}${retried}` };
+}
+
 /** The UI events of a `roo/context/manage` result (condensed, truncated, failed), for display. */
 export function describeContextEvents(result: unknown): Presentation[] {
   const events = (result as { events?: unknown } | null | undefined)?.events;
   if (!Array.isArray(events)) return [];
-  return events.map((event: any): Presentation => {
+  const shown: Presentation[] = [];
+  for (const event of events as any[]) {
+    shown.push(describeContextEvent(event));
+    const warning = event?.say === "condense_context" ? describeVerification(event.contextCondense?.verification) : undefined;
+    if (warning) shown.push(warning);
+  }
+  // A condense refused because of its verification has no condense_context event: the result
+  // carries the report.
+  const hasCondense = (events as any[]).some((event) => event?.say === "condense_context");
+  const refused = hasCondense ? undefined : describeVerification((result as { verification?: unknown }).verification);
+  if (refused) shown.push(refused);
+  return shown;
+}
+
+function describeContextEvent(event: any): Presentation {
     switch (event?.say) {
       case "condense_context": {
         const c = event.contextCondense ?? {};
@@ -154,5 +193,4 @@ export function describeContextEvents(result: unknown): Presentation[] {
       default:
         return { level: "log", text: `roo-context: ${JSON.stringify(event)}` };
     }
-  });
 }

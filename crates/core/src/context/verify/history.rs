@@ -1,0 +1,376 @@
+//! What the verification needs from the stored history: the user-authored texts, the files the
+//! agent's tool calls read or edited, and the latest TODO list.
+
+use serde_json::Value;
+
+use super::{FileAction, TodoItem, TodoStatus};
+use crate::conversation::{ApiMessage, Block, Content};
+
+/// Tags whose insides are the user's own words in Roo-style histories.
+const USER_TAGS: &[&str] = &["task", "user_message", "feedback", "answer"];
+
+/// Tools whose `path`-like inputs name a file the agent changed.
+const EDIT_TOOLS: &[&str] = &[
+    "write_to_file",
+    "apply_diff",
+    "multi_apply_diff",
+    "insert_content",
+    "search_and_replace",
+    "search_replace",
+    "edit_file",
+    "apply_patch",
+    "edit",
+    "write",
+    "create_file",
+    "str_replace_editor",
+];
+
+/// Tools whose inputs name a file the agent read.
+const READ_TOOLS: &[&str] = &["read_file", "view", "read", "simple_read_file"];
+
+/// A piece of user-authored text and the message it came from.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct UserText {
+    pub(crate) message: usize,
+    pub(crate) text: String,
+}
+
+/// The insides of `<tag>…</tag>` for the user tags, in order.
+fn tagged_spans(text: &str) -> Vec<&str> {
+    let mut spans = Vec::new();
+    let mut at = 0;
+    while let Some(open) = text[at..].find('<') {
+        let start = at + open;
+        let rest = &text[start + 1..];
+        let Some(tag) = USER_TAGS
+            .iter()
+            .find(|tag| rest.starts_with(*tag) && rest[tag.len()..].starts_with('>'))
+        else {
+            at = start + 1;
+            continue;
+        };
+        let body = start + tag.len() + 2;
+        let close = format!("</{tag}>");
+        match text[body..].find(&close) {
+            Some(end) => {
+                spans.push(text[body..body + end].trim());
+                at = body + end + close.len();
+            }
+            None => {
+                spans.push(text[body..].trim());
+                break;
+            }
+        }
+    }
+    spans
+}
+
+/// Plain text with the sidecar's and host's own sections removed.
+fn plain_user_text(text: &str) -> Option<&str> {
+    let trimmed = text.trim();
+    // Tool-result echoes (`[read_file for 'a'] Result:`), nags (`[ERROR] ...`), environment
+    // details and reminders are not the user's words.
+    if trimmed.is_empty()
+        || trimmed.starts_with('[')
+        || trimmed.starts_with("<environment_details>")
+        || trimmed.starts_with("<system-reminder>")
+        || trimmed.starts_with("<file_content")
+        || trimmed.starts_with("## Conversation Summary")
+    {
+        return None;
+    }
+    Some(match trimmed.find("<environment_details>") {
+        Some(cut) => trimmed[..cut].trim_end(),
+        None => trimmed,
+    })
+}
+
+/// How far into a tool result a user tag may start (Roo puts `<feedback>` / `<answer>` after a
+/// one-line header), so the bulk of tool output is never scanned.
+const TOOL_RESULT_TAG_WINDOW: usize = 512;
+
+fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed: bool) {
+    if !plain_allowed {
+        let mut head = TOOL_RESULT_TAG_WINDOW.min(text.len());
+        while !text.is_char_boundary(head) {
+            head -= 1;
+        }
+        let opens_a_tag = USER_TAGS.iter().any(|tag| {
+            text[..head]
+                .match_indices('<')
+                .any(|(at, _)| text[at + 1..].starts_with(tag))
+        });
+        if !opens_a_tag {
+            return;
+        }
+    }
+    let spans = tagged_spans(text);
+    if !spans.is_empty() {
+        for span in spans {
+            if !span.is_empty() {
+                out.push(UserText {
+                    message,
+                    text: span.to_owned(),
+                });
+            }
+        }
+    } else if plain_allowed && let Some(plain) = plain_user_text(text) {
+        out.push(UserText {
+            message,
+            text: plain.to_owned(),
+        });
+    }
+}
+
+/// Every user-authored text of the history, oldest first: tagged spans anywhere in user
+/// messages (tool results included), plain user text outside tool results. Summaries and
+/// truncation markers are not the user's.
+pub(crate) fn user_texts(messages: &[ApiMessage]) -> Vec<UserText> {
+    let mut out = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if !message.is_user() || message.is_summary() || message.is_truncation_marker() {
+            continue;
+        }
+        match message.content() {
+            Content::Text(text) => push_text(&mut out, index, text, true),
+            Content::Blocks(blocks) => {
+                for block in blocks {
+                    match Block::view(block) {
+                        Block::Text { text: Some(text) } => push_text(&mut out, index, text, true),
+                        Block::ToolResult {
+                            content: Some(content),
+                            ..
+                        } => match content {
+                            Value::String(text) => push_text(&mut out, index, text, false),
+                            Value::Array(items) => {
+                                for item in items {
+                                    if let Block::Text { text: Some(text) } = Block::view(item) {
+                                        push_text(&mut out, index, text, false);
+                                    }
+                                }
+                            }
+                            _ => {}
+                        },
+                        _ => {}
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+fn paths_in_input(input: &Value, out: &mut Vec<String>) {
+    let Some(object) = input.as_object() else {
+        return;
+    };
+    for key in ["path", "file_path", "filePath", "target_file", "file"] {
+        if let Some(path) = object.get(key).and_then(Value::as_str) {
+            out.push(path.to_owned());
+        }
+    }
+    if let Some(list) = object.get("paths").and_then(Value::as_array) {
+        out.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+    }
+    if let Some(files) = object.get("files").and_then(Value::as_array) {
+        for file in files {
+            match file {
+                Value::String(path) => out.push(path.clone()),
+                other => paths_in_input(other, out),
+            }
+        }
+    }
+    // Roo's XML `args` (`<file><path>a.ts</path></file>`).
+    if let Some(args) = object.get("args").and_then(Value::as_str) {
+        let mut rest = args;
+        while let Some(open) = rest.find("<path>") {
+            let body = &rest[open + 6..];
+            let Some(close) = body.find("</path>") else {
+                break;
+            };
+            out.push(body[..close].trim().to_owned());
+            rest = &body[close + 7..];
+        }
+    }
+    // apply_patch: `*** Update File: a.ts`.
+    for key in ["patch", "input", "diff"] {
+        if let Some(patch) = object.get(key).and_then(Value::as_str) {
+            for line in patch.lines() {
+                for marker in ["*** Update File: ", "*** Add File: ", "*** Delete File: "] {
+                    if let Some(path) = line.strip_prefix(marker) {
+                        out.push(path.trim().to_owned());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The files named by the agent's tool calls, each once in first-seen order with its strongest
+/// action: edits (unless their result was an error) and reads.
+pub(crate) fn touched_files(messages: &[ApiMessage]) -> Vec<(String, FileAction)> {
+    let mut failed = rustc_hash::FxHashSet::default();
+    for message in messages {
+        if !message.is_user() {
+            continue;
+        }
+        for block in message.blocks() {
+            if let Block::ToolResult {
+                tool_use_id: Some(id),
+                is_error: true,
+                ..
+            } = Block::view(block)
+            {
+                failed.insert(id);
+            }
+        }
+    }
+    let mut out: Vec<(String, FileAction)> = Vec::new();
+    let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    for message in messages {
+        if !message.is_assistant() {
+            continue;
+        }
+        for block in message.blocks() {
+            let Block::ToolUse {
+                id,
+                name: Some(name),
+                input: Some(input),
+            } = Block::view(block)
+            else {
+                continue;
+            };
+            let action = if EDIT_TOOLS.contains(&name) {
+                if id.is_some_and(|id| failed.contains(id)) {
+                    continue;
+                }
+                FileAction::Edited
+            } else if READ_TOOLS.contains(&name) {
+                FileAction::Read
+            } else {
+                continue;
+            };
+            let mut paths = Vec::new();
+            paths_in_input(input, &mut paths);
+            for path in paths.into_iter().filter(|p| !p.trim().is_empty()) {
+                match seen.get(&path) {
+                    Some(&at) => out[at].1 = out[at].1.min(action),
+                    None => {
+                        seen.insert(path.clone(), out.len());
+                        out.push((path, action));
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Parses a markdown checklist (`[ ]` pending, `[-]`/`[~]` in progress, `[x]` completed).
+pub fn parse_todo_checklist(text: &str) -> Vec<TodoItem> {
+    let mut items = Vec::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches(['-', '*', '+']).trim_start();
+        let Some(rest) = line.strip_prefix('[') else {
+            continue;
+        };
+        let mut chars = rest.chars();
+        let (mark, close) = (chars.next(), chars.next());
+        let status = match (mark, close) {
+            (Some(' '), Some(']')) => TodoStatus::Pending,
+            (Some('-' | '~'), Some(']')) => TodoStatus::InProgress,
+            (Some('x' | 'X'), Some(']')) => TodoStatus::Completed,
+            _ => continue,
+        };
+        let content = rest[2..].trim();
+        if !content.is_empty() {
+            items.push(TodoItem {
+                content: content.to_owned(),
+                status,
+            });
+        }
+    }
+    items
+}
+
+/// Parses the last `REMINDERS` table of an environment-details text (`| # | Content | Status |`).
+fn parse_reminders(text: &str) -> Option<Vec<TodoItem>> {
+    let at = text.rfind("REMINDERS")?;
+    let mut items = Vec::new();
+    for line in text[at..].lines().skip(1) {
+        let line = line.trim();
+        if !line.starts_with('|') {
+            if !items.is_empty() {
+                break;
+            }
+            continue;
+        }
+        let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
+        if cells.len() < 3 || cells[0] == "#" || cells[0].starts_with("--") {
+            continue;
+        }
+        let status = match cells[cells.len() - 1].to_lowercase().as_str() {
+            "completed" | "done" => TodoStatus::Completed,
+            "in progress" | "in_progress" | "inprogress" => TodoStatus::InProgress,
+            _ => TodoStatus::Pending,
+        };
+        let content = cells[1..cells.len() - 1].join(" | ");
+        items.push(TodoItem { content, status });
+    }
+    (!items.is_empty()).then_some(items)
+}
+
+/// The latest TODO list: the last `update_todo_list` call (its `todos` checklist), else the last
+/// `REMINDERS` table the host showed the model.
+pub(crate) fn latest_todos(messages: &[ApiMessage]) -> Option<Vec<TodoItem>> {
+    for message in messages.iter().rev() {
+        if message.is_assistant() {
+            for block in message.blocks().iter().rev() {
+                if let Block::ToolUse {
+                    name: Some("update_todo_list"),
+                    input: Some(input),
+                    ..
+                } = Block::view(block)
+                {
+                    let todos = input.get("todos");
+                    let items = match todos {
+                        Some(Value::String(text)) => parse_todo_checklist(text),
+                        Some(Value::Array(list)) => list
+                            .iter()
+                            .filter_map(|item| {
+                                let content = item.get("content")?.as_str()?.to_owned();
+                                let status = TodoStatus::parse(
+                                    item.get("status").and_then(Value::as_str).unwrap_or(""),
+                                );
+                                Some(TodoItem { content, status })
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    return Some(items);
+                }
+            }
+        } else if message.is_user() && !message.is_summary() {
+            let texts: Vec<&str> = match message.content() {
+                Content::Text(text) => vec![text],
+                Content::Blocks(blocks) => blocks
+                    .iter()
+                    .filter_map(|block| match Block::view(block) {
+                        Block::Text { text } => text,
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            for text in texts.iter().rev() {
+                if text.contains("REMINDERS")
+                    && let Some(items) = parse_reminders(text)
+                {
+                    return Some(items);
+                }
+            }
+        }
+    }
+    None
+}

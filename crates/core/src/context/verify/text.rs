@@ -1,0 +1,482 @@
+//! Text measures shared by every summary check: words, whitespace normalisation, a per-line word
+//! index of the summary (so each check is a few lookups, not a scan), path tokens, and cuts that
+//! never split a character or an encoded lone surrogate.
+
+use std::collections::BTreeSet;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use crate::wire_text::SENTINEL;
+
+/// Words too common to say whether a sentence was kept.
+const STOPWORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
+    "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he",
+    "her", "here", "his", "i", "if", "in", "into", "is", "it", "its", "just", "let", "lets", "me",
+    "my", "of", "on", "or", "our", "please", "she", "so", "some", "than", "that", "the", "their",
+    "them", "then", "there", "these", "they", "this", "those", "to", "up", "us", "was", "we",
+    "were", "what", "when", "which", "while", "who", "will", "with", "would", "you", "your",
+];
+
+/// Negation cues: a constraint's polarity must survive in the summary line that covers it.
+const NEGATIONS: &[&str] = &[
+    "not",
+    "never",
+    "no",
+    "don't",
+    "dont",
+    "doesn't",
+    "avoid",
+    "without",
+    "nothing",
+    "none",
+    "cannot",
+    "can't",
+    "won't",
+    "mustn't",
+    "shouldn't",
+    "isn't",
+    "aren't",
+    "nor",
+    "neither",
+    "forbidden",
+    "prohibited",
+    "instead",
+];
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_' || c == '\''
+}
+
+/// [`words`] without allocating the words that are already lower case.
+pub(crate) fn words_borrowed(text: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+    text.split(|c: char| !is_word_char(c))
+        .map(|word| word.trim_matches('\''))
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            if word
+                .bytes()
+                .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
+            {
+                std::borrow::Cow::Borrowed(word)
+            } else {
+                std::borrow::Cow::Owned(word.replace('\u{2019}', "'").to_lowercase())
+            }
+        })
+}
+
+/// Lower-cased words (letters, digits, `_`, inner apostrophes), in order.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+    text.split(|c: char| !is_word_char(c))
+        .map(|word| word.trim_matches('\''))
+        .filter(|word| !word.is_empty())
+        .map(|word| {
+            if word.contains('\u{2019}') {
+                word.replace('\u{2019}', "'").to_lowercase()
+            } else if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+                word.to_lowercase()
+            } else {
+                word.to_owned()
+            }
+        })
+}
+
+/// The distinct content words (stopwords dropped), sorted: the unit of every overlap measure.
+pub(crate) fn content_words(text: &str) -> Vec<String> {
+    let set: BTreeSet<String> = words(text)
+        .filter(|word| !STOPWORDS.contains(&word.as_str()))
+        .collect();
+    set.into_iter().collect()
+}
+
+/// Whether the text carries a negation cue.
+pub(crate) fn has_negation(text: &str) -> bool {
+    words(text).any(|word| NEGATIONS.contains(&word.as_str()) || word.ends_with("n't"))
+}
+
+/// Whitespace runs collapsed to one space, trimmed.
+pub(crate) fn normalize_ws(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for word in text.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    out
+}
+
+/// The largest byte index `<= at` that is a character boundary and does not split an encoded
+/// lone surrogate (`SENTINEL` + tag) or a doubled sentinel (see `wire_text`).
+pub(crate) fn safe_cut(text: &str, at: usize) -> usize {
+    if at >= text.len() {
+        return text.len();
+    }
+    let mut cut = at;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    if !text[..cut].contains(SENTINEL) {
+        return cut;
+    }
+    // Walk the encoded units from the start: a sentinel always begins a two-character unit.
+    let mut boundary = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((index, c)) = chars.next() {
+        if index >= cut {
+            break;
+        }
+        let end = if c == SENTINEL {
+            match chars.next() {
+                Some((next, n)) => next + n.len_utf8(),
+                None => text.len(),
+            }
+        } else {
+            index + c.len_utf8()
+        };
+        if end > cut {
+            break;
+        }
+        boundary = end;
+    }
+    boundary
+}
+
+/// The smallest byte index `>= at` that [`safe_cut`] would also accept.
+pub(crate) fn safe_cut_up(text: &str, at: usize) -> usize {
+    let down = safe_cut(text, at);
+    if down == at || at >= text.len() {
+        return at.min(text.len());
+    }
+    // The unit that straddles `at` ends at most two characters later.
+    let mut end = down;
+    for _ in 0..2 {
+        if end >= at && safe_cut(text, end) == end {
+            return end;
+        }
+        let next = text[end..].chars().next().map_or(0, char::len_utf8);
+        end += next;
+    }
+    safe_cut(text, end).max(at.min(text.len()))
+}
+
+/// Longest piece of a line the index treats as one place: a summary written as one long line
+/// must not become one window that "covers" every item.
+const SEGMENT_BYTES: usize = 400;
+/// Posting entries and window probes one verification may spend; past it, items not yet found
+/// count as missing (a limit reached is never a pass) and a warning says so.
+pub(crate) const WORK_BUDGET: u64 = 4_000_000;
+
+/// The summary as lines (for headings) and segments (lines, long ones cut at whitespace every
+/// [`SEGMENT_BYTES`]) with a word index over segments, built once per verification.
+pub(crate) struct LineIndex<'a> {
+    pub(crate) lines: Vec<&'a str>,
+    /// The first segment of each line, then the segment count.
+    line_segments: Vec<u32>,
+    /// Whether each segment has a negation cue.
+    negative: Vec<bool>,
+    /// Word → the sorted segments it appears in.
+    postings: FxHashMap<String, Vec<u32>>,
+    budget: std::cell::Cell<u64>,
+    exhausted: std::cell::Cell<bool>,
+}
+
+fn segments(line: &str) -> impl Iterator<Item = &str> {
+    let mut rest = line;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        if rest.len() <= SEGMENT_BYTES {
+            return Some(std::mem::take(&mut rest));
+        }
+        let mut cut = SEGMENT_BYTES;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let cut = rest[..cut]
+            .rfind(char::is_whitespace)
+            .filter(|&at| at > 0)
+            .unwrap_or(cut);
+        let (piece, tail) = rest.split_at(cut);
+        rest = tail;
+        Some(piece)
+    })
+}
+
+impl<'a> LineIndex<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
+        let mut negative = Vec::new();
+        let mut line_segments = Vec::with_capacity(lines.len() + 1);
+        for line in &lines {
+            line_segments.push(negative.len() as u32);
+            for piece in segments(line) {
+                let segment = negative.len() as u32;
+                let mut is_negative = false;
+                for word in words_borrowed(piece) {
+                    if NEGATIONS.contains(&word.as_ref()) || word.ends_with("n't") {
+                        is_negative = true;
+                    }
+                    match postings.get_mut(word.as_ref()) {
+                        Some(list) => {
+                            if list.last() != Some(&segment) {
+                                list.push(segment);
+                            }
+                        }
+                        None => {
+                            postings.insert(word.into_owned(), vec![segment]);
+                        }
+                    }
+                }
+                negative.push(is_negative);
+            }
+        }
+        line_segments.push(negative.len() as u32);
+        LineIndex {
+            lines,
+            line_segments,
+            negative,
+            postings,
+            budget: std::cell::Cell::new(WORK_BUDGET),
+            exhausted: std::cell::Cell::new(false),
+        }
+    }
+
+    /// Whether the work budget ran out (some items were counted missing unchecked).
+    pub(crate) fn exhausted(&self) -> bool {
+        self.exhausted.get()
+    }
+
+    fn spend(&self, units: u64) -> bool {
+        let left = self.budget.get();
+        if left < units {
+            self.budget.set(0);
+            self.exhausted.set(true);
+            return false;
+        }
+        self.budget.set(left - units);
+        true
+    }
+
+    /// Whether at least `threshold` of `needles` occur within `window` consecutive segments
+    /// (restricted to the segments of `lines` when given; the window must hold a negation cue
+    /// when `negative`), and the best share found. Only windows holding one of the rarest
+    /// needles are probed: a window with the threshold's share must hold one of them.
+    pub(crate) fn covered(
+        &self,
+        needles: &[String],
+        window: usize,
+        negative: bool,
+        lines: Option<std::ops::Range<usize>>,
+        threshold: f64,
+    ) -> (bool, f64) {
+        if needles.is_empty() {
+            return (true, 1.0);
+        }
+        let window = window.max(1) as u32;
+        let range = match lines {
+            Some(lines) => {
+                let last = self.line_segments.len() - 1;
+                self.line_segments[lines.start.min(last)]..self.line_segments[lines.end.min(last)]
+            }
+            None => 0..self.negative.len() as u32,
+        };
+        let lists: Vec<&[u32]> = needles
+            .iter()
+            .map(|needle| {
+                let list = self.postings.get(needle).map_or(&[][..], Vec::as_slice);
+                let from = list.partition_point(|&s| s < range.start);
+                let to = list.partition_point(|&s| s < range.end);
+                &list[from..to]
+            })
+            .collect();
+        let count = needles.len();
+        let needed = ((threshold * count as f64).ceil() as usize).clamp(1, count);
+        let present = lists.iter().filter(|list| !list.is_empty()).count();
+        if present < needed {
+            return (false, 0.0);
+        }
+        let mut order: Vec<usize> = (0..count).filter(|&i| !lists[i].is_empty()).collect();
+        order.sort_by_key(|&i| lists[i].len());
+        let anchors = (count - needed + 1).min(order.len());
+        let mut starts: Vec<u32> = Vec::new();
+        for &i in &order[..anchors] {
+            if !self.spend(lists[i].len() as u64 * u64::from(window)) {
+                return (false, 0.0);
+            }
+            for &segment in lists[i] {
+                let first = segment.saturating_sub(window - 1).max(range.start);
+                starts.extend(first..=segment);
+            }
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        let mut best = 0usize;
+        for start in starts {
+            let end = (start + window).min(range.end);
+            if negative
+                && !self.negative[start as usize..end as usize]
+                    .iter()
+                    .any(|&n| n)
+            {
+                continue;
+            }
+            if !self.spend(count as u64) {
+                return (false, best as f64 / count as f64);
+            }
+            let hits = lists
+                .iter()
+                .filter(|list| {
+                    let at = list.partition_point(|&s| s < start);
+                    list.get(at).is_some_and(|&s| s < end)
+                })
+                .count();
+            best = best.max(hits);
+            if best >= needed {
+                break;
+            }
+        }
+        (best >= needed, best as f64 / count as f64)
+    }
+
+    /// Share of `needles` found anywhere in the summary.
+    pub(crate) fn recall_anywhere(&self, needles: &[String]) -> f64 {
+        if needles.is_empty() {
+            return 1.0;
+        }
+        let found = needles
+            .iter()
+            .filter(|n| self.postings.contains_key(n.as_str()))
+            .count();
+        found as f64 / needles.len() as f64
+    }
+}
+
+fn is_path_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@' | '+' | '~' | '$')
+}
+
+/// Every path-like token of a text, lower-cased with `\` as `/`, with each of its `/`-suffixes
+/// (`/abs/src/a.ts` also names `src/a.ts` and `a.ts`), so naming a file is one lookup.
+pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
+    let mut lowered = text.to_lowercase().replace('\\', "/");
+    while lowered.contains("//") {
+        lowered = lowered.replace("//", "/");
+    }
+    let mut set = FxHashSet::default();
+    for token in lowered.split(|c: char| !is_path_char(c)) {
+        let token = token.trim_end_matches(['.', ',', ':', ';']);
+        let token = token.trim_start_matches("./");
+        if token.is_empty() {
+            continue;
+        }
+        let mut rest = token;
+        loop {
+            let trimmed = rest.trim_start_matches('/');
+            if !trimmed.is_empty() && !set.contains(trimmed) {
+                set.insert(trimmed.to_owned());
+            }
+            match trimmed.find('/') {
+                Some(slash) => rest = &trimmed[slash..],
+                None => break,
+            }
+        }
+    }
+    set
+}
+
+/// A path as the check compares it: POSIX separators, relative to `cwd` when under it, no `./`,
+/// lower case. The display form is the same without the lower-casing.
+pub(crate) fn path_forms(path: &str, cwd: Option<&str>) -> (String, String) {
+    let mut display = path.trim().replace('\\', "/");
+    if let Some(cwd) = cwd {
+        let base = cwd.trim().replace('\\', "/");
+        let base = base.trim_end_matches('/');
+        if !base.is_empty()
+            && display.len() > base.len() + 1
+            && display[..base.len()].eq_ignore_ascii_case(base)
+            && display.as_bytes()[base.len()] == b'/'
+        {
+            display = display[base.len() + 1..].to_owned();
+        }
+    }
+    while let Some(rest) = display.strip_prefix("./") {
+        display = rest.to_owned();
+    }
+    while display.contains("//") {
+        display = display.replace("//", "/");
+    }
+    let key = display.to_lowercase();
+    (display, key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn safe_cut_never_splits_an_encoded_surrogate_or_a_character() {
+        let encoded = format!("ab{SENTINEL}\u{F0001}cd");
+        // Inside the sentinel, between sentinel and tag, inside the tag: all go back to 2.
+        for at in 3..=8 {
+            assert_eq!(safe_cut(&encoded, at), 2, "at {at}");
+        }
+        assert_eq!(safe_cut(&encoded, 9), 9);
+        assert_eq!(safe_cut("é", 1), 0);
+        let doubled = format!("{SENTINEL}{SENTINEL}x");
+        assert_eq!(safe_cut(&doubled, 3), 0);
+        assert_eq!(safe_cut(&doubled, 6), 6);
+        assert_eq!(safe_cut_up(&encoded, 4), 9);
+    }
+
+    #[test]
+    fn a_word_on_two_lines_of_a_window_counts_once() {
+        let index = LineIndex::new("1. a\n1. b\nc");
+        let needles = vec!["1".to_owned(), "item".to_owned()];
+        assert_eq!(index.covered(&needles, 2, false, None, 0.5), (true, 0.5));
+        assert!(!index.covered(&needles, 2, false, None, 0.7).0);
+        let both = vec!["1".to_owned(), "b".to_owned()];
+        assert_eq!(index.covered(&both, 2, false, None, 1.0), (true, 1.0));
+    }
+
+    #[test]
+    fn one_long_line_is_many_places() {
+        let text = format!("alpha {} omega", "filler ".repeat(200));
+        let index = LineIndex::new(&text);
+        let needles = vec!["alpha".to_owned(), "omega".to_owned()];
+        assert!(!index.covered(&needles, 2, false, None, 1.0).0);
+        assert!(index.covered(&needles, 1, false, None, 0.5).0);
+    }
+
+    #[test]
+    fn the_work_budget_fails_closed() {
+        // Every word on every line: each probe is expensive; the budget ends it, and what was
+        // not checked counts as missing.
+        let text = "a b c d e\nf g h i j\n".repeat(25_000);
+        let index = LineIndex::new(&text);
+        let needles: Vec<String> = "a b c d e f g h i j"
+            .split(' ')
+            .map(str::to_owned)
+            .collect();
+        let mut passes = 0;
+        for _ in 0..200 {
+            passes += usize::from(index.covered(&needles, 1, false, None, 1.0).0);
+        }
+        assert_eq!(passes, 0);
+        assert!(index.exhausted());
+    }
+
+    #[test]
+    fn path_tokens_include_every_suffix_and_ignore_punctuation() {
+        let set = path_tokens("Edited `C:\\ws\\src\\Shapes.ts`, then ./lib/a.rs.");
+        for expected in ["ws/src/shapes.ts", "src/shapes.ts", "shapes.ts", "lib/a.rs"] {
+            assert!(set.contains(expected), "{expected}: {set:?}");
+        }
+        assert_eq!(
+            path_forms("/ws/./src//a.ts", Some("/ws/")),
+            ("src/a.ts".into(), "src/a.ts".into())
+        );
+    }
+}
