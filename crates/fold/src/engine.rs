@@ -42,7 +42,18 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
         // crashes on `{` before a plane-14 character): parse the ASCII shadow, whose byte
         // ranges, lines and columns are the source's.
         let shadow = roo_context_core::grammar_input::ascii_shadow(source);
-        let bytes = shadow.as_bytes();
+        // A language embedded in another document (Vue's `<script>`) parses only its regions;
+        // a document without any parses as empty.
+        let mut bytes = shadow.as_bytes();
+        if let Some(find_regions) = language.region_finder() {
+            let regions = find_regions(&shadow, deadline)?;
+            if regions.is_empty() || parser.set_included_ranges(&regions).is_err() {
+                // Regions come from one tree walk, in order and disjoint; were they not, the
+                // file reads as having no code rather than stopping the process.
+                bytes = &[];
+                let _ = parser.set_included_ranges(&[]);
+            }
+        }
         // The request's cancellation flag (`$/cancelRequest`) stops the parse like its deadline.
         let mut progress = |_: &ParseState| {
             if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
