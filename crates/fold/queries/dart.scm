@@ -10,6 +10,15 @@
 
 (function_declaration signature: (function_signature name: (identifier) @name)) @definition.function
 
+; A named constructor (`Cart.empty`) is named by its second part.
+(method_declaration
+  signature: (method_signature
+    (factory_constructor_signature name: (identifier) name: (identifier) @name))) @definition.constructor
+(method_declaration
+  signature: (method_signature
+    (constructor_signature name: (identifier) name: (identifier) @name))) @definition.constructor
+(declaration (constructor_signature name: (identifier) name: (identifier) @name)) @definition.constructor
+(declaration (factory_constructor_signature name: (identifier) name: (identifier) @name)) @definition.constructor
 (method_declaration
   signature: (method_signature (factory_constructor_signature name: (identifier) @name))) @definition.constructor
 (method_declaration

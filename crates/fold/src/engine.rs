@@ -160,7 +160,7 @@ pub(crate) fn candidates(
 /// decorators (`attributes`, possibly nested in a modifiers node), so that its first line is the
 /// declaration itself.
 fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
-    let mut span = span_of(node);
+    let mut span = without_trailing_extras(node);
     if attributes.is_empty() {
         return span;
     }
@@ -195,6 +195,30 @@ fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
             column: to_u32(position.column),
         };
         span.start_byte = start.start_byte();
+    }
+    span
+}
+
+/// The span of a definition node, ending at its last token that is not a comment. Grammars of
+/// indentation-delimited blocks (Scala 3, Python) let a block own the comments that follow it,
+/// which document the next definition.
+fn without_trailing_extras(node: Node<'_>) -> Span {
+    let mut span = span_of(node);
+    let mut last = node;
+    while let Some(child) = (0..last.child_count())
+        .rev()
+        .filter_map(|index| last.child(index))
+        .find(|child| !child.is_extra())
+    {
+        last = child;
+    }
+    if last != node && last.end_byte() < span.end_byte {
+        let end = last.end_position();
+        span.end = Position {
+            line: to_u32(end.row),
+            column: to_u32(end.column),
+        };
+        span.end_byte = last.end_byte();
     }
     span
 }

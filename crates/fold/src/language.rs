@@ -338,7 +338,7 @@ languages! {
         grammar: Some(|| tree_sitter_elixir::LANGUAGE.into()),
         query: [include_str!("../queries/elixir.scm")],
         imports: [],
-        blocks: ["do_block"],
+        blocks: ["do_block", "anonymous_function", "string"],
         attributes: [],
     }
     /// `.dart`.
@@ -360,7 +360,10 @@ languages! {
         grammar: Some(|| tree_sitter_zig::LANGUAGE.into()),
         query: [include_str!("../queries/zig.scm")],
         imports: [],
-        blocks: [],
+        blocks: [
+            "struct_declaration", "enum_declaration", "union_declaration", "error_set_declaration",
+            "switch_expression",
+        ],
         attributes: [],
     }
     /// `.ml` (implementations).
