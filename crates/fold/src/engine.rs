@@ -28,6 +28,14 @@ pub(crate) fn deadline_after(budget: Duration) -> Instant {
         .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365))
 }
 
+/// True when `source` holds nothing but whitespace and a byte-order mark: there is nothing to
+/// outline, and some grammars (TLA+) would call the empty file a syntax error.
+pub(crate) fn is_blank(source: &str) -> bool {
+    source
+        .chars()
+        .all(|character| character.is_whitespace() || character == '\u{feff}')
+}
+
 /// Parse `source`, giving up (and returning `None`) once `deadline` has passed.
 pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Option<Tree> {
     PARSERS.with_borrow_mut(|parsers| {
