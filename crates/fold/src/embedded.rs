@@ -12,9 +12,6 @@ use std::time::Instant;
 
 use tree_sitter::{ParseOptions, ParseState, Parser, Point, Range, Tree};
 
-/// Finds the regions of a file that the row's grammar parses. `None` when the deadline passed.
-pub(crate) type RegionFinder = fn(&str, Instant) -> Option<Vec<Range>>;
-
 thread_local! {
     /// One embedded-template parser per thread.
     static TEMPLATE_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };

@@ -27,8 +27,12 @@ pub(crate) struct LanguageRow {
     /// For a language embedded in another document (Vue's `<script>` blocks): finds the byte
     /// ranges the grammar parses; positions stay those of the whole file.
     #[cfg(any(feature = "more", feature = "rare"))]
-    pub(crate) regions: Option<crate::embedded::RegionFinder>,
+    pub(crate) regions: Option<RegionFinder>,
 }
+
+/// Finds the byte ranges of a file that an embedded language's grammar parses (Vue's
+/// `<script>` blocks); `None` when the deadline passed first.
+pub(crate) type RegionFinder = fn(&str, std::time::Instant) -> Option<Vec<tree_sitter::Range>>;
 
 /// `Some(finder)` for a row that names one, else `None`.
 macro_rules! optional {
@@ -495,9 +499,7 @@ impl Language {
     }
 
     /// The region finder of a language embedded in another document, if it is one.
-    pub(crate) fn region_finder(
-        self,
-    ) -> Option<fn(&str, std::time::Instant) -> Option<Vec<tree_sitter::Range>>> {
+    pub(crate) fn region_finder(self) -> Option<RegionFinder> {
         #[cfg(any(feature = "more", feature = "rare"))]
         return self.row().regions;
         #[cfg(not(any(feature = "more", feature = "rare")))]
