@@ -6,12 +6,17 @@
 // With one of the two features off, half of the helpers have no caller.
 #![cfg_attr(not(all(feature = "more", feature = "rare")), allow(dead_code))]
 
-use std::cell::RefCell;
-use std::ops::ControlFlow;
 use std::time::Instant;
 
-use tree_sitter::{ParseOptions, ParseState, Parser, Point, Range, Tree};
+use tree_sitter::{Point, Range};
+#[cfg(feature = "rare")]
+use {
+    std::cell::RefCell,
+    std::ops::ControlFlow,
+    tree_sitter::{ParseOptions, ParseState, Parser, Tree},
+};
 
+#[cfg(feature = "rare")]
 thread_local! {
     /// One embedded-template parser per thread.
     static TEMPLATE_PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };

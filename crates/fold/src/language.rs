@@ -35,6 +35,7 @@ pub(crate) struct LanguageRow {
 pub(crate) type RegionFinder = fn(&str, std::time::Instant) -> Option<Vec<tree_sitter::Range>>;
 
 /// `Some(finder)` for a row that names one, else `None`.
+#[cfg(any(feature = "more", feature = "rare"))]
 macro_rules! optional {
     () => {
         None
