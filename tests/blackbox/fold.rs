@@ -252,6 +252,41 @@ const LANGUAGE_FIXTURES: &[(&str, &[&str], u32)] = &[
         &["workspace.metadata.release", "pre-release-hook"],
         2,
     ),
+    (
+        "RateLimiter.scala",
+        &["TokenBucketLimiter", "tryAcquire"],
+        54,
+    ),
+    ("mailer.ex", &["Courier.Mailer", "Retry", "delay"], 99),
+    ("cart_repository.dart", &["CartRepository", "offline"], 100),
+    ("arena.zig", &["Arena", "alloc"], 49),
+    ("interval_map.ml", &["Make", "Debug", "dump"], 43),
+    ("Vesting.sol", &["TokenVesting", "Schedule"], 90),
+    // Vue: the `<script setup>` block's class, on the .vue file's own lines.
+    ("TodoList.vue", &["UndoStack", "pop"], 65),
+    ("project-notes.el", &["project-notes-open"], 82),
+    ("TokenRing.tla", &["TokenRing", "PassToken"], 57),
+    (
+        "invoice.html.erb",
+        &[
+            "<html lang=\"en\">",
+            "<body>",
+            "<main>",
+            "<section id=\"totals\">",
+        ],
+        56,
+    ),
+    (
+        "dashboard.ejs",
+        &[
+            "<html lang=\"<%= locale %>\">",
+            "<body>",
+            "<main id=\"dashboard\">",
+            "<section id=\"users\">",
+            "<table>",
+        ],
+        30,
+    ),
 ];
 
 /// Every language fixture, served from disk over stdio: the symbols and folding ranges carry

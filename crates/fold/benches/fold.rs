@@ -157,7 +157,9 @@ const PER_LANGUAGE_BYTES: usize = 5 * 1024 * 1024;
         "generated.ts", "OrderService.java", "ring_buffer.c", "lru_cache.cpp",
         "InventoryController.cs", "subscription.rb", "UserRepository.php", "theme.css",
         "index.html", "package.json", "deploy.sh", "TaskScheduler.kt", "ImageCache.swift",
-        "inventory.lua", "syncd.toml",
+        "inventory.lua", "syncd.toml", "RateLimiter.scala", "mailer.ex", "cart_repository.dart",
+        "arena.zig", "interval_map.ml", "Vesting.sol", "TodoList.vue", "project-notes.el",
+        "TokenRing.tla", "invoice.html.erb", "dashboard.ejs",
     ]
 )]
 fn cold_outline_per_language(bencher: divan::Bencher, fixture: &str) {

@@ -28,6 +28,14 @@ pub(crate) fn deadline_after(budget: Duration) -> Instant {
         .unwrap_or_else(|| now + Duration::from_secs(60 * 60 * 24 * 365))
 }
 
+/// True when `source` holds nothing but whitespace and a byte-order mark: there is nothing to
+/// outline, and some grammars (TLA+) would call the empty file a syntax error.
+pub(crate) fn is_blank(source: &str) -> bool {
+    source
+        .chars()
+        .all(|character| character.is_whitespace() || character == '\u{feff}')
+}
+
 /// Parse `source`, giving up (and returning `None`) once `deadline` has passed.
 pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Option<Tree> {
     PARSERS.with_borrow_mut(|parsers| {
@@ -42,7 +50,18 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
         // crashes on `{` before a plane-14 character): parse the ASCII shadow, whose byte
         // ranges, lines and columns are the source's.
         let shadow = roo_context_core::grammar_input::ascii_shadow(source);
-        let bytes = shadow.as_bytes();
+        // A language embedded in another document (Vue's `<script>`) parses only its regions;
+        // a document without any parses as empty.
+        let mut bytes = shadow.as_bytes();
+        if let Some(find_regions) = language.region_finder() {
+            let regions = find_regions(&shadow, deadline)?;
+            if regions.is_empty() || parser.set_included_ranges(&regions).is_err() {
+                // Regions come from one tree walk, in order and disjoint; were they not, the
+                // file reads as having no code rather than stopping the process.
+                bytes = &[];
+                let _ = parser.set_included_ranges(&[]);
+            }
+        }
         // The request's cancellation flag (`$/cancelRequest`) stops the parse like its deadline.
         let mut progress = |_: &ParseState| {
             if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
@@ -219,7 +238,7 @@ pub(crate) fn candidates(
 /// decorators (`attributes`, possibly nested in a modifiers node), so that its first line is the
 /// declaration itself.
 fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
-    let mut span = span_of(node);
+    let mut span = without_trailing_extras(node);
     if attributes.is_empty() {
         return span;
     }
@@ -254,6 +273,30 @@ fn definition_span(node: Node<'_>, attributes: &[&str]) -> Span {
             column: to_u32(position.column),
         };
         span.start_byte = start.start_byte();
+    }
+    span
+}
+
+/// The span of a definition node, ending at its last token that is not a comment. Grammars of
+/// indentation-delimited blocks (Scala 3, Python) let a block own the comments that follow it,
+/// which document the next definition.
+fn without_trailing_extras(node: Node<'_>) -> Span {
+    let mut span = span_of(node);
+    let mut last = node;
+    while let Some(child) = (0..last.child_count())
+        .rev()
+        .filter_map(|index| last.child(index))
+        .find(|child| !child.is_extra())
+    {
+        last = child;
+    }
+    if last != node && last.end_byte() < span.end_byte {
+        let end = last.end_position();
+        span.end = Position {
+            line: to_u32(end.row),
+            column: to_u32(end.column),
+        };
+        span.end_byte = last.end_byte();
     }
     span
 }

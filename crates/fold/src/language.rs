@@ -24,6 +24,25 @@ pub(crate) struct LanguageRow {
     /// Node kinds of annotations, attributes and decorators: when they lead a definition, the
     /// definition's range starts after them, so its first line is the declaration itself.
     pub(crate) attributes: &'static [&'static str],
+    /// For a language embedded in another document (Vue's `<script>` blocks): finds the byte
+    /// ranges the grammar parses; positions stay those of the whole file.
+    #[cfg(any(feature = "more", feature = "rare"))]
+    pub(crate) regions: Option<RegionFinder>,
+}
+
+/// Finds the byte ranges of a file that an embedded language's grammar parses (Vue's
+/// `<script>` blocks); `None` when the deadline passed first.
+pub(crate) type RegionFinder = fn(&str, std::time::Instant) -> Option<Vec<tree_sitter::Range>>;
+
+/// `Some(finder)` for a row that names one, else `None`.
+#[cfg(any(feature = "more", feature = "rare"))]
+macro_rules! optional {
+    () => {
+        None
+    };
+    ($value:expr) => {
+        Some($value)
+    };
 }
 
 /// Generates the public [`Language`] enum and the table from one list of rows, so the two can
@@ -40,7 +59,8 @@ macro_rules! languages {
             query: [$($query:expr),* $(,)?],
             imports: [$($import:literal),* $(,)?],
             blocks: [$($block:literal),* $(,)?],
-            attributes: [$($attribute_kind:literal),* $(,)?] $(,)?
+            attributes: [$($attribute_kind:literal),* $(,)?]
+            $(, regions: $regions:expr)? $(,)?
         }
     )*) => {
         /// A language the fold engine can outline (one row of the language table).
@@ -59,6 +79,8 @@ macro_rules! languages {
                 imports: &[$($import),*],
                 block_suffixes: &[$($block),*],
                 attributes: &[$($attribute_kind),*],
+                #[cfg(any(feature = "more", feature = "rare"))]
+                regions: optional!($($regions)?),
             },)*
         ];
 
@@ -302,6 +324,122 @@ languages! {
         blocks: ["table", "table_array_element"],
         attributes: [],
     }
+    /// `.scala`, `.sc`.
+    #[cfg(feature = "more")]
+    Scala {
+        name: "scala",
+        extensions: ["scala", "sc"],
+        grammar: Some(|| tree_sitter_scala::LANGUAGE.into()),
+        query: [include_str!("../queries/scala.scm")],
+        imports: ["import_declaration"],
+        blocks: [],
+        attributes: ["annotation"],
+    }
+    /// `.ex`, `.exs`.
+    #[cfg(feature = "more")]
+    Elixir {
+        name: "elixir",
+        extensions: ["ex", "exs"],
+        grammar: Some(|| tree_sitter_elixir::LANGUAGE.into()),
+        query: [include_str!("../queries/elixir.scm")],
+        imports: [],
+        blocks: ["do_block", "anonymous_function", "string"],
+        attributes: [],
+    }
+    /// `.dart`.
+    #[cfg(feature = "more")]
+    Dart {
+        name: "dart",
+        extensions: ["dart"],
+        grammar: Some(|| tree_sitter_dart::LANGUAGE.into()),
+        query: [include_str!("../queries/dart.scm")],
+        imports: ["import_or_export"],
+        blocks: [],
+        attributes: ["annotation", "marker_annotation"],
+    }
+    /// `.zig`.
+    #[cfg(feature = "more")]
+    Zig {
+        name: "zig",
+        extensions: ["zig"],
+        grammar: Some(|| tree_sitter_zig::LANGUAGE.into()),
+        query: [include_str!("../queries/zig.scm")],
+        imports: [],
+        blocks: [
+            "struct_declaration", "enum_declaration", "union_declaration", "error_set_declaration",
+            "switch_expression",
+        ],
+        attributes: [],
+    }
+    /// `.ml` (implementations).
+    #[cfg(feature = "more")]
+    OCaml {
+        name: "ocaml",
+        extensions: ["ml"],
+        grammar: Some(|| tree_sitter_ocaml::LANGUAGE_OCAML.into()),
+        query: [include_str!("../queries/ocaml.scm")],
+        imports: ["open_module"],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.sol`.
+    #[cfg(feature = "more")]
+    Solidity {
+        name: "solidity",
+        extensions: ["sol"],
+        grammar: Some(|| tree_sitter_solidity::LANGUAGE.into()),
+        query: [include_str!("../queries/solidity.scm")],
+        imports: ["import_directive"],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.vue`: the `<script>` and `<script setup>` blocks, read by the TSX grammar (TypeScript
+    /// and JavaScript both parse) with the TypeScript query; positions are the `.vue` file's.
+    #[cfg(feature = "more")]
+    Vue {
+        name: "vue",
+        extensions: ["vue"],
+        grammar: Some(|| tree_sitter_typescript::LANGUAGE_TSX.into()),
+        query: [TYPESCRIPT_QUERY],
+        imports: ["import_statement"],
+        blocks: [],
+        attributes: ["decorator"],
+        regions: crate::embedded::vue_scripts,
+    }
+    /// `.el` (Emacs Lisp).
+    #[cfg(feature = "rare")]
+    Elisp {
+        name: "elisp",
+        extensions: ["el"],
+        grammar: Some(|| tree_sitter_elisp::LANGUAGE.into()),
+        query: [include_str!("../queries/elisp.scm")],
+        imports: [],
+        blocks: [],
+        attributes: [],
+    }
+    /// `.ejs`, `.erb`: the template text (outside `<% ... %>`) read as HTML.
+    #[cfg(feature = "rare")]
+    EmbeddedTemplate {
+        name: "embedded_template",
+        extensions: ["ejs", "erb"],
+        grammar: Some(|| tree_sitter_html::LANGUAGE.into()),
+        query: [include_str!("../queries/html.scm")],
+        imports: [],
+        blocks: ["element", "script_element", "style_element"],
+        attributes: [],
+        regions: crate::embedded::template_text,
+    }
+    /// `.tla` (TLA+).
+    #[cfg(feature = "tlaplus")]
+    TlaPlus {
+        name: "tlaplus",
+        extensions: ["tla"],
+        grammar: Some(|| tree_sitter_tlaplus::LANGUAGE.into()),
+        query: [include_str!("../queries/tlaplus.scm")],
+        imports: ["extends"],
+        blocks: [],
+        attributes: [],
+    }
 }
 
 impl Language {
@@ -359,6 +497,14 @@ impl Language {
             .grammar
             .unwrap_or_else(|| unreachable!("{} is read by a line parser", self.name()));
         grammar()
+    }
+
+    /// The region finder of a language embedded in another document, if it is one.
+    pub(crate) fn region_finder(self) -> Option<RegionFinder> {
+        #[cfg(any(feature = "more", feature = "rare"))]
+        return self.row().regions;
+        #[cfg(not(any(feature = "more", feature = "rare")))]
+        return None;
     }
 
     /// Node kinds that are imports (their runs fold as `imports`).

@@ -14,6 +14,8 @@
 
 mod cache;
 mod context;
+#[cfg(any(feature = "more", feature = "rare"))]
+mod embedded;
 mod engine;
 mod language;
 mod markdown;

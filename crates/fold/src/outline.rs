@@ -397,6 +397,9 @@ pub(crate) fn analyze(
     if language == Language::Markdown {
         return (crate::markdown::header_candidates(source), diagnostics);
     }
+    if engine::is_blank(source) {
+        return (Vec::new(), diagnostics);
+    }
     // Compiling a query (once per process) is not this file's cost: it stays out of its budget.
     language.query();
     let deadline = engine::deadline_after(options.parse_timeout);

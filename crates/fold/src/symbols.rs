@@ -161,6 +161,12 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
             diagnostics,
         };
     }
+    if engine::is_blank(source) {
+        return FoldingRanges {
+            ranges: Vec::new(),
+            diagnostics,
+        };
+    }
     language.query();
     let deadline = engine::deadline_after(options.parse_timeout);
     let Some(tree) = engine::parse(language, source, deadline) else {

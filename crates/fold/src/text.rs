@@ -82,7 +82,11 @@ impl LineIndex {
             .starts
             .get(row + 1)
             .map_or(text.len(), |next_start| next_start - 1);
-        let line = &text[start..end];
+        let mut line = &text[start..end];
+        if row == 0 {
+            // A byte-order mark is not part of the first line a reader sees.
+            line = line.strip_prefix('\u{feff}').unwrap_or(line);
+        }
         line.strip_suffix('\r').unwrap_or(line)
     }
 }

@@ -202,6 +202,15 @@ fn decorated_typescript_classes_and_methods_start_at_the_declaration() {
     );
 }
 
+/// A definition on the first line of a file with a byte-order mark: the mark leaked into the
+/// outline line (found with TLA+, whose module header is line 1).
+#[test]
+fn a_byte_order_mark_is_not_part_of_a_first_line_definition() {
+    let source = "\u{feff}class Store {\n  total(): number {\n    return 0;\n  }\n}\n";
+    let result = outline(Language::TypeScript, source, &OutlineOptions::default());
+    assert_eq!(result.to_text(), "1--5 | class Store {\n");
+}
+
 #[test]
 fn a_one_line_c_macro_neither_folds_nor_spans_the_next_line() {
     #[cfg(feature = "mainstream")]

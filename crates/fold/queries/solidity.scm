@@ -1,0 +1,12 @@
+; Solidity definitions: contracts (abstract too), interfaces, libraries (as modules), structs,
+; enums, functions (methods inside a contract), modifiers, constructors and receive/fallback.
+
+(contract_declaration name: (identifier) @name) @definition.class
+(interface_declaration name: (identifier) @name) @definition.interface
+(library_declaration name: (identifier) @name) @definition.module
+(struct_declaration name: (identifier) @name) @definition.struct
+(enum_declaration name: (identifier) @name) @definition.enum
+(function_definition name: (identifier) @name) @definition.function
+(modifier_definition name: (identifier) @name) @definition.function
+(constructor_definition "constructor" @name) @definition.constructor
+(fallback_receive_definition ["receive" "fallback"] @name) @definition.function
