@@ -7,10 +7,8 @@
 //! `core::stale_diff`; this module does the reading (through the read gate) and the storing.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use roo_context_core::access::Policy;
 use roo_context_core::fs::{GateRefusal, OsFs, open_gated, read_regular_file};
@@ -20,6 +18,8 @@ use roo_context_core::stale_diff::{
 use roo_context_core::tracker::{ChangeKind, Fingerprint, ObservedChange, RecordSource};
 use roo_context_core::wire_text;
 use roo_context_protocol::files as wire;
+
+use crate::atomic_file::{remove_leftover_temp_files, write_atomically};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -132,45 +132,10 @@ fn store_cap() -> u64 {
         .unwrap_or(DEFAULT_CAP_BYTES)
 }
 
-/// Writes `bytes` as `dir/name` atomically: a temporary file in the same folder, fsync, rename,
-/// fsync the folder. A crash leaves the old file or the new one, whole.
-fn write_atomically(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    std::fs::create_dir_all(dir)?;
-    let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&temp, dir.join(name))?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
-}
-
-fn remove_temp_files(dir: &Path) {
-    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
-        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
 /// Loads the index; a missing one is empty, an unusable one is moved aside (never overwritten).
 fn load_index(dir: &Path) -> Index {
-    remove_temp_files(dir);
-    remove_temp_files(&dir.join(BLOBS_DIR));
+    remove_leftover_temp_files(dir, TEMP_PREFIX);
+    remove_leftover_temp_files(&dir.join(BLOBS_DIR), TEMP_PREFIX);
     let path = dir.join(INDEX_FILE);
     let bytes = match read_regular_file(&OsFs, &path, 64 * 1024 * 1024) {
         Ok(bytes) => bytes,
@@ -230,7 +195,8 @@ fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     {
         return Ok(());
     }
-    write_atomically(&blobs, name, bytes)
+    std::fs::create_dir_all(&blobs)?;
+    write_atomically(&blobs, name, TEMP_PREFIX, bytes)
 }
 
 /// The content on disk now, read through the read gate after judging the name again (the file
@@ -607,7 +573,8 @@ impl Baselines {
             for name in unreferenced {
                 let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
             }
-            write_atomically(&dir, INDEX_FILE, &json)
+            std::fs::create_dir_all(&dir)?;
+            write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)
         })
         .await;
         if let Ok(Err(error)) = written {

@@ -2,6 +2,7 @@
 //! (the binary gives it stdin/stdout; tests can give it an in-memory duplex), and [`cli`] holds the
 //! command-line tools the binary dispatches to.
 
+mod atomic_file;
 mod baselines;
 pub mod cli;
 mod counting;

@@ -4,7 +4,6 @@
 //! `roo/files/didChange` notifications. Decisions (records, fingerprints) live in the core.
 
 use std::collections::HashMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};

@@ -6,7 +6,7 @@ use super::*;
 /// Loads `task_metadata.json` from `dir`. Missing → empty. Unparsable → moved aside and reported.
 /// Unreadable → error, and the file is left alone.
 pub(super) fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>), TrackerError> {
-    remove_leftover_temp_files(dir);
+    crate::atomic_file::remove_leftover_temp_files(dir, TEMP_PREFIX);
     let target = dir.join(TASK_METADATA_FILE);
     let bytes = match read_metadata_bytes(&target) {
         Ok(bytes) => bytes,
@@ -55,39 +55,7 @@ pub(super) fn read_metadata_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
 
 pub(super) const TEMP_PREFIX: &str = ".task_metadata.json.tmp-";
 
-pub(super) fn remove_leftover_temp_files(dir: &Path) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        if entry.file_name().to_string_lossy().starts_with(TEMP_PREFIX) {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-}
-
-/// Writes `json` as `dir/task_metadata.json` atomically: a temporary file in the same folder,
-/// fsync, rename over the target, fsync the folder. A crash leaves the old or the new file whole.
+/// Writes `json` as `dir/task_metadata.json` atomically (see [`crate::atomic_file`]).
 pub fn write_atomically(dir: &Path, json: &str) -> std::io::Result<()> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let temp = dir.join(format!(
-        "{TEMP_PREFIX}{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
-    let result = (|| {
-        let mut file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)?;
-        file.write_all(json.as_bytes())?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&temp, dir.join(TASK_METADATA_FILE))?;
-        std::fs::File::open(dir)?.sync_all()
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&temp);
-    }
-    result
+    crate::atomic_file::write_atomically(dir, TASK_METADATA_FILE, TEMP_PREFIX, json.as_bytes())
 }
