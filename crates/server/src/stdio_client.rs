@@ -319,3 +319,86 @@ impl Drop for Client {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A client over OS pipes with a scripted "server" on the other ends: the bodies the server
+    /// reads and the writer of what the client reads.
+    fn client(wait: Duration) -> (Client, mpsc::Receiver<Vec<u8>>, std::io::PipeWriter) {
+        let (server_reads, client_writes) = std::io::pipe().unwrap();
+        let (client_reads, server_writes) = std::io::pipe().unwrap();
+        let (tx, bodies) = mpsc::channel();
+        std::thread::spawn(move || read_bodies(server_reads, tx, |body| body));
+        (
+            Client::new(client_writes, client_reads, wait),
+            bodies,
+            server_writes,
+        )
+    }
+
+    fn write(to: &mut std::io::PipeWriter, message: Value) {
+        to.write_all(&frame(message.to_string().as_bytes()))
+            .unwrap();
+    }
+
+    fn read_one(bodies: &mpsc::Receiver<Vec<u8>>) -> Value {
+        serde_json::from_slice(&bodies.recv_timeout(Duration::from_secs(30)).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn a_silent_server_is_an_error_not_a_hang() {
+        let (mut client, _reads, _writes) = client(Duration::from_millis(50));
+        let error = client.call("roo/workspace/status", json!({})).unwrap_err();
+        assert!(matches!(error, ClientError::Silent(_)), "{error}");
+        let error = client.notification("roo/files/didChange").unwrap_err();
+        assert!(matches!(error, ClientError::Silent(_)), "{error}");
+    }
+
+    #[test]
+    fn a_closed_output_and_invalid_json_are_errors() {
+        let (mut client, _reads, mut writes) = client(Duration::from_secs(30));
+        writes.write_all(&frame(b"{not json")).unwrap();
+        let error = client.next_message().unwrap_err();
+        assert!(matches!(error, ClientError::InvalidJson(_)), "{error}");
+        let (mut client, _reads, writes) = self::client(Duration::from_secs(30));
+        drop(writes);
+        assert!(matches!(client.next_message(), Err(ClientError::Closed)));
+    }
+
+    #[test]
+    fn host_requests_are_answered_notifications_kept_and_errors_typed() {
+        let (mut client, reads, mut writes) = client(Duration::from_secs(30));
+        client.set_host(Box::new(|method, params| match method {
+            "roo/host/summarize" => Ok(json!({"text": params["n"]})),
+            _ => Err((-32601, "no".into())),
+        }));
+        let id = client.send_request("x", json!({})).unwrap();
+        assert_eq!(read_one(&reads)["method"], "x");
+        write(
+            &mut writes,
+            json!({"jsonrpc": "2.0", "id": "h1", "method": "roo/host/summarize", "params": {"n": 7}}),
+        );
+        write(
+            &mut writes,
+            json!({"jsonrpc": "2.0", "method": "roo/files/didChange", "params": {"p": 1}}),
+        );
+        write(
+            &mut writes,
+            json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32602, "message": "bad"}}),
+        );
+        match client.response(id) {
+            Ok(response) => assert_eq!(response["error"]["code"], -32602),
+            Err(e) => panic!("{e}"),
+        }
+        assert_eq!(
+            read_one(&reads),
+            json!({"jsonrpc": "2.0", "id": "h1", "result": {"text": 7}})
+        );
+        assert_eq!(
+            client.notification("roo/files/didChange").unwrap(),
+            json!({"p": 1})
+        );
+    }
+}
