@@ -5,6 +5,8 @@
 //! repeated until the host says it reached the model. Owned by the task's actor in `tracker.rs`
 //! (its only writer); every write is atomic. What a notice says is decided in
 //! `core::stale_diff`; this module does the reading (through the read gate) and the storing.
+//! One file because the blob store, its index and the pending notices are one state, written
+//! atomically by one owner.
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::io::Write;

@@ -1,7 +1,8 @@
 //! The walk over the tree-sitter-bash tree: every statement (lists, pipelines, loops,
 //! conditionals, groups, functions, subshells, substitutions, here-documents, redirections) and
 //! the folder each command runs in; words are expanded in `expand`, each simple command is judged
-//! in `judge` and a program's operands in `operands`.
+//! in `judge` and a program's operands in `operands`. The statement walk stays one file: each
+//! statement kind recurses into the others.
 
 use std::cell::RefCell;
 
