@@ -5,8 +5,11 @@
 
 #![allow(dead_code)]
 
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 use roo_context::stdio_client::{Client, ClientError};
@@ -62,6 +65,38 @@ impl Server {
         }
         let client = Client::spawn(command, DEADLINE).expect("spawn roo-context");
         Server { client }
+    }
+
+    /// Serves in this process for tests that need no process features (environment, exit
+    /// status, stderr, kill): `roo_context::run` on its own thread and runtime (the one the
+    /// binary uses), over OS pipes, so framing and answers are the binary's. The server ends
+    /// when the client closes its input (dropping the `Server` does).
+    pub fn in_process() -> Server {
+        let (server_reads, client_writes) = std::io::pipe().expect("pipe");
+        let (client_reads, server_writes) = std::io::pipe().expect("pipe");
+        std::thread::Builder::new()
+            .name("in-process roo-context".into())
+            .spawn(move || {
+                let runtime = roo_context::cli::runtime("serve").expect("runtime");
+                runtime.block_on(async {
+                    let input = tokio::fs::File::from_std(OwnedFd::from(server_reads).into());
+                    let output = tokio::fs::File::from_std(OwnedFd::from(server_writes).into());
+                    roo_context::run(input, output, None, Arc::new(AtomicBool::new(false))).await
+                });
+                // As the binary does: a read of the input may still be blocked on a thread.
+                runtime.shutdown_background();
+            })
+            .expect("server thread");
+        Server {
+            client: Client::new(client_writes, client_reads, DEADLINE),
+        }
+    }
+
+    /// [`Server::start`] served in this process (see [`Server::in_process`]).
+    pub fn start_in_process(folders: &[&Path], options: Value) -> Server {
+        let mut server = Server::in_process();
+        server.initialize(folders, options).expect("initialize");
+        server
     }
 
     /// Spawns `roo-context` with default settings.
