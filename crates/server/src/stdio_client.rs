@@ -205,18 +205,31 @@ impl Client {
         message.get("method").is_some() && message.get("id").is_some()
     }
 
+    /// Waits for the first message `wanted` accepts; server-to-client requests it does not
+    /// accept are answered, other messages go to the backlog. `what` names it in the error.
+    fn wait_for(
+        &mut self,
+        what: &str,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Result<Value, ClientError> {
+        let deadline = Instant::now() + self.wait;
+        loop {
+            let message = self.receive(deadline, what)?;
+            if wanted(&message) {
+                return Ok(message);
+            }
+            if Self::is_host_request(&message) {
+                self.answer_host_request(&message)?;
+            } else {
+                self.backlog.push_back(message);
+            }
+        }
+    }
+
     /// Receives the next message that is not a server-to-client request, answering those on
     /// the way.
     pub fn next_message(&mut self) -> Result<Value, ClientError> {
-        let deadline = Instant::now() + self.wait;
-        loop {
-            let message = self.receive(deadline, "nothing")?;
-            if Self::is_host_request(&message) {
-                self.answer_host_request(&message)?;
-                continue;
-            }
-            return Ok(message);
-        }
+        self.wait_for("nothing", |m| !Self::is_host_request(m))
     }
 
     /// Waits for a server-to-client request named `method` and returns it unanswered; other
@@ -225,18 +238,9 @@ impl Client {
         if let Some(index) = self.unanswered.iter().position(|m| m["method"] == method) {
             return Ok(self.unanswered.remove(index));
         }
-        let deadline = Instant::now() + self.wait;
-        loop {
-            let message = self.receive(deadline, &format!("no {method} request"))?;
-            if Self::is_host_request(&message) {
-                if message["method"] == method {
-                    return Ok(message);
-                }
-                self.answer_host_request(&message)?;
-                continue;
-            }
-            self.backlog.push_back(message);
-        }
+        self.wait_for(&format!("no {method} request"), |m| {
+            Self::is_host_request(m) && m["method"] == method
+        })
     }
 
     fn answer_host_request(&mut self, message: &Value) -> Result<(), ClientError> {
@@ -264,18 +268,9 @@ impl Client {
         if let Some(index) = self.backlog.iter().position(|m| m["id"] == json!(id)) {
             return Ok(self.backlog.remove(index).unwrap_or_default());
         }
-        let deadline = Instant::now() + self.wait;
-        loop {
-            let message = self.receive(deadline, &format!("no response to {id}"))?;
-            if Self::is_host_request(&message) {
-                self.answer_host_request(&message)?;
-                continue;
-            }
-            if message["id"] == json!(id) {
-                return Ok(message);
-            }
-            self.backlog.push_back(message);
-        }
+        self.wait_for(&format!("no response to {id}"), |m| {
+            !Self::is_host_request(m) && m["id"] == json!(id)
+        })
     }
 
     /// Sends a request and waits for its result; an error response is [`ClientError::Rpc`].
@@ -296,18 +291,10 @@ impl Client {
         if let Some(index) = self.backlog.iter().position(|m| m["method"] == method) {
             return Ok(self.backlog.remove(index).unwrap_or_default()["params"].clone());
         }
-        let deadline = Instant::now() + self.wait;
-        loop {
-            let message = self.receive(deadline, &format!("no {method} notification"))?;
-            if Self::is_host_request(&message) {
-                self.answer_host_request(&message)?;
-                continue;
-            }
-            if message["method"] == method {
-                return Ok(message["params"].clone());
-            }
-            self.backlog.push_back(message);
-        }
+        let message = self.wait_for(&format!("no {method} notification"), |m| {
+            !Self::is_host_request(m) && m["method"] == method
+        })?;
+        Ok(message["params"].clone())
     }
 }
 
