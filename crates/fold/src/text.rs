@@ -12,8 +12,11 @@ pub fn utf16_len(text: &str) -> usize {
 /// The longest prefix of `text` whose UTF-16 length is at most `max_units`, never splitting a
 /// character (a surrogate pair that would be cut in half is left out entirely).
 pub fn truncate_utf16(text: &str, max_units: usize) -> &str {
-    if text.is_ascii() {
-        return &text[..text.len().min(max_units)];
+    // ASCII fast path on the kept prefix only: called once per definition, a scan of the whole
+    // text made a 1 MB one-line file quadratic (every definition's line is that line).
+    let head = &text.as_bytes()[..text.len().min(max_units)];
+    if head.is_ascii() {
+        return &text[..head.len()];
     }
     let mut units = 0;
     for (byte_index, character) in text.char_indices() {

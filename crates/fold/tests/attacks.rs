@@ -68,7 +68,7 @@ const SHAPES: &[Shapes] = &[
         comment: "// note",
         open: "void f{}() {",
         close: "}",
-        one_line: "class C{} { void m() {} } ",
+        one_line: "class C{} { void m() { } } ",
         comment_folds: true,
     },
     Shapes {
@@ -76,7 +76,7 @@ const SHAPES: &[Shapes] = &[
         comment: "// note",
         open: "const S{} = struct {",
         close: "};",
-        one_line: "fn f{}() void {} ",
+        one_line: "fn f{}() void { } ",
         comment_folds: true,
     },
     Shapes {
@@ -92,7 +92,7 @@ const SHAPES: &[Shapes] = &[
         comment: "// note",
         open: "{",
         close: "}",
-        one_line: "contract C{} { function f() public {} } ",
+        one_line: "contract C{} { function f() public { } } ",
         comment_folds: true,
     },
     Shapes {
@@ -100,7 +100,7 @@ const SHAPES: &[Shapes] = &[
         comment: "// note",
         open: "function f{}() {",
         close: "}",
-        one_line: "function f{}() {} ",
+        one_line: "function f{}() { } ",
         comment_folds: true,
     },
     Shapes {
@@ -325,6 +325,7 @@ fn nested_definitions_are_all_outlined() {
 #[test]
 fn a_one_megabyte_single_line_has_symbols_but_no_outline_lines_or_folds() {
     for shapes in SHAPES {
+        // Only the name's `{}` is the counter: bodies are written `{ }` so the input stays valid.
         let mut body = String::new();
         let mut count = 0;
         while body.len() < 1024 * 1024 {
