@@ -12,8 +12,7 @@ use tree_sitter::{Point, Range};
 #[cfg(feature = "rare")]
 use {
     std::cell::RefCell,
-    std::ops::ControlFlow,
-    tree_sitter::{ParseOptions, ParseState, Parser, Tree},
+    tree_sitter::{Parser, Tree},
 };
 
 #[cfg(feature = "rare")]
@@ -33,23 +32,7 @@ fn parse_template(shadow: &str, deadline: Instant) -> Option<Tree> {
                 .expect("bundled grammars are ABI-compatible (checked by a unit test)");
             parser
         });
-        let bytes = shadow.as_bytes();
-        let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let tree = parser.parse_with_options(
-            &mut |offset, _| &bytes[offset.min(bytes.len())..],
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            parser.reset();
-        }
-        tree
+        crate::engine::parse_bounded(parser, shadow.as_bytes(), deadline)
     })
 }
 

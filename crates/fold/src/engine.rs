@@ -62,25 +62,30 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
                 let _ = parser.set_included_ranges(&[]);
             }
         }
-        // The request's cancellation flag (`$/cancelRequest`) stops the parse like its deadline.
-        let mut progress = |_: &ParseState| {
-            if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        };
-        let tree = parser.parse_with_options(
-            &mut |offset, _| &bytes[offset.min(bytes.len())..],
-            None,
-            Some(ParseOptions::new().progress_callback(&mut progress)),
-        );
-        if tree.is_none() {
-            // A cancelled parser resumes its old parse on the next call unless reset.
-            parser.reset();
-        }
-        tree
+        parse_bounded(parser, bytes, deadline)
     })
+}
+
+/// Parses `bytes` with `parser`, stopped by `deadline` or the request's cancellation flag
+/// (`$/cancelRequest`); the one bounded parse of every grammar, embedded templates included.
+pub(crate) fn parse_bounded(parser: &mut Parser, bytes: &[u8], deadline: Instant) -> Option<Tree> {
+    let mut progress = |_: &ParseState| {
+        if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
+    };
+    let tree = parser.parse_with_options(
+        &mut |offset, _| &bytes[offset.min(bytes.len())..],
+        None,
+        Some(ParseOptions::new().progress_callback(&mut progress)),
+    );
+    if tree.is_none() {
+        // A cancelled parser resumes its old parse on the next call unless reset.
+        parser.reset();
+    }
+    tree
 }
 
 /// One match of the definition query, before filtering and naming.
