@@ -31,7 +31,7 @@ fn allowed(server: &mut Server, paths: &[&str]) -> Vec<bool> {
 #[test]
 fn validate_access_reports_file_line_and_pattern() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let result = server.call(
         "roo/ignore/validateAccess",
         json!({"paths": ["src/app.ts", "secrets/api.json", "logs/app.log", "keep.log", ".rooignore"]}),
@@ -58,7 +58,7 @@ fn validate_access_reports_file_line_and_pattern() {
 #[test]
 fn filter_paths_keeps_readable_paths_in_order() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let result = server.call(
         "roo/ignore/filterPaths",
         json!({"paths": ["b.ts", "node_modules/x", "a.ts", "secrets/k", "secrets"]}),
@@ -69,7 +69,7 @@ fn filter_paths_keeps_readable_paths_in_order() {
 #[test]
 fn instructions_are_the_originals_text() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let result = server.call("roo/ignore/instructions", json!({}));
     let expected = format!(
         "# .rooignore\n\n(The following is provided by a root-level .rooignore file where the user has specified files and directories that should not be accessed. When using list_files, you'll notice a \u{1F512} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)\n\n{ROOIGNORE}\n.rooignore"
@@ -91,7 +91,7 @@ fn instructions_are_the_originals_text() {
 #[test]
 fn no_ignore_file_means_everything_readable_and_no_instructions() {
     let fixture = Fixture::new(&[("secrets/a", "x")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert_eq!(
         allowed(&mut server, &["secrets/a", ".rooignore"]),
         vec![true, true]
@@ -103,7 +103,7 @@ fn no_ignore_file_means_everything_readable_and_no_instructions() {
 #[test]
 fn zooignore_wins_over_rooignore_and_uses_zoo_wording() {
     let fixture = Fixture::new(&[(".rooignore", "a.txt\n"), (".zooignore", "b.txt\n")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert_eq!(
         allowed(&mut server, &["a.txt", "b.txt", ".rooignore", ".zooignore"]),
         vec![true, false, false, false]
@@ -124,7 +124,7 @@ fn zooignore_wins_over_rooignore_and_uses_zoo_wording() {
 #[test]
 fn write_protection_covers_the_union_nested_folders_and_extras() {
     let fixture = Fixture::new(&[]);
-    let mut server = Server::start(
+    let mut server = Server::start_in_process(
         &[fixture.root()],
         json!({"extraProtectedPatterns": ["*.lock"]}),
     );
@@ -170,7 +170,7 @@ fn write_protection_covers_the_union_nested_folders_and_extras() {
 fn multi_root_workspaces_apply_each_folders_rules() {
     let first = Fixture::new(&[(".rooignore", "one.txt\n")]);
     let second = Fixture::new(&[(".rooignore", "two.txt\n")]);
-    let mut server = Server::start(&[first.root(), second.root()], Value::Null);
+    let mut server = Server::start_in_process(&[first.root(), second.root()], Value::Null);
     let paths = [
         first.path("one.txt"),
         first.path("two.txt"),
@@ -195,7 +195,7 @@ fn multi_root_workspaces_apply_each_folders_rules() {
 fn workspace_folders_can_change_at_run_time() {
     let first = Fixture::new(&[(".rooignore", "one.txt\n")]);
     let second = Fixture::new(&[(".rooignore", "two.txt\n")]);
-    let mut server = Server::start(&[first.root()], Value::Null);
+    let mut server = Server::start_in_process(&[first.root()], Value::Null);
     let two = second.path("two.txt").to_string_lossy().into_owned();
     assert_eq!(allowed(&mut server, &[&two]), vec![true]);
     server.notify(
@@ -208,7 +208,7 @@ fn workspace_folders_can_change_at_run_time() {
 #[test]
 fn deny_outside_workspace_setting_blocks_outside_paths() {
     let fixture = Fixture::new(&[]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert_eq!(
         allowed(&mut server, &["/etc/hostname", "../x"]),
         vec![true, true]
@@ -232,7 +232,7 @@ fn deny_outside_workspace_setting_blocks_outside_paths() {
 #[test]
 fn large_batches_are_decided_in_order() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let paths: Vec<String> = (0..2_000)
         .map(|i| {
             if i % 3 == 0 {

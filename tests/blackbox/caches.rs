@@ -17,7 +17,7 @@ fn allowed(server: &mut Server, path: &str) -> bool {
 fn an_outside_folder_swapped_for_a_link_into_secrets_is_blocked_at_once() {
     let workspace = Fixture::new(&[(".rooignore", "secrets/**\n"), ("secrets/k", "x")]);
     let outside = Fixture::new(&[("dir/k", "public")]);
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     let through_outside = outside.path("dir/k");
     let through_outside = through_outside.to_str().unwrap();
     for _ in 0..3 {
@@ -38,7 +38,7 @@ fn an_ignore_file_that_is_a_link_reloads_when_its_target_changes() {
     let workspace = Fixture::new(&[("a.txt", "x"), ("b.txt", "x"), ("c.txt", "x")]);
     let shared = Fixture::new(&[("rules/ignore", "a.txt\n")]);
     std::os::unix::fs::symlink(shared.path("rules/ignore"), workspace.path(".rooignore")).unwrap();
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     assert!(!allowed(&mut server, "a.txt"));
 
     // Saved in place, as some editors do.
@@ -66,7 +66,7 @@ fn an_ignore_file_that_is_a_link_reloads_when_its_target_changes() {
 fn a_workspace_folder_deleted_and_cloned_again_is_watched_again() {
     let parent = Fixture::new(&[("ws/.rooignore", "a.txt\n"), ("ws/a.txt", "x")]);
     let root = parent.path("ws");
-    let mut server = Server::start(&[&root], Value::Null);
+    let mut server = Server::start_in_process(&[&root], Value::Null);
     assert!(!allowed(&mut server, "a.txt"));
 
     std::fs::remove_dir_all(&root).unwrap();
@@ -88,7 +88,7 @@ fn a_workspace_folder_deleted_and_cloned_again_is_watched_again() {
 fn a_workspace_folder_renamed_away_and_replaced_is_watched_again() {
     let parent = Fixture::new(&[("ws/.rooignore", "a.txt\n")]);
     let root = parent.path("ws");
-    let mut server = Server::start(&[&root], Value::Null);
+    let mut server = Server::start_in_process(&[&root], Value::Null);
     assert!(!allowed(&mut server, "a.txt"));
     std::fs::rename(&root, parent.path("ws.old")).unwrap();
     parent.write("staging/.rooignore", "b.txt\n");

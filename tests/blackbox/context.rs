@@ -43,7 +43,7 @@ fn answering_host(server: &mut Server, reply: Value) -> Arc<Mutex<Vec<Value>>> {
 #[test]
 fn context_manual_condense_asks_the_host_and_returns_the_summarized_history() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let seen = answering_host(
         &mut server,
         json!({"text": "  What happened so far.  ", "cost": 0.25, "outputTokens": 12}),
@@ -130,7 +130,7 @@ fn context_manual_condense_asks_the_host_and_returns_the_summarized_history() {
 
 #[test]
 fn context_host_error_keeps_the_history_and_reports_error_details() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     answering_host(
         &mut server,
         json!({"text": "", "cost": 0.01, "error": {"message": "500 \"Internal server error\"", "status": 500, "body": {"detail": "upstream"}}}),
@@ -175,7 +175,7 @@ fn context_host_error_keeps_the_history_and_reports_error_details() {
 
 #[test]
 fn context_host_timeout_returns_the_history_unchanged_and_tells_the_host() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     server.leave_unanswered(SUMMARIZE);
     let result = server.call(
         "roo/context/manage",
@@ -200,7 +200,7 @@ fn context_host_timeout_returns_the_history_unchanged_and_tells_the_host() {
 
 #[test]
 fn context_cancel_request_cancels_an_in_flight_condense() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let id = server.send_request(
         "roo/context/manage",
         json!({"trigger": "manual", "messages": conversation(6, 100), "contextWindow": 100000}),
@@ -228,7 +228,7 @@ fn context_cancel_request_cancels_an_in_flight_condense() {
 
 #[test]
 fn context_emergency_condense_carries_condense_id_and_rewind_removes_its_summary() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let seen = answering_host(
         &mut server,
         json!({"text": "Emergency summary.", "cost": 0.1}),
@@ -288,7 +288,7 @@ fn context_emergency_condense_carries_condense_id_and_rewind_removes_its_summary
 
 #[test]
 fn context_zero_progress_shrinks_a_4mb_tool_result_and_fits() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let huge = "0123456789abcdef ".repeat(4 * 1024 * 1024 / 17);
     let messages = json!([
         {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "execute_command", "input": {"command": "cat dump"}}], "ts": 1},
@@ -326,7 +326,7 @@ fn context_zero_progress_shrinks_a_4mb_tool_result_and_fits() {
 
 #[test]
 fn context_impossible_budget_returns_the_controlled_error() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let messages = json!([
         {"role": "user", "content": "word ".repeat(20000), "ts": 1},
         {"role": "assistant", "content": "ok", "ts": 2}
@@ -356,7 +356,7 @@ fn context_impossible_budget_returns_the_controlled_error() {
 
 #[test]
 fn context_will_manage_uses_thresholds_and_the_last_message() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let base = json!({"totalTokens": 59990, "lastMessageTokens": 10, "contextWindow": 100000, "maxTokens": 30000, "autoCondenseContext": false});
     assert_eq!(
         server.call("roo/context/willManage", base.clone())["willManage"],
@@ -380,7 +380,7 @@ fn context_will_manage_uses_thresholds_and_the_last_message() {
 #[test]
 fn invalid_threshold_and_mode_fields_are_named_in_the_one_error_form() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let cases = [
         (
             "roo/context/willManage",

@@ -39,7 +39,7 @@ fn a_latin1_byte_costs_at_most_its_line_and_is_reported() {
         b"# caf\xe9 notes\nsecret.txt\n".as_slice(),
     )
     .unwrap();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(!allowed(&mut server, "secret.txt"));
     assert!(allowed(&mut server, "a.txt"));
     let status = status(&mut server);
@@ -55,7 +55,7 @@ fn a_latin1_byte_costs_at_most_its_line_and_is_reported() {
 fn a_byte_order_mark_does_not_disable_the_first_rule() {
     let fixture = Fixture::new(&[("secret.txt", "x"), ("a.txt", "x")]);
     std::fs::write(fixture.path(".rooignore"), "\u{FEFF}secret.txt\n").unwrap();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(!allowed(&mut server, "secret.txt"));
     assert!(allowed(&mut server, "a.txt"));
 }
@@ -63,7 +63,7 @@ fn a_byte_order_mark_does_not_disable_the_first_rule() {
 #[test]
 fn eight_thousand_globs_all_apply() {
     let fixture = Fixture::new(&[(".rooignore", &many_globs(8_000))]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(!allowed(&mut server, "a/d7999yx/f.k7999z"));
     assert!(!allowed(&mut server, "d0yx/f.k0z"));
     assert!(allowed(&mut server, "a/d1yx/f.txt"));
@@ -76,7 +76,7 @@ fn eight_thousand_globs_all_apply() {
 fn an_uncompilable_ignore_file_at_start_up_blocks_the_whole_folder() {
     let fixture = Fixture::new(&[(".rooignore", &format!("{}\n", huge_pattern()))]);
     let other = Fixture::new(&[("b.txt", "x")]);
-    let mut server = Server::start(&[fixture.root(), other.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root(), other.root()], Value::Null);
     assert!(!allowed(&mut server, "src/app.ts"));
     assert!(!allowed(&mut server, "README.md"));
     let other_file = other.path("b.txt");
@@ -107,7 +107,7 @@ fn an_ignore_file_that_is_not_a_regular_file_blocks_at_start_up() {
             }
             _ => std::os::unix::fs::symlink("missing-target", &path).unwrap(),
         }
-        let mut server = Server::start(&[fixture.root()], Value::Null);
+        let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
         assert!(!allowed(&mut server, "a.txt"), "{kind}");
         assert_eq!(
             status(&mut server)["folders"][0]["blocksEverything"],
@@ -120,7 +120,7 @@ fn an_ignore_file_that_is_not_a_regular_file_blocks_at_start_up() {
 #[test]
 fn an_uncompilable_reload_keeps_the_last_good_rules_and_says_so() {
     let fixture = Fixture::new(&[(".rooignore", "secret.txt\n"), ("a.txt", "x")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(!allowed(&mut server, "secret.txt"));
 
     fixture.replace(".rooignore", &format!("other.txt\n{}\n", huge_pattern()));
@@ -144,7 +144,7 @@ fn an_uncompilable_reload_keeps_the_last_good_rules_and_says_so() {
 #[test]
 fn an_unusable_new_ignore_file_blocks_a_folder_that_had_none() {
     let fixture = Fixture::new(&[("a.txt", "x")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(allowed(&mut server, "a.txt"));
     fixture.write(".rooignore", &format!("{}\n", huge_pattern()));
     let reload = server.wait_until(RELOADED, |s| {
@@ -159,7 +159,7 @@ fn an_unusable_new_ignore_file_blocks_a_folder_that_had_none() {
 fn an_uncompilable_protected_pattern_protects_everything_at_start_up() {
     let fixture = Fixture::new(&[("a.txt", "x")]);
     let options = json!({"extraProtectedPatterns": ["*.secret", huge_pattern()]});
-    let mut server = Server::start(&[fixture.root()], options);
+    let mut server = Server::start_in_process(&[fixture.root()], options);
     assert!(protected(&mut server, "a.txt"));
     assert!(protected(&mut server, "src/main.rs"));
     let error = status(&mut server)["protectionError"]
@@ -173,7 +173,7 @@ fn an_uncompilable_protected_pattern_protects_everything_at_start_up() {
 fn an_uncompilable_protected_pattern_update_keeps_the_last_good_protection() {
     let fixture = Fixture::new(&[("a.txt", "x")]);
     let options = json!({"extraProtectedPatterns": ["*.secret"]});
-    let mut server = Server::start(&[fixture.root()], options);
+    let mut server = Server::start_in_process(&[fixture.root()], options);
     assert!(protected(&mut server, "k.secret"));
     // A notification; the next request is answered after it is applied (client order).
     server.notify(
@@ -216,7 +216,7 @@ fn a_utf16_ignore_file_as_windows_powershell_writes_it_still_blocks() {
         utf16le_with_mark("secret.txt\r\nsecrets/\r\n"),
     )
     .unwrap();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(!allowed(&mut server, "secret.txt"));
     assert!(!allowed(&mut server, "secrets/key.ts"));
     assert!(allowed(&mut server, "a.txt"));
@@ -277,7 +277,7 @@ proptest::proptest! {
             ("secrets/key.ts", &format!("export function {SECRET}() {{\n  return 1;\n}}\n")),
         ]);
         std::fs::write(fixture.path(".rooignore"), &first).unwrap();
-        let mut server = Server::start(&[fixture.root()], Value::Null);
+        let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
         let check = |server: &mut Server| {
             assert!(!allowed(server, "secret.txt"));
             assert!(!allowed(server, "secrets/key.ts"));

@@ -22,7 +22,7 @@ fn fixture() -> Fixture {
 #[test]
 fn folded_context_outlines_allowed_files_and_never_leaks_ignored_ones() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let result = server.call(
         "roo/fold/context",
         json!({"paths": ["secret/hidden.ts", "src/app.ts", "notes.txt", "missing.ts"]}),
@@ -54,7 +54,7 @@ fn folded_context_outlines_allowed_files_and_never_leaks_ignored_ones() {
 #[test]
 fn folded_context_honours_the_character_budget() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let result = server.call(
         "roo/fold/context",
         json!({"paths": ["src/app.ts"], "maxChars": 10}),
@@ -65,7 +65,7 @@ fn folded_context_honours_the_character_budget() {
 #[test]
 fn outline_of_one_file_and_its_errors() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let outline = server.call("roo/fold/outline", json!({"path": "src/app.ts"}));
     assert_eq!(outline["language"], "typescript");
     assert_eq!(outline["definitions"][1]["name"], "App");
@@ -93,7 +93,7 @@ fn outline_of_one_file_and_its_errors() {
 #[test]
 fn lsp_folding_ranges_and_symbols_for_files_on_disk() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let uri = file_uri(&fixture.path("src/app.ts"));
     let ranges = server.call(
         "textDocument/foldingRange",
@@ -133,7 +133,7 @@ fn lsp_folding_ranges_and_symbols_for_files_on_disk() {
 #[test]
 fn open_documents_win_over_disk_and_columns_are_utf16() {
     let fixture = fixture();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let uri = file_uri(&fixture.path("src/app.ts"));
     let text = "const s = \"😀\"; export function shout(a: string) {\n  const b = a;\n  const c = b;\n  return c;\n}\n";
     server.notify("textDocument/didOpen", json!({"textDocument": {"uri": uri, "languageId": "typescript", "version": 1, "text": text}}));
@@ -190,7 +190,7 @@ fn markdown_files_fold_by_headers() {
         "docs/guide.md",
         "# Guide\nintro\nmore\nmore\n## Install\nrun it\nthen\nthis\n",
     )]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let result = server.call("roo/fold/context", json!({"paths": ["docs/guide.md"]}));
     assert_eq!(
         result["content"],
@@ -308,7 +308,7 @@ fn every_language_fixture_gets_symbols_and_folding_ranges_over_stdio() {
         .map(|(file, text)| (file.as_str(), text.as_str()))
         .collect();
     let fixture = Fixture::new(&files);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     for ((file, symbol_path, fold_line), (_, text)) in LANGUAGE_FIXTURES.iter().zip(&fixtures) {
         let language = Language::from_path(file).expect("a supported language");
         let uri = file_uri(&fixture.path(file));

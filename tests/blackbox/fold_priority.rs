@@ -44,7 +44,7 @@ fn a_file_the_user_changed_since_it_was_read_is_outlined_afresh() {
     let storage = tempfile::tempdir().unwrap();
     let task_dir = storage.path().join("tasks").join("t1");
     std::fs::create_dir_all(&task_dir).unwrap();
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     let tracked = server.call(
         "roo/files/track",
         json!({"taskId": "t1", "storageDir": task_dir, "path": "src/a.ts", "source": "read_tool"}),
@@ -103,7 +103,7 @@ fn edited_paths_lead_the_budget_and_unedited_specs_are_summarised() {
         ("src/edited.ts", &function("edited")),
         ("src/edited.spec.ts", &spec(12)),
     ]);
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     let result = server.call(
         "roo/fold/context",
         json!({
@@ -141,7 +141,7 @@ fn a_condense_puts_the_files_the_tracker_saw_the_agent_edit_first() {
     let storage = tempfile::tempdir().unwrap();
     let task_dir = storage.path().join("tasks").join("t1");
     std::fs::create_dir_all(&task_dir).unwrap();
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     for (path, source) in [
         ("src/read.ts", "read_tool"),
         ("src/written.ts", "roo_edited"),
@@ -193,7 +193,7 @@ fn an_ignored_edited_path_never_leaks_and_a_nul_in_one_is_refused() {
         ("secret/keys.ts", &function("hiddenTreasure")),
         ("src/read.ts", &function("read")),
     ]);
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     let result = server.call(
         "roo/fold/context",
         json!({"paths": ["src/read.ts"], "editedPaths": ["secret/keys.ts", "../outside.ts"]}),
@@ -229,7 +229,7 @@ fn an_edited_path_spelled_differently_from_the_read_one_is_one_file_placed_as_ed
         ("src/a.ts", &function("first")),
         ("src/b.ts", &function("second")),
     ]);
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     let result = server.call(
         "roo/fold/context",
         json!({"paths": ["src/a.ts", "src/b.ts"], "editedPaths": ["./src/../src/b.ts"]}),

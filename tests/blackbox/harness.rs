@@ -1,17 +1,21 @@
-//! A real JSON-RPC client for black-box tests: spawns the built `roo-context` binary, frames
-//! messages with `Content-Length`, and reads its stdout on a thread. Waiting has a generous
-//! deadline so a broken server fails the test instead of hanging it; nothing asserts on time.
+//! The black-box tests' side of the shared stdio client (`roo_context::stdio_client`): spawns
+//! the built `roo-context` binary and turns every missing answer into a test failure. Waiting has
+//! a generous deadline so a broken server fails the test instead of hanging it; nothing asserts
+//! on time. Also the fixture workspaces the tests build.
 
 #![allow(dead_code)]
 
-use std::collections::VecDeque;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, ExitStatus};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
+use roo_context::stdio_client::{Client, ClientError};
 use serde_json::{Value, json};
+
+pub use roo_context::stdio_client::read_bodies;
 
 /// How long any single wait may take before the test fails.
 pub const DEADLINE: Duration = Duration::from_secs(30);
@@ -23,59 +27,30 @@ pub fn binary() -> PathBuf {
 
 /// Encodes one frame.
 pub fn frame(body: &str) -> Vec<u8> {
-    let mut out = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    out.extend_from_slice(body.as_bytes());
-    out
+    roo_context::stdio_client::frame(body.as_bytes())
 }
 
-/// Answers the server's requests to the client (method, params) → result or (code, message).
-pub type HostHandler = Box<dyn FnMut(&str, &Value) -> Result<Value, (i64, String)> + Send>;
-
-/// A running server and its client side.
+/// A running server and its client side (the shared stdio client; here every failure to get
+/// an answer fails the test).
 pub struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    incoming: mpsc::Receiver<Value>,
-    next_id: i64,
-    /// Notifications (and unanswered messages) received while waiting for something else.
-    pub backlog: VecDeque<Value>,
-    host: Option<HostHandler>,
-    /// Server-to-client request methods the test host receives but never answers.
-    silent_methods: Vec<String>,
-    /// The server-to-client requests left unanswered, in arrival order.
-    pub unanswered: Vec<Value>,
+    client: Client,
 }
 
-/// Reads `Content-Length` frames from the server's stdout and sends each body, decoded by
-/// `decode`, until the stream or the receiver ends. The one frame reader of the test clients.
-pub(crate) fn read_bodies<T>(
-    stdout: impl Read,
-    tx: mpsc::Sender<T>,
-    decode: impl Fn(Vec<u8>) -> T,
-) {
-    let mut reader = BufReader::new(stdout);
-    loop {
-        let mut length = None;
-        loop {
-            let mut line = String::new();
-            match reader.read_line(&mut line) {
-                Ok(0) | Err(_) => return,
-                Ok(_) => {}
-            }
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(value) = line.strip_prefix("Content-Length:") {
-                length = value.trim().parse::<usize>().ok();
-            }
-        }
-        let Some(length) = length else { return };
-        let mut body = vec![0; length];
-        if reader.read_exact(&mut body).is_err() || tx.send(decode(body)).is_err() {
-            return;
-        }
+impl std::ops::Deref for Server {
+    type Target = Client;
+    fn deref(&self) -> &Client {
+        &self.client
     }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut Client {
+        &mut self.client
+    }
+}
+
+fn must<T>(result: Result<T, ClientError>) -> T {
+    result.unwrap_or_else(|e| panic!("{e}"))
 }
 
 impl Server {
@@ -83,31 +58,45 @@ impl Server {
     pub fn spawn_with_env(env: &[(&str, &str)]) -> Server {
         let mut command = Command::new(binary());
         command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(std::process::Stdio::inherit())
             .env("ROO_CONTEXT_LOG", "warn");
         for (k, v) in env {
             command.env(k, v);
         }
-        let mut child = command.spawn().expect("spawn roo-context");
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            read_bodies(stdout, tx, |body| {
-                serde_json::from_slice::<Value>(&body).expect("server wrote invalid JSON")
+        let client = Client::spawn(command, DEADLINE).expect("spawn roo-context");
+        Server { client }
+    }
+
+    /// Serves in this process for tests that need no process features (environment, exit
+    /// status, stderr, kill): `roo_context::run` on its own thread and runtime (the one the
+    /// binary uses), over OS pipes, so framing and answers are the binary's. The server ends
+    /// when the client closes its input (dropping the `Server` does).
+    pub fn in_process() -> Server {
+        let (server_reads, client_writes) = std::io::pipe().expect("pipe");
+        let (client_reads, server_writes) = std::io::pipe().expect("pipe");
+        std::thread::Builder::new()
+            .name("in-process roo-context".into())
+            .spawn(move || {
+                let runtime = roo_context::cli::runtime("serve").expect("runtime");
+                runtime.block_on(async {
+                    let input = tokio::fs::File::from_std(OwnedFd::from(server_reads).into());
+                    let output = tokio::fs::File::from_std(OwnedFd::from(server_writes).into());
+                    roo_context::run(input, output, None, Arc::new(AtomicBool::new(false))).await
+                });
+                // As the binary does: a read of the input may still be blocked on a thread.
+                runtime.shutdown_background();
             })
-        });
+            .expect("server thread");
         Server {
-            stdin: child.stdin.take(),
-            child,
-            incoming: rx,
-            next_id: 1,
-            backlog: VecDeque::new(),
-            host: None,
-            silent_methods: Vec::new(),
-            unanswered: Vec::new(),
+            client: Client::new(client_writes, client_reads, DEADLINE),
         }
+    }
+
+    /// [`Server::start`] served in this process (see [`Server::in_process`]).
+    pub fn start_in_process(folders: &[&Path], options: Value) -> Server {
+        let mut server = Server::in_process();
+        server.initialize(folders, options).expect("initialize");
+        server
     }
 
     /// Spawns `roo-context` with default settings.
@@ -120,11 +109,6 @@ impl Server {
         let mut server = Server::spawn();
         server.initialize(folders, options).expect("initialize");
         server
-    }
-
-    /// Installs the answerer for server-to-client requests.
-    pub fn set_host(&mut self, host: HostHandler) {
-        self.host = Some(host);
     }
 
     /// `initialize` + `initialized`.
@@ -147,134 +131,57 @@ impl Server {
 
     /// Writes raw bytes to the server's stdin.
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        let stdin = self.stdin.as_mut().expect("stdin open");
-        stdin.write_all(bytes).expect("write to server");
-        stdin.flush().expect("flush");
+        must(self.client.send_raw(bytes))
     }
 
     /// Sends a message object.
     pub fn send(&mut self, message: &Value) {
-        self.send_raw(&frame(&message.to_string()));
+        must(self.client.send(message))
     }
 
     /// Sends a request without waiting; returns its id.
     pub fn send_request(&mut self, method: &str, params: Value) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        id
+        must(self.client.send_request(method, params))
     }
 
     /// Sends a notification.
     pub fn notify(&mut self, method: &str, params: Value) {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}));
+        must(self.client.notify(method, params))
     }
 
     /// Receives the next message, answering server-to-client requests on the way.
     pub fn next_message(&mut self) -> Value {
-        loop {
-            let message = self
-                .incoming
-                .recv_timeout(DEADLINE)
-                .expect("server sent nothing before the deadline");
-            if message.get("method").is_some() && message.get("id").is_some() {
-                self.answer_host_request(&message);
-                continue;
-            }
-            return message;
-        }
-    }
-
-    /// Receives server-to-client requests named `method` without ever answering them (they
-    /// are kept in [`Server::unanswered`]), like a host whose call never comes back.
-    pub fn leave_unanswered(&mut self, method: &str) {
-        self.silent_methods.push(method.to_owned());
+        must(self.client.next_message())
     }
 
     /// Waits for a server-to-client request named `method` and returns it unanswered; other
     /// messages go to the backlog (other host requests are answered as usual).
     pub fn host_request(&mut self, method: &str) -> Value {
-        if let Some(index) = self.unanswered.iter().position(|m| m["method"] == method) {
-            return self.unanswered.remove(index);
-        }
-        loop {
-            let message = self
-                .incoming
-                .recv_timeout(DEADLINE)
-                .expect("server sent nothing before the deadline");
-            if message.get("method").is_some() && message.get("id").is_some() {
-                if message["method"] == method {
-                    return message;
-                }
-                self.answer_host_request(&message);
-                continue;
-            }
-            self.backlog.push_back(message);
-        }
-    }
-
-    fn answer_host_request(&mut self, message: &Value) {
-        let method = message["method"].as_str().unwrap_or_default().to_owned();
-        if self.silent_methods.contains(&method) {
-            self.unanswered.push(message.clone());
-            return;
-        }
-        let reply = match self.host.as_mut() {
-            Some(host) => host(&method, &message["params"]),
-            None => Err((-32601, format!("test host does not implement {method}"))),
-        };
-        let id = message["id"].clone();
-        let response = match reply {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, text)) => {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": text}})
-            }
-        };
-        self.send(&response);
+        must(self.client.host_request(method))
     }
 
     /// Waits for the response to `id`; notifications go to the backlog.
     pub fn response(&mut self, id: i64) -> Value {
-        if let Some(index) = self.backlog.iter().position(|m| m["id"] == json!(id)) {
-            return self.backlog.remove(index).unwrap();
-        }
-        loop {
-            let message = self.next_message();
-            if message["id"] == json!(id) {
-                return message;
-            }
-            self.backlog.push_back(message);
-        }
+        must(self.client.response(id))
     }
 
     /// Sends a request and waits: `Ok(result)` or `Err(error object)`.
     pub fn request(&mut self, method: &str, params: Value) -> Result<Value, Value> {
-        let id = self.send_request(method, params);
-        let response = self.response(id);
-        match response.get("error") {
-            Some(error) => Err(error.clone()),
-            None => Ok(response["result"].clone()),
+        match self.client.call(method, params) {
+            Ok(result) => Ok(result),
+            Err(ClientError::Rpc { error, .. }) => Err(error),
+            Err(e) => panic!("{e}"),
         }
     }
 
     /// Like [`Server::request`] but panics on an error response.
     pub fn call(&mut self, method: &str, params: Value) -> Value {
-        self.request(method, params)
-            .unwrap_or_else(|e| panic!("{method} failed: {e}"))
+        must(self.client.call(method, params))
     }
 
     /// Waits for a notification named `method` (from the backlog first).
     pub fn notification(&mut self, method: &str) -> Value {
-        if let Some(index) = self.backlog.iter().position(|m| m["method"] == method) {
-            return self.backlog.remove(index).unwrap()["params"].clone();
-        }
-        loop {
-            let message = self.next_message();
-            if message["method"] == method {
-                return message["params"].clone();
-            }
-            self.backlog.push_back(message);
-        }
+        must(self.client.notification(method))
     }
 
     /// Waits until `probe` returns `Some`, consuming notifications named `method` in between
@@ -307,8 +214,9 @@ impl Server {
     /// Waits for the process to end (after `exit` or closed stdin).
     pub fn wait(mut self) -> ExitStatus {
         let start = Instant::now();
+        let child = self.client.child().expect("a spawned server");
         loop {
-            if let Some(status) = self.child.try_wait().expect("try_wait") {
+            if let Some(status) = child.try_wait().expect("try_wait") {
                 return status;
             }
             assert!(start.elapsed() < DEADLINE, "server did not exit");
@@ -318,14 +226,7 @@ impl Server {
 
     /// Closes stdin.
     pub fn close_stdin(&mut self) {
-        self.stdin.take();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.client.close_input();
     }
 }
 

@@ -79,3 +79,22 @@ async fn the_library_serves_a_client_over_an_in_memory_duplex() {
     serving.await.unwrap();
     assert!(shutdown_requested.load(std::sync::atomic::Ordering::SeqCst));
 }
+
+/// The in-process server of the harness ends when its client closes the input: its output
+/// closes too (so nothing serves on after the test, and a leak would show here as a deadline).
+#[test]
+fn the_harness_in_process_server_ends_when_its_input_closes() {
+    let fixture = Fixture::new(&[("a.txt", "a")]);
+    let mut server = crate::harness::Server::start_in_process(&[fixture.root()], Value::Null);
+    let access = server.call(
+        "roo/ignore/validateAccess",
+        json!({"paths": [fixture.path("a.txt")]}),
+    );
+    assert_eq!(access["results"][0]["allowed"], true, "{access}");
+    server.close_stdin();
+    let end = roo_context::stdio_client::Client::next_message(&mut server);
+    assert!(
+        matches!(end, Err(roo_context::stdio_client::ClientError::Closed)),
+        "{end:?}"
+    );
+}

@@ -1,5 +1,6 @@
-//! Black-box tests: each spawns the built `roo-context` binary and speaks real JSON-RPC over its
-//! stdio (or runs its command line), with fixture workspaces in temp folders.
+//! Black-box tests: each speaks real JSON-RPC to the built `roo-context` binary over its stdio
+//! (or runs its command line), or to the same server served in this process over OS pipes when
+//! it needs no process features, with fixture workspaces in temp folders.
 
 mod harness;
 mod raw;

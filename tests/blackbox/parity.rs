@@ -45,7 +45,7 @@ fn parity_classify_error_matches_the_original_on_every_provider_shape() {
             .iter()
             .any(|(_, case)| case["isContextWindowError"] == false)
     );
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let mut wrong = Vec::new();
     for (name, case) in &cases {
         let result = server.call(
@@ -100,7 +100,7 @@ fn last_message_text(request: &Value) -> String {
 
 #[test]
 fn parity_condense_keeps_the_instructions_whole_when_the_summarizer_window_is_small() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let seen = recording_host(&mut server, json!({"text": "Summary.", "cost": 0.0}));
     let manage = |server: &mut Server, summarizer: Value| {
         server.call(
@@ -172,7 +172,7 @@ fn parity_condense_keeps_the_instructions_whole_when_the_summarizer_window_is_sm
 
 #[test]
 fn parity_condense_refuses_before_asking_the_host_when_the_instructions_do_not_fit() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let seen = recording_host(&mut server, json!({"text": "Summary.", "cost": 0.0}));
     let messages = long_conversation(10, 50);
     let result = server.call(
@@ -200,7 +200,7 @@ fn parity_condense_refuses_before_asking_the_host_when_the_instructions_do_not_f
 
 #[test]
 fn parity_truncation_without_progress_says_nothing_shrank_not_above_the_budget() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let messages = json!([
         {"role": "user", "content": "<task>hi</task>", "ts": 1},
         {"role": "assistant", "content": "ok", "ts": 2},
@@ -245,7 +245,7 @@ fn parity_tool_results_shrunk_counts_tool_results_not_rounds() {
     // Dense text first, sparse text last: a cut from the end frees fewer tokens than the
     // average suggests, so recovery needs more than one round on the same tool result.
     let text = format!("{}{}", "日本語😀é".repeat(6000), " the".repeat(40000));
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     for content in [json!(text), json!([{"type": "text", "text": text}])] {
         for window in [4_000u64, 6_000, 9_000, 14_000, 20_000, 30_000] {
             let messages = json!([
@@ -278,7 +278,7 @@ fn parity_tool_results_shrunk_counts_tool_results_not_rounds() {
 
 #[test]
 fn parity_host_without_summarizer_gets_the_invalid_handler_error_and_is_not_asked_again() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let asked = Arc::new(Mutex::new(0));
     let count = asked.clone();
     server.set_host(Box::new(move |method, _| {
@@ -333,7 +333,7 @@ fn parity_host_without_summarizer_gets_the_invalid_handler_error_and_is_not_aske
     );
 
     // Another failure (not -32601) is still an ordinary failed call.
-    let mut other = Server::start(&[], Value::Null);
+    let mut other = Server::start_in_process(&[], Value::Null);
     other.set_host(Box::new(|_, _| {
         Err((-32000, "provider unreachable".into()))
     }));
@@ -361,7 +361,7 @@ fn outline_names(outline: &Value) -> Vec<String> {
 #[test]
 fn parity_fold_minimum_definition_size_is_a_parameter_of_every_fold_method_and_the_cli() {
     let fixture = crate::harness::Fixture::new(&[("src/sizes.ts", SIZES_TS)]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let outline = |server: &mut Server, min: Value| {
         let mut params = json!({"path": "src/sizes.ts"});
         if !min.is_null() {
@@ -471,7 +471,7 @@ fn parity_format_files_list_hides_or_locks_ignored_entries_and_shields_protected
         ("private/notes.md", "n\n"),
         ("node_modules/x.js", "x\n"),
     ]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let root = fixture.root().to_string_lossy().into_owned();
     let listing: Vec<String> = [
         "src/app.ts",
@@ -558,7 +558,7 @@ pub(crate) fn documented_examples(method: &str) -> Vec<Value> {
 
 #[test]
 fn parity_documented_examples_are_what_the_binary_answers() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     for method in ["roo/history/rewind", "roo/context/classifyError"] {
         let examples = documented_examples(method);
         let (request, response) = (&examples[0], &examples[1]);
@@ -571,7 +571,7 @@ fn parity_documented_examples_are_what_the_binary_answers() {
 
 #[test]
 fn parity_dispose_of_an_unknown_task_is_documented_and_harmless() {
-    let mut server = Server::start(&[], Value::Null);
+    let mut server = Server::start_in_process(&[], Value::Null);
     let answer = server.call("roo/files/disposeTask", json!({"taskId": "never-opened"}));
     assert_eq!(answer, json!({"disposed": false}));
     let docs = std::fs::read_to_string(concat!(
@@ -612,7 +612,7 @@ fn parity_every_context_error_the_binary_can_give_is_documented() {
 fn parity_an_unreadable_task_metadata_file_is_reported_on_every_first_open() {
     let workspace = crate::harness::Fixture::new(&[("a.ts", "a")]);
     let storage = tempfile::tempdir().unwrap();
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     // The race was between the actor failing (and closing its mailbox) and the first command
     // reaching it: many first opens make a lost race near certain without the fix.
     for task in 0..60 {
@@ -639,7 +639,7 @@ fn parity_marking_a_file_no_task_read_does_not_watch_it() {
     let workspace =
         crate::harness::Fixture::new(&[("b.ts", "b\n"), ("c.ts", "c\n"), ("d.ts", "d\n")]);
     let storage = tempfile::tempdir().unwrap();
-    let mut server = Server::start(&[workspace.root()], Value::Null);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
     let dir = storage.path().join("t");
     std::fs::create_dir_all(&dir).unwrap();
     let track = |server: &mut Server, path: &str, source: &str| {

@@ -222,9 +222,7 @@ impl RawServer {
 
     /// Frames and sends one body.
     pub fn send_body(&mut self, body: &[u8]) {
-        let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-        bytes.extend_from_slice(body);
-        self.send_raw(&bytes);
+        self.send_raw(&frame_bytes(body));
     }
 
     /// A fresh request id.
@@ -315,9 +313,7 @@ impl Drop for RawServer {
 
 /// Frames a body given as bytes (for bodies that are not UTF-8).
 pub fn frame_bytes(body: &[u8]) -> Vec<u8> {
-    let mut bytes = format!("Content-Length: {}\r\n\r\n", body.len()).into_bytes();
-    bytes.extend_from_slice(body);
-    bytes
+    roo_context::stdio_client::frame(body)
 }
 
 /// `frame` of the text harness, re-exported for symmetry.

@@ -16,7 +16,7 @@ fn allowed(server: &mut Server, path: &str) -> bool {
 #[test]
 fn rules_follow_the_file_through_create_change_and_delete() {
     let fixture = Fixture::new(&[("a.txt", "x"), ("b.txt", "x")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(allowed(&mut server, "a.txt"));
 
     fixture.replace_or_create(".rooignore", "a.txt\n");
@@ -37,7 +37,7 @@ fn rules_follow_the_file_through_create_change_and_delete() {
 #[test]
 fn an_unreadable_ignore_file_keeps_the_last_good_rules_and_reports_the_error() {
     let fixture = Fixture::new(&[(".rooignore", "secret.txt\n"), ("secret.txt", "x")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(!allowed(&mut server, "secret.txt"));
     // Replace the file with a folder: it exists but cannot be read as text.
     std::fs::remove_file(fixture.path(".rooignore")).unwrap();
@@ -58,7 +58,7 @@ fn an_unreadable_ignore_file_keeps_the_last_good_rules_and_reports_the_error() {
 #[test]
 fn creating_a_zooignore_switches_the_active_file() {
     let fixture = Fixture::new(&[(".rooignore", "a.txt\n")]);
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     fixture.replace_or_create(".zooignore", "b.txt\n");
     let reload = server.wait_until(RELOADED, |s| {
         let status = s.call("roo/workspace/status", json!({}));
@@ -77,7 +77,7 @@ fn a_symlink_swap_is_seen_at_once() {
         ("public/k", "x"),
     ]);
     fixture.symlink("public", "current");
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     assert!(allowed(&mut server, "current/k"));
     std::fs::remove_file(fixture.path("current")).unwrap();
     fixture.symlink("secrets", "current");

@@ -54,7 +54,7 @@ fn path_spellings_cannot_bypass_the_rules() {
     let fixture = workspace();
     let root = fixture.root();
     let name = root.file_name().unwrap().to_string_lossy().into_owned();
-    let mut server = Server::start(&[root], Value::Null);
+    let mut server = Server::start_in_process(&[root], Value::Null);
     let paths: Vec<String> = vec![
         "secrets/key.json".into(),
         "./secrets/key.json".into(),
@@ -81,7 +81,7 @@ fn path_spellings_cannot_bypass_the_rules() {
 fn symlinks_cannot_bypass_the_rules() {
     let fixture = workspace();
     let root = fixture.root();
-    let mut server = Server::start(&[root], Value::Null);
+    let mut server = Server::start_in_process(&[root], Value::Null);
     let paths: Vec<String> = vec![
         // a symlinked file
         "src/link.json".into(),
@@ -116,7 +116,7 @@ fn a_symlinked_workspace_root_does_not_disable_the_rules() {
     let outer = tempfile::tempdir().unwrap();
     let link_root = outer.path().join("project-link");
     std::os::unix::fs::symlink(fixture.root(), &link_root).unwrap();
-    let mut server = Server::start(&[&link_root], Value::Null);
+    let mut server = Server::start_in_process(&[&link_root], Value::Null);
     let paths: Vec<String> = vec![
         "secrets/key.json".into(),
         "src/link.json".into(),
@@ -139,7 +139,7 @@ fn outside_paths_that_resolve_inside_are_judged_by_their_target() {
     .unwrap();
     std::os::unix::fs::symlink(fixture.path("secrets"), outside.path().join("dir")).unwrap();
     std::fs::write(outside.path().join("plain.txt"), "x").unwrap();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let blocked = vec![
         abs(outside.path(), "peek.json"),
         abs(outside.path(), "dir/key.json"),
@@ -152,7 +152,7 @@ fn outside_paths_that_resolve_inside_are_judged_by_their_target() {
 #[test]
 fn hostile_path_strings_do_not_crash_the_server() {
     let fixture = workspace();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let long = "a/".repeat(20_000);
     let paths: Vec<String> = vec![
         "".into(),
@@ -180,7 +180,7 @@ fn hostile_path_strings_do_not_crash_the_server() {
 fn shell_commands_cannot_bypass_the_rules() {
     let fixture = workspace();
     let root = fixture.root();
-    let mut server = Server::start(&[root], Value::Null);
+    let mut server = Server::start_in_process(&[root], Value::Null);
     let key = abs(root, "secrets/key.json");
     let blocked = [
         "cat secrets/key.json".to_owned(),
@@ -261,7 +261,7 @@ fn shell_commands_cannot_bypass_the_rules() {
 #[test]
 fn hostile_commands_do_not_crash_the_server() {
     let fixture = workspace();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     let nested = format!(
         "{}cat secrets/key.json{}",
         "$(".repeat(500),
@@ -287,7 +287,7 @@ fn hostile_commands_do_not_crash_the_server() {
 #[test]
 fn globs_are_judged_by_what_they_expand_to() {
     let fixture = workspace();
-    let mut server = Server::start(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
     for command in [
         "cat secr*/key.json",
         "cat s?crets/key.json",

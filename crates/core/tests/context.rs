@@ -1,6 +1,7 @@
 //! Tests of context management: thresholds and budgets, the condense request and summary, the
 //! guards and error strings, sliding-window truncation with zero-progress recovery, the events,
 //! and context-window-error classification. Test names carry the `context::` prefix.
+//! One file on purpose: the cases of one feature with their shared builders, read top to bottom.
 
 use std::collections::BTreeMap;
 

@@ -2,6 +2,7 @@
 //!
 //! Histories are written one JSON message per line; outputs are rendered the same way, so a
 //! snapshot shows exactly the JSON the host would get back.
+//! One file on purpose: the cases of one core with the shared `check` helpers.
 
 use expect_test::{Expect, expect};
 use roo_context_core::conversation::{

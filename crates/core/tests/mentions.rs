@@ -2,6 +2,7 @@
 //! under `//- /path` headers, global command files under `//- ~/path`), the user's message under
 //! `//- message`, and answers for git and host-only mentions under `//- answer <kind>`
 //! (`//- error <kind>` for a failed fetch). The snapshot is the JSON the server returns.
+//! One file on purpose: the fixtures of one feature and their one `check` helper.
 
 use std::path::Path;
 use std::sync::Arc;

@@ -5,76 +5,34 @@
 //! Run: `cargo bench -p roo-context --bench stdio` (release build). Prints a table; nothing here
 //! is a pass/fail test.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use roo_context::stdio_client::Client;
 use serde_json::{Value, json};
 
+/// The shared stdio client, with panics for a bench that has no use for errors.
 struct Peer {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: i64,
+    client: Client,
 }
 
 impl Peer {
     fn spawn(env: &[(&str, &str)]) -> Peer {
         let mut command = Command::new(env!("CARGO_BIN_EXE_roo-context"));
-        command
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
+        command.stderr(Stdio::null());
         for (k, v) in env {
             command.env(k, v);
         }
-        let mut child = command.spawn().expect("spawn");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = BufReader::new(child.stdout.take().unwrap());
         Peer {
-            child,
-            stdin,
-            stdout,
-            next_id: 1,
+            client: Client::spawn(command, Duration::from_secs(600)).expect("spawn"),
         }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len()).unwrap();
-        self.stdin.flush().unwrap();
-    }
-
-    fn read(&mut self) -> Value {
-        let mut length = 0;
-        loop {
-            let mut line = String::new();
-            self.stdout.read_line(&mut line).unwrap();
-            let line = line.trim_end();
-            if line.is_empty() {
-                break;
-            }
-            if let Some(v) = line.strip_prefix("Content-Length:") {
-                length = v.trim().parse().unwrap();
-            }
-        }
-        let mut body = vec![0; length];
-        self.stdout.read_exact(&mut body).unwrap();
-        serde_json::from_slice(&body).unwrap()
     }
 
     fn call(&mut self, method: &str, params: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let message = self.read();
-            if message["id"] == json!(id) {
-                assert!(message.get("error").is_none(), "{method}: {message}");
-                return message["result"].clone();
-            }
-        }
+        self.client
+            .call(method, params)
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn initialize(&mut self, root: &Path, options: Value) -> Value {
@@ -83,25 +41,20 @@ impl Peer {
             "initialize",
             json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": uri, "name": "w"}], "initializationOptions": options}),
         );
-        self.send(&json!({"jsonrpc": "2.0", "method": "initialized", "params": {}}));
+        self.client
+            .notify("initialized", json!({}))
+            .expect("initialized");
         result
     }
 
-    fn rss_mib(&self) -> f64 {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
-            .unwrap_or_default();
+    fn rss_mib(&mut self) -> f64 {
+        let pid = self.client.child().map_or(0, |child| child.id());
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
         status
             .lines()
             .find_map(|l| l.strip_prefix("VmRSS:"))
             .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
             .map_or(f64::NAN, |kb| kb / 1024.0)
-    }
-}
-
-impl Drop for Peer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -2,9 +2,11 @@
 //! the content the agent last saw of each tracked file, content-addressed in the task folder
 //! (`roo-context/seen/<sha256>`, index `roo-context/seen.json`), LRU-bounded, never for blocked,
 //! binary or oversized files; and the notices taken but not yet acknowledged, so a notice is
-//! repeated until the host says it reached the model. Owned by the task's actor in `tracker.rs`
+//! repeated until the host says it reached the model. Owned by the task's actor in `tracker/actor.rs`
 //! (its only writer); every write is atomic. What a notice says is decided in
 //! `core::stale_diff`; this module does the reading (through the read gate) and the storing.
+//! One file on purpose (over 600 lines): the store, its index and the notice ledger share one
+//! invariant (a blob lives while an index entry or an unacknowledged notice names it).
 
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};

@@ -15,6 +15,7 @@ mod lsp_edge;
 mod rpc;
 mod server;
 mod state;
+pub mod stdio_client;
 mod tracker;
 mod watcher;
 

@@ -1,5 +1,7 @@
 //! What programs do with their operands: readers, recursive readers, pattern-first programs,
 //! wrappers, shells, interpreters, remote runners, and PowerShell's named parameters.
+//! One file on purpose: it is the table of program knowledge (lists and small predicates looked up
+//! by name), read top to bottom; splitting it would scatter one list.
 
 /// Programs whose operands name files they read, copy, execute or write (the original's 13
 /// readers plus the common ones it missed). Interpreters are read from [`INTERPRETERS`], which

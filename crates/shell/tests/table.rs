@@ -1,6 +1,7 @@
 //! The table of command lines and their verdicts, against a real workspace and `.rooignore`:
 //! every bypass class of issue 12 with variants, the original's cases, and everyday commands
 //! that must stay allowed. `⏎` stands for a newline, `␀` for a NUL byte. Lines: `A|B|U  command`.
+//! One file on purpose: it is one table of cases, read and extended in one place.
 
 mod common;
 

@@ -2,6 +2,8 @@
 //! with its limits (2000 lines, 2000 characters per line), truncation notice, binary sniff,
 //! notes and errors. Files are streamed, so a huge file costs only what the limits allow in
 //! memory; every path goes through the one access rule first.
+//! One file because every read here (files, folders, notebooks) shares one set of limits and
+//! the one gated open; its unit tests sit below the code.
 
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};

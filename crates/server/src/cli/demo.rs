@@ -2,13 +2,13 @@
 //! prints a readable transcript of the whole product on the bundled example workspace. Each step
 //! names the JSON-RPC method it uses, so a newcomer learns the protocol by running it.
 
-use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::Duration;
 
 use serde_json::{Value, json};
+
+use crate::stdio_client::Client;
 
 /// Arguments of `roo-context demo`.
 #[derive(clap::Args, Debug)]
@@ -23,140 +23,26 @@ const WAIT: Duration = Duration::from_secs(20);
 
 type DemoResult<T> = Result<T, String>;
 
-/// A minimal scripted host: frames requests, answers the server's requests to the host.
-struct Host {
-    child: Child,
-    stdin: ChildStdin,
-    incoming: mpsc::Receiver<Value>,
-    next_id: i64,
-    notifications: Vec<Value>,
+/// Starts the real server (this same executable) behind the shared stdio client, with the
+/// built-in summarizer answering its `roo/host/summarize` requests.
+fn spawn_host() -> DemoResult<Client> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot find roo-context: {e}"))?;
+    let mut command = Command::new(exe);
+    command
+        .args(["serve", "--log-level", "error"])
+        .stderr(Stdio::inherit());
+    let mut host =
+        Client::spawn(command, WAIT).map_err(|e| format!("cannot start the server: {e}"))?;
+    host.set_host(Box::new(|method, params| {
+        answer_host_request(method, params).map_err(|text| (-32601, text))
+    }));
+    Ok(host)
 }
 
-impl Host {
-    fn spawn() -> DemoResult<Host> {
-        let exe = std::env::current_exe().map_err(|e| format!("cannot find roo-context: {e}"))?;
-        let mut child = Command::new(exe)
-            .args(["serve", "--log-level", "error"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot start the server: {e}"))?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (tx, incoming) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut reader = BufReader::new(stdout);
-            loop {
-                let mut length = None;
-                loop {
-                    let mut line = String::new();
-                    if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                        return;
-                    }
-                    let line = line.trim_end();
-                    if line.is_empty() {
-                        break;
-                    }
-                    if let Some(n) = line.strip_prefix("Content-Length:") {
-                        length = n.trim().parse::<usize>().ok();
-                    }
-                }
-                let mut body = vec![0; length.unwrap_or(0)];
-                if reader.read_exact(&mut body).is_err() {
-                    return;
-                }
-                let Ok(message) = serde_json::from_slice::<Value>(&body) else {
-                    return;
-                };
-                if tx.send(message).is_err() {
-                    return;
-                }
-            }
-        });
-        Ok(Host {
-            child,
-            stdin,
-            incoming,
-            next_id: 1,
-            notifications: Vec::new(),
-        })
-    }
-
-    fn send(&mut self, message: &Value) -> DemoResult<()> {
-        let body = message.to_string();
-        write!(self.stdin, "Content-Length: {}\r\n\r\n{body}", body.len())
-            .and_then(|_| self.stdin.flush())
-            .map_err(|e| format!("the server went away: {e}"))
-    }
-
-    fn receive(&mut self) -> DemoResult<Value> {
-        let message = self
-            .incoming
-            .recv_timeout(WAIT)
-            .map_err(|_| "the server did not answer in time".to_owned())?;
-        if let (Some(method), Some(id)) = (
-            message.get("method").and_then(Value::as_str),
-            message.get("id"),
-        ) {
-            let reply = answer_host_request(method, &message["params"]);
-            let response = match reply {
-                Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-                Err(text) => {
-                    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": text}})
-                }
-            };
-            self.send(&response)?;
-            return self.receive();
-        }
-        Ok(message)
-    }
-
-    fn call(&mut self, method: &str, params: Value) -> DemoResult<Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        println!("  → {method} {}", preview(&params));
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        loop {
-            let message = self.receive()?;
-            if message["id"] == json!(id) {
-                if let Some(error) = message.get("error") {
-                    return Err(format!("{method} failed: {error}"));
-                }
-                return Ok(message["result"].clone());
-            }
-            self.notifications.push(message);
-        }
-    }
-
-    fn notify(&mut self, method: &str, params: Value) -> DemoResult<()> {
-        self.send(&json!({"jsonrpc": "2.0", "method": method, "params": params}))
-    }
-
-    fn wait_notification(&mut self, method: &str) -> DemoResult<Value> {
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Some(index) = self
-                .notifications
-                .iter()
-                .position(|n| n["method"] == method)
-            {
-                return Ok(self.notifications.remove(index)["params"].clone());
-            }
-            if Instant::now() > deadline {
-                return Err(format!("no {method} notification arrived"));
-            }
-            let message = self.receive()?;
-            self.notifications.push(message);
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A request the transcript shows: prints the method and its params, then waits for the result.
+fn call(host: &mut Client, method: &str, params: Value) -> DemoResult<Value> {
+    println!("  → {method} {}", preview(&params));
+    host.call(method, params).map_err(|e| e.to_string())
 }
 
 /// The built-in deterministic summarizer: what an editor's model would do, done by rules so the
@@ -274,16 +160,18 @@ fn demo(args: &DemoArgs) -> DemoResult<()> {
 fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
     println!("roo-context demo: a scripted host talking to the real server over stdio");
     println!("workspace: {} (a copy of the example)", workspace.display());
-    let mut host = Host::spawn()?;
+    let mut host = spawn_host()?;
 
     heading(1, "Start");
     let root_uri = format!("file://{}", workspace.display());
-    let init = host.call(
+    let init = call(
+        &mut host,
         "initialize",
         json!({"processId": null, "capabilities": {}, "workspaceFolders": [{"uri": root_uri, "name": "demo"}],
                "initializationOptions": {"logLevel": "error"}}),
     )?;
-    host.notify("initialized", json!({}))?;
+    host.notify("initialized", json!({}))
+        .map_err(|e| e.to_string())?;
     let methods = init["capabilities"]["experimental"]["rooContext"]["methods"]
         .as_array()
         .map_or(0, Vec::len);
@@ -303,7 +191,11 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         "docs/internal/notes.md",
         "docs/internal/PUBLIC.md",
     ];
-    let access = host.call("roo/ignore/validateAccess", json!({"paths": paths}))?;
+    let access = call(
+        &mut host,
+        "roo/ignore/validateAccess",
+        json!({"paths": paths}),
+    )?;
     for result in access["results"].as_array().into_iter().flatten() {
         let path = result["path"].as_str().unwrap_or("");
         match result.get("blockedBy") {
@@ -327,14 +219,19 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         }
     }
     let command = "git log -1 && sudo cat \"secrets/api.json\" | head";
-    let vetted = host.call("roo/ignore/validateCommand", json!({"command": command}))?;
+    let vetted = call(
+        &mut host,
+        "roo/ignore/validateCommand",
+        json!({"command": command}),
+    )?;
     println!(
         "  ← the command is blocked by its argument {}",
         vetted["blockedPath"]
     );
 
     heading(3, "What needs approval before writing? (write protection)");
-    let protect = host.call(
+    let protect = call(
+        &mut host,
         "roo/protect/check",
         json!({"paths": [".roo/mcp.json", "AGENTS.md", "src/app.ts"]}),
     )?;
@@ -350,7 +247,8 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
 
     heading(4, "A user message with a mention and a command");
     let message = "Add a farewell to @/src/app.ts and do not touch @/.env please";
-    match host.call(
+    match call(
+        &mut host,
         "roo/mentions/parse",
         json!({"text": message, "options": {"taskId": "demo-task", "storageDir": storage}}),
     ) {
@@ -386,28 +284,33 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
     );
     let app = workspace.join("src/app.ts");
     let original = std::fs::read_to_string(&app).map_err(|e| e.to_string())?;
-    host.call(
+    call(
+        &mut host,
         "roo/files/track",
         json!({"taskId": "demo-task", "storageDir": storage, "path": "src/app.ts", "source": "read_tool", "content": original}),
     )?;
     println!("  ✎ the user edits src/app.ts on disk");
     std::fs::write(&app, format!("{original}\n// edited by the user\n"))
         .map_err(|e| e.to_string())?;
-    let change = host.wait_notification("roo/files/didChange")?;
+    let change = host
+        .notification("roo/files/didChange")
+        .map_err(|e| e.to_string())?;
     println!(
         "  ← roo/files/didChange (notification): task {} file {} was {}",
         change["taskId"].as_str().unwrap_or("?"),
         change["path"].as_str().unwrap_or("?"),
         change["kind"].as_str().unwrap_or("?")
     );
-    let modified = host.call(
+    let modified = call(
+        &mut host,
         "roo/files/takeRecentlyModified",
         json!({"taskId": "demo-task"}),
     )?;
     println!("  ← recently modified: {}", modified["paths"]);
 
     heading(6, "The folded view of the files read (definitions only)");
-    let folded = host.call(
+    let folded = call(
+        &mut host,
         "roo/fold/context",
         json!({"paths": ["src/app.ts", "src/components/greeter.ts", ".env"]}),
     )?;
@@ -428,8 +331,13 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         {"role": "user", "content": [{"type": "text", "text": "Also keep the Greeter API unchanged."}], "ts": 1004},
         {"role": "assistant", "content": [{"type": "text", "text": "Understood. Planning the edit now."}], "ts": 1005}
     ]);
-    let exact = host.call("roo/tokens/count", json!({"messages": conversation}))?;
-    let estimate = host.call(
+    let exact = call(
+        &mut host,
+        "roo/tokens/count",
+        json!({"messages": conversation}),
+    )?;
+    let estimate = call(
+        &mut host,
         "roo/tokens/count",
         json!({"messages": conversation, "mode": "estimate"}),
     )?;
@@ -442,18 +350,28 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         8,
         "Condense the conversation (the host's model is asked over JSON-RPC)",
     );
-    match host.call(
+    match call(
+        &mut host,
         "roo/context/manage",
         json!({"trigger": "manual", "messages": conversation, "systemPrompt": "You are Roo.", "contextWindow": 200000,
                "filesReadByRoo": ["src/app.ts"], "cwd": workspace, "taskId": "demo-task"}),
     ) {
         Ok(managed) => {
-            println!("  ← the server asked roo/host/summarize; the demo's built-in summarizer answered");
+            println!(
+                "  ← the server asked roo/host/summarize; the demo's built-in summarizer answered"
+            );
             println!(
                 "  ← action {}, changed {}, tokens {} → {}, condenseId {}",
-                managed["action"], managed["changed"], managed["prevContextTokens"], managed["newContextTokens"], managed["condenseId"]
+                managed["action"],
+                managed["changed"],
+                managed["prevContextTokens"],
+                managed["newContextTokens"],
+                managed["condenseId"]
             );
-            if let Some(summary) = managed["messages"].as_array().and_then(|m| m.iter().find(|m| m["isSummary"] == true)) {
+            if let Some(summary) = managed["messages"]
+                .as_array()
+                .and_then(|m| m.iter().find(|m| m["isSummary"] == true))
+            {
                 for line in text_of(&summary["content"]).lines().take(12) {
                     println!("  │ {line}");
                 }
@@ -463,9 +381,14 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
     }
 
     heading(9, "Shut down");
-    host.call("shutdown", Value::Null)?;
-    host.notify("exit", Value::Null)?;
-    let status = host.child.wait().map_err(|e| e.to_string())?;
+    call(&mut host, "shutdown", Value::Null)?;
+    host.notify("exit", Value::Null)
+        .map_err(|e| e.to_string())?;
+    let status = host
+        .child()
+        .ok_or("no server process")?
+        .wait()
+        .map_err(|e| e.to_string())?;
     println!("  ← exit code {}", status.code().unwrap_or(-1));
     Ok(())
 }

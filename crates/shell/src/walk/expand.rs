@@ -1,0 +1,224 @@
+//! Word expansion (quotes, escapes, braces, substitutions walked on the way) and the check of
+//! each expanded word against the oracle in every folder the command may run in.
+
+use super::*;
+
+impl Walker<'_> {
+    /// The words a node stands for (several after brace expansion); substitutions are walked.
+    pub(super) fn word(&mut self, node: Node, folders: &Folders, cx: &mut Cx) -> Vec<Val> {
+        let typed = cx.text(node).to_owned();
+        let mut chars = Chars::new();
+        let mut dynamic = None;
+        self.chars(node, &mut chars, &mut dynamic, folders, cx);
+        // `~` and `~/x` are the home folder.
+        if chars.first() == Some(&('~', false)) && matches!(chars.get(1), None | Some(('/', _))) {
+            match &self.home {
+                Some(home) => {
+                    let rest = chars.split_off(1);
+                    chars = home.chars().map(|c| (c, true)).collect();
+                    chars.extend(rest);
+                }
+                None => dynamic = dynamic.or(Some(Construct::Variable)),
+            }
+        } else if chars.first() == Some(&('~', false)) {
+            dynamic = dynamic.or(Some(Construct::Variable));
+        }
+        // Extended globs (`@(.env)`, `!(x)`) match files in ways the expansion here does not.
+        if chars.windows(2).any(
+            |w| matches!(w, [(c, false), ('(', false)] if matches!(c, '@' | '!' | '+' | '*' | '?')),
+        ) {
+            dynamic = dynamic.or(Some(Construct::Unparsed));
+        }
+        let expanded = match words::brace_expand(&chars) {
+            Ok(list) => list,
+            Err(construct) => {
+                self.undecide(construct, &typed);
+                vec![chars]
+            }
+        };
+        expanded
+            .iter()
+            .map(|w| Val {
+                typed: typed.clone(),
+                text: words::text(w),
+                glob: words::has_glob(w),
+                dynamic,
+            })
+            .collect()
+    }
+
+    pub(super) fn word_children(&mut self, node: Node, folders: &Folders, cx: &mut Cx) -> Vec<Val> {
+        let mut out = Vec::new();
+        for child in named(node) {
+            out.extend(self.word(child, folders, cx));
+        }
+        out
+    }
+
+    fn chars(
+        &mut self,
+        node: Node,
+        out: &mut Chars,
+        dynamic: &mut Option<Construct>,
+        folders: &Folders,
+        cx: &mut Cx,
+    ) {
+        if cx.node_depth > MAX_NODE_DEPTH {
+            self.undecide(Construct::Limit, cx.text(node));
+            *dynamic = Some(Construct::Limit);
+            return;
+        }
+        cx.node_depth += 1;
+        let text = cx.text(node);
+        match node.kind() {
+            "raw_string" => {
+                let inner = text.strip_prefix('\'').unwrap_or(text);
+                let inner = inner.strip_suffix('\'').unwrap_or(inner);
+                out.extend(inner.chars().map(|c| (c, true)));
+            }
+            "ansi_c_string" => {
+                let inner = text.strip_prefix("$'").unwrap_or(text);
+                let inner = inner.strip_suffix('\'').unwrap_or(inner);
+                words::ansi_c(inner, out);
+            }
+            "string" | "translated_string" => {
+                let start = node.start_byte() + if text.starts_with('$') { 2 } else { 1 };
+                let end = if text.len() > 1 && text.ends_with('"') {
+                    node.end_byte() - 1
+                } else {
+                    node.end_byte()
+                };
+                let mut at = start;
+                for child in named(node) {
+                    if child.start_byte() > at {
+                        words::double_quoted(cx.slice(at, child.start_byte()), out);
+                    }
+                    if child.kind() == "string_content" {
+                        words::double_quoted(cx.text(child), out);
+                    } else {
+                        self.chars(child, out, dynamic, folders, cx);
+                    }
+                    at = child.end_byte().max(at);
+                }
+                if end > at {
+                    words::double_quoted(cx.slice(at, end), out);
+                }
+            }
+            "concatenation" => {
+                let mut at = node.start_byte();
+                for child in children(node) {
+                    if child.start_byte() > at {
+                        words::unquoted(cx.slice(at, child.start_byte()), out);
+                    }
+                    self.chars(child, out, dynamic, folders, cx);
+                    at = child.end_byte().max(at);
+                }
+                if node.end_byte() > at {
+                    words::unquoted(cx.slice(at, node.end_byte()), out);
+                }
+            }
+            "simple_expansion" | "expansion" | "arithmetic_expansion" | "array" => {
+                self.substitutions(node, folders, cx);
+                *dynamic = dynamic.or(Some(Construct::Variable));
+            }
+            "command_substitution" => {
+                let mut inner = folders.clone();
+                self.children(node, &mut inner, &Stdin::Terminal, cx);
+                *dynamic = Some(Construct::Substitution);
+            }
+            "process_substitution" => {
+                let mut inner = folders.clone();
+                self.children(node, &mut inner, &Stdin::Terminal, cx);
+                out.extend("/dev/fd/63".chars().map(|c| (c, true)));
+            }
+            "word"
+            | "number"
+            | "brace_expression"
+            | "extglob_pattern"
+            | "regex"
+            | "variable_name"
+            | "special_variable_name"
+            | "test_operator"
+            | "file_descriptor" => words::unquoted(text, out),
+            _ if !node.is_named() => words::unquoted(text, out),
+            _ => {
+                self.substitutions(node, folders, cx);
+                words::unquoted(text, out);
+                *dynamic = dynamic.or(Some(Construct::Unparsed));
+            }
+        }
+        cx.node_depth -= 1;
+    }
+
+    /// Judges one reading of `val` (joined to every folder the command may run in).
+    pub(super) fn check(&mut self, val: &Val, folders: &Folders, mode: Mode) {
+        if self.done() {
+            return;
+        }
+        if let Some(construct) = val.dynamic {
+            if mode != Mode::Existing {
+                self.undecide(construct, &val.typed);
+            }
+            return;
+        }
+        if val.text.is_empty() {
+            return;
+        }
+        let mut readings = Vec::new();
+        if !val.text.starts_with('-') {
+            readings.push((val.text.clone(), val.glob));
+        }
+        if mode != Mode::Existing {
+            if val.text.starts_with('-')
+                && let Some((_, v)) = val.text.split_once('=')
+                && !v.is_empty()
+            {
+                readings.push((v.to_owned(), val.glob));
+            }
+            if let Some((_, after)) = val.text.split_once(':')
+                && !after.is_empty()
+                && !after.starts_with("//")
+            {
+                readings.push((after.trim_start_matches('\\').to_owned(), val.glob));
+            }
+            // A Windows path typed unquoted: the shell ate its backslashes.
+            if val.typed.contains('\\') && !val.typed.contains(['\'', '"', '$']) {
+                readings.push((val.typed.replace('\\', "/"), val.glob));
+            }
+        }
+        // cmd's escape character: `type .e^nv` opens `.env`.
+        let escaped: Vec<(String, bool)> = readings
+            .iter()
+            .filter(|(r, _)| r.contains('^'))
+            .map(|(r, g)| (cmd_unescape(r), *g))
+            .collect();
+        readings.extend(escaped);
+        for (reading, glob) in readings {
+            for dir in &folders.dirs {
+                let path = join(dir, &reading);
+                let judgement = match mode {
+                    Mode::Read => self.oracle.path(&path, glob),
+                    Mode::Tree => self.oracle.tree(&path, glob),
+                    Mode::Existing => {
+                        if self.oracle.existing_blocked(&path) {
+                            Judgement::Blocked(path)
+                        } else {
+                            Judgement::Clear
+                        }
+                    }
+                };
+                match judgement {
+                    Judgement::Clear => {}
+                    Judgement::Blocked(path) => {
+                        self.block(&val.typed, path);
+                        return;
+                    }
+                    Judgement::Unknown(construct) => self.undecide(construct, &val.typed),
+                }
+            }
+        }
+        if folders.unknown && mode != Mode::Existing {
+            self.undecide(Construct::DynamicDirectory, &val.typed);
+        }
+    }
+}

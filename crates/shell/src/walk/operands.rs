@@ -1,0 +1,521 @@
+//! What a program that is not a wrapper, shell or `cd` does with its operands: readers, writers,
+//! `find`, `git` settings, interpreters' inline scripts and PowerShell, judged through
+//! [`crate::programs`] and checked against the oracle.
+
+use super::*;
+
+impl Walker<'_> {
+    /// The operands of a program that is not a wrapper, shell or `cd`.
+    pub(super) fn program(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        folders: &Folders,
+        stdin: &Stdin,
+        xargs: bool,
+    ) {
+        let command_text = || {
+            std::iter::once(name)
+                .chain(args.iter().map(|v| v.typed.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        if xargs && !NEVER_OPEN.contains(&name) {
+            self.undecide(Construct::XargsInput, &command_text());
+        }
+        if is_remote(name, args.first().map(|v| v.text.as_str())) {
+            self.undecide(Construct::Remote, &command_text());
+        }
+        if self.listing_feeds_reader && POWERSHELL_LISTERS.contains(&name) {
+            let operands: Vec<&Val> = args
+                .iter()
+                .filter(|v| !v.text.starts_with('-') && v.dynamic.is_none())
+                .collect();
+            if operands.is_empty() {
+                self.check(&Val::literal(name, "."), folders, Mode::Tree);
+            }
+            for operand in operands {
+                self.check(operand, folders, Mode::Tree);
+            }
+        }
+        if is_powershell(name) {
+            self.powershell(name, args, folders);
+            return;
+        }
+        let options: Vec<String> = args
+            .iter()
+            .take_while(|v| v.text != "--")
+            .map(|v| v.text.clone())
+            .collect();
+        if args.iter().any(|v| inline_code_option(name, &v.text)) {
+            self.undecide(Construct::InlineCode, &command_text());
+        }
+        if args.iter().any(|v| names_from_list(name, &v.text))
+            || (matches!(name, "tar" | "bsdtar" | "gtar")
+                && args.first().is_some_and(|v| {
+                    !v.text.starts_with('-')
+                        && v.text.contains('T')
+                        && v.text.chars().all(|c| c.is_ascii_alphabetic())
+                }))
+        {
+            self.undecide(Construct::XargsInput, &command_text());
+        }
+        let sql_shell = SQL_SHELLS.contains(&name) || matches!(name, "psql" | "mysql" | "mariadb");
+        let sql_operands = args.iter().filter(|v| !v.text.starts_with('-')).count();
+        if sql_shell
+            && ((SQL_SHELLS.contains(&name) && sql_operands >= 2)
+                || !matches!(stdin, Stdin::Terminal))
+        {
+            self.undecide(Construct::InlineCode, &command_text());
+        }
+        if matches!(name, "at" | "batch") && !matches!(stdin, Stdin::Terminal) {
+            // `at now <<< 'cat .env'`: the job is read from the input.
+            self.undecide(Construct::ScriptFromInput, &command_text());
+        }
+        if matches!(name, "hyperfine" | "tmux" | "screen" | "watchexec") {
+            // Their operands are shell commands run later (`tmux new 'cat .env'`).
+            for arg in args {
+                self.words_only(&arg.text, folders);
+                if arg.dynamic.is_some() || arg.text.contains(['$', '`', '(', '<']) {
+                    self.undecide(Construct::InlineCode, &arg.typed);
+                }
+            }
+        }
+        let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+        if serves_folder(name, &texts) {
+            self.check(&Val::literal(name, "."), folders, Mode::Tree);
+        }
+        let interpreter = INTERPRETERS.contains(&name) && !matches!(name, "awk" | "gawk");
+        let script_from_stdin = !args
+            .iter()
+            .any(|v| !v.text.starts_with('-') && !reads_stdin(&v.text));
+        if (interpreter || matches!(name, "source" | "."))
+            && !matches!(stdin, Stdin::Terminal)
+            && script_from_stdin
+        {
+            self.undecide(Construct::InlineCode, &command_text());
+        }
+        if (interpreter || matches!(name, "source" | "."))
+            && args
+                .iter()
+                .find(|v| !v.text.starts_with('-'))
+                .is_some_and(|v| is_pipe_file(&v.text))
+        {
+            // `source <(echo cat .env)`: the script is another command's output.
+            self.undecide(Construct::ScriptFromInput, &command_text());
+        }
+        if name == "find" {
+            self.find(args, folders, stdin);
+            return;
+        }
+        let git_sub = if name == "git" {
+            args.iter()
+                .enumerate()
+                .scan(false, |skip, (k, v)| {
+                    let out = if *skip {
+                        *skip = false;
+                        None
+                    } else if matches!(v.text.as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
+                        *skip = true;
+                        None
+                    } else if v.text.starts_with('-') {
+                        None
+                    } else {
+                        Some(Some((k, v.text.clone())))
+                    };
+                    Some(out.unwrap_or(None))
+                })
+                .flatten()
+                .next()
+        } else {
+            None
+        };
+        let git_tree = matches!(
+            git_sub.as_ref().map(|(_, s)| s.as_str()),
+            Some("grep" | "archive")
+        );
+        let reader = (READERS.contains(&name) || interpreter || git_tree)
+            && !matches!(name, "curl" | "wget");
+        // A folder pathspec of a subcommand that prints file contents (`git log -p -- secrets`)
+        // reads every file under it, as history.
+        let git_shows = matches!(
+            git_sub.as_ref().map(|(_, s)| s.as_str()),
+            Some(
+                "log"
+                    | "show"
+                    | "diff"
+                    | "whatchanged"
+                    | "blame"
+                    | "annotate"
+                    | "format-patch"
+                    | "stash"
+                    | "difftool"
+                    | "cat-file"
+            )
+        );
+        let recursive = is_recursive(name, &options) || git_tree || git_shows;
+        if name == "git"
+            && let Some(work_tree) = args.iter().enumerate().find_map(|(j, v)| {
+                if v.text == "--work-tree" {
+                    args.get(j + 1).cloned()
+                } else {
+                    v.text.strip_prefix("--work-tree=").map(|t| Val {
+                        text: t.to_owned(),
+                        ..v.clone()
+                    })
+                }
+            })
+        {
+            self.check(&work_tree, folders, Mode::Tree);
+        }
+        let mut pattern_pending =
+            PATTERN_FIRST.contains(&name) || git_sub.as_ref().is_some_and(|(_, s)| s == "grep");
+        let mut skip_archive_rev = git_sub.as_ref().is_some_and(|(_, s)| s == "archive");
+        let mut folder = Folders {
+            dirs: folders.dirs.clone(),
+            unknown: folders.unknown,
+        };
+        let mut skip_next: Option<bool> = None;
+        let mut after_double_dash = false;
+        let mut operands = 0;
+        let never_open = NEVER_OPEN.contains(&name);
+        // A copier's last operand is where it writes: judged as a path, never walked.
+        let destination = if matches!(name, "cp" | "mv" | "rsync" | "scp" | "install" | "ln") {
+            let operands: Vec<usize> = (0..args.len())
+                .filter(|&j| !args[j].text.starts_with('-'))
+                .collect();
+            operands.last().copied().filter(|_| operands.len() > 1)
+        } else {
+            None
+        };
+        let mut k = 0;
+        while k < args.len() {
+            let val = &args[k];
+            k += 1;
+            if let Some(is_file) = skip_next.take() {
+                if is_file {
+                    self.check(val, &folder, Mode::Read);
+                } else if name == "curl"
+                    && let Some(file) = curl_file_in(&val.text)
+                {
+                    self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                }
+                continue;
+            }
+            let value = val.text.as_str();
+            if git_sub.as_ref().is_some_and(|(at, _)| *at + 1 == k) {
+                continue; // the subcommand itself
+            }
+            if !after_double_dash && value == "--" {
+                after_double_dash = true;
+                continue;
+            }
+            if !after_double_dash && value.starts_with('-') && value.len() > 1 {
+                if name == "git"
+                    && value == "-c"
+                    && let Some(setting) = args.get(k)
+                {
+                    k += 1;
+                    if git_setting_runs_commands(&setting.text) || setting.dynamic.is_some() {
+                        self.words_only(&setting.text, &folder);
+                        self.undecide(Construct::InlineCode, &setting.typed);
+                    }
+                    continue;
+                }
+                // `-C DIR` moves where the operands are (tar, git, make).
+                if matches!(value, "-C" | "--directory")
+                    && matches!(name, "tar" | "bsdtar" | "git" | "make" | "gmake")
+                    && let Some(dir) = args.get(k)
+                {
+                    k += 1;
+                    if dir.dynamic.is_some() {
+                        folder.unknown = true;
+                    } else {
+                        folder.change(Some(&dir.text));
+                        folder.dirs.truncate(1);
+                    }
+                    continue;
+                }
+                if let Some(is_file) = option_value(name, value) {
+                    if name == "jq" && matches!(value, "--rawfile" | "--slurpfile") {
+                        k += 1; // the variable name comes first
+                    }
+                    skip_next = Some(is_file);
+                    if matches!(value, "-e" | "--regexp" | "-f" | "--file" | "--expression") {
+                        pattern_pending = false;
+                    }
+                    continue;
+                }
+                if value.eq_ignore_ascii_case("-path") || value.eq_ignore_ascii_case("-literalpath")
+                {
+                    skip_next = Some(true);
+                    continue;
+                }
+                if name == "curl"
+                    && let Some(file) = curl_file_in(value.split_once('=').map_or("", |(_, v)| v))
+                {
+                    self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                    continue;
+                }
+                if val.dynamic.is_none() && !never_open {
+                    self.check(val, &folder, Mode::Read);
+                }
+                continue;
+            }
+            if pattern_pending {
+                pattern_pending = false;
+                if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "sed")
+                    && (val.dynamic.is_some() || script_reads_files(name, value))
+                {
+                    self.undecide(Construct::InlineCode, &val.typed);
+                }
+                continue;
+            }
+            if skip_archive_rev {
+                skip_archive_rev = false;
+                continue;
+            }
+            operands += 1;
+            if name == "dd" {
+                if let Some(file) = value
+                    .strip_prefix("if=")
+                    .or_else(|| value.strip_prefix("of="))
+                {
+                    self.check(
+                        &Val {
+                            text: file.to_owned(),
+                            ..val.clone()
+                        },
+                        &folder,
+                        Mode::Read,
+                    );
+                }
+                continue;
+            }
+            if name == "curl"
+                && let Some(file) = curl_file_in(value)
+            {
+                self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                continue;
+            }
+            let path_like = value.contains('/') || value.contains('\\');
+            if never_open {
+                continue;
+            }
+            let mode = if recursive && Some(k - 1) != destination {
+                Mode::Tree
+            } else if reader || (val.dynamic.is_none() && path_like) {
+                Mode::Read
+            } else {
+                Mode::Existing
+            };
+            if val.dynamic.is_some() && !reader {
+                continue;
+            }
+            self.check(val, &folder, mode);
+        }
+        // `make` reads the makefile of the folder it runs in (`make -C secrets`).
+        if matches!(name, "make" | "gmake")
+            && !args
+                .iter()
+                .any(|v| v.text.starts_with("-f") || v.text.starts_with("--file"))
+        {
+            for makefile in ["GNUmakefile", "makefile", "Makefile"] {
+                self.check(&Val::literal(name, makefile), &folder, Mode::Read);
+            }
+        }
+        // `rg x`, `git grep x`: no folder operand means the whole tree.
+        if operands == 0
+            && matches!(stdin, Stdin::Terminal)
+            && (matches!(name, "rg" | "ag" | "ack") || git_tree)
+        {
+            self.check(&Val::literal(name, "."), &folder, Mode::Tree);
+        }
+    }
+
+    fn find(&mut self, args: &[Val], folders: &Folders, stdin: &Stdin) {
+        let starts: Vec<&Val> = args
+            .iter()
+            .take_while(|v| !v.text.starts_with('-') && !matches!(v.text.as_str(), "(" | "!" | ")"))
+            .collect();
+        let execs = args
+            .iter()
+            .any(|v| matches!(v.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir"));
+        let mode = if execs { Mode::Tree } else { Mode::Read };
+        if starts.is_empty() {
+            if execs {
+                self.check(&Val::literal("find", "."), folders, Mode::Tree);
+            }
+        } else {
+            for start in &starts {
+                self.check(start, folders, mode);
+            }
+        }
+        // The commands `-exec` runs: `{}` is a path under a start point, judged above as a tree.
+        let mut k = starts.len();
+        while k < args.len() {
+            let v = &args[k];
+            k += 1;
+            if matches!(v.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+                let end = args[k..]
+                    .iter()
+                    .position(|w| matches!(w.text.as_str(), ";" | "+"))
+                    .map_or(args.len(), |p| k + p);
+                let inner: Vec<Val> = args[k..end].to_vec();
+                let mut inner_folders = folders.clone();
+                self.judge(&inner, &mut inner_folders, stdin, 0);
+                k = end + 1;
+            } else if matches!(
+                v.text.as_str(),
+                "-newer"
+                    | "-anewer"
+                    | "-cnewer"
+                    | "-samefile"
+                    | "-fprint"
+                    | "-fprint0"
+                    | "-fls"
+                    | "-fprintf"
+            ) && let Some(file) = args.get(k)
+            {
+                self.check(file, folders, Mode::Read);
+                k += 1;
+            }
+        }
+    }
+
+    /// PowerShell cmdlets read their parameters by name; positions only for the rest.
+    fn powershell(&mut self, name: &str, args: &[Val], folders: &Folders) {
+        let positionals = powershell_positionals(name);
+        let recursive = (args.iter().any(|v| v.text.eq_ignore_ascii_case("-recurse"))
+            && is_recursive(name, &["-recurse".to_owned()]))
+            || is_recursive(name, &[]);
+        let mode = if recursive { Mode::Tree } else { Mode::Read };
+        let mut position = 0;
+        let mut k = 0;
+        while k < args.len() {
+            let val = &args[k];
+            k += 1;
+            let lower = val.text.to_lowercase();
+            if lower.starts_with('-')
+                && lower.len() > 1
+                && lower[1..].starts_with(|c: char| c.is_ascii_alphabetic())
+            {
+                let (param, attached) = match lower.split_once(':') {
+                    Some((p, _)) => (
+                        p.to_owned(),
+                        val.text.split_once(':').map(|(_, v)| v.to_owned()),
+                    ),
+                    None => (lower.clone(), None),
+                };
+                if powershell_switch(&param) {
+                    continue;
+                }
+                // A prefix of a path parameter is that parameter (`-Pa` is `-Path`).
+                let path_param = powershell_path_param(&param)
+                    || (param.len() > 2
+                        && POWERSHELL_PATH_PARAMS.iter().any(|p| p.starts_with(&param)));
+                let value = match attached {
+                    Some(v) => Val {
+                        text: v,
+                        ..val.clone()
+                    },
+                    None => match args.get(k) {
+                        Some(v) => {
+                            k += 1;
+                            v.clone()
+                        }
+                        None => continue,
+                    },
+                };
+                if path_param {
+                    let mode = if param.starts_with("-destination") {
+                        Mode::Read
+                    } else {
+                        mode
+                    };
+                    self.powershell_paths(&value, folders, mode);
+                } else if !powershell_text_param(&param) {
+                    // Any other parameter's value: an existing blocked path still blocks.
+                    self.powershell_paths(&value, folders, Mode::Existing);
+                }
+                continue;
+            }
+            let is_path = positionals.get(position).copied().unwrap_or(true);
+            position += 1;
+            if is_path {
+                self.powershell_paths(val, folders, mode);
+            }
+        }
+    }
+
+    fn powershell_paths(&mut self, val: &Val, folders: &Folders, mode: Mode) {
+        if val.dynamic.is_some() {
+            self.check(val, folders, mode);
+            return;
+        }
+        for piece in val.text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let piece = piece.trim_matches(['\'', '"']);
+            let glob = val.glob || piece.contains(['*', '?', '[']);
+            let mut one = Val::literal(&val.typed, piece);
+            one.glob = glob;
+            self.check(&one, folders, mode);
+        }
+    }
+}
+
+/// `git -c key=value` settings whose value git runs as a command.
+fn git_setting_runs_commands(setting: &str) -> bool {
+    let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
+    key.starts_with("alias.")
+        || key.starts_with("filter.")
+        || key.ends_with(".textconv")
+        || key.ends_with("command")
+        || key.ends_with(".pager")
+        || matches!(
+            key.as_str(),
+            "core.pager"
+                | "core.editor"
+                | "core.fsmonitor"
+                | "core.hookspath"
+                | "diff.external"
+                | "sequence.editor"
+                | "credential.helper"
+                | "gpg.program"
+                | "include.path"
+        )
+}
+
+/// Whether an awk or sed program can open files by itself (`getline < f`, `system()`, sed's
+/// `r`/`R`/`w`/`W`/`e` commands and the `e`/`w` flags of `s`).
+fn script_reads_files(program: &str, script: &str) -> bool {
+    if program != "sed" {
+        return script.contains("getline") || script.contains("system") || script.contains('|');
+    }
+    script.split([';', '\n', '{', '}']).any(|command| {
+        let command = command.trim_start();
+        // Drop an address: line numbers, `$`, ranges, `/regex/`.
+        let mut rest = command.trim_start_matches(|c: char| {
+            c.is_ascii_digit() || matches!(c, '$' | ',' | '!' | '~' | ' ')
+        });
+        while let Some(after) = rest.strip_prefix('/') {
+            rest = after.split_once('/').map_or("", |(_, r)| r);
+            rest = rest.trim_start_matches(|c: char| {
+                c.is_ascii_digit() || matches!(c, '$' | ',' | '!' | '~' | ' ' | 'I' | 'M')
+            });
+        }
+        let mut chars = rest.chars();
+        match chars.next() {
+            Some('r' | 'R' | 'w' | 'W' | 'e') => {
+                matches!(chars.next(), None | Some(' ' | '\t'))
+            }
+            Some('s') => {
+                let Some(delim) = chars.next() else {
+                    return false;
+                };
+                let parts: Vec<&str> = rest[1 + delim.len_utf8()..].split(delim).collect();
+                parts.len() >= 3 && parts[2].contains(['e', 'w'])
+            }
+            _ => false,
+        }
+    })
+}
