@@ -9,6 +9,10 @@
 //! `use X, not Y` / `X instead of Y` shape. Descriptions that merely contain the words ("it never
 //! returns", "I only changed one line") are not. Fenced code is never read.
 
+use std::sync::LazyLock;
+
+use memchr::memmem::Finder;
+
 use super::text::normalize_ws;
 
 /// Words that may precede the imperative cue without changing it.
@@ -243,11 +247,24 @@ pub fn is_constraint(sentence: &str) -> bool {
     if opens || use_not {
         return true;
     }
-    if DESCRIPTIVE_SUBJECTS.iter().any(|s| trimmed.contains(s)) {
+    let haystack = trimmed.as_bytes();
+    if DESCRIPTIVE_FINDERS
+        .iter()
+        .any(|finder| finder.find(haystack).is_some())
+    {
         return false;
     }
-    MODALS.iter().any(|modal| trimmed.contains(modal))
+    MODAL_FINDERS
+        .iter()
+        .any(|finder| finder.find(haystack).is_some())
 }
+
+/// Searchers built once: `str::contains` sets up a searcher per call, and these ~90 phrases are
+/// looked for in every sentence of every user message of the history.
+static DESCRIPTIVE_FINDERS: LazyLock<Vec<Finder<'static>>> =
+    LazyLock::new(|| DESCRIPTIVE_SUBJECTS.iter().map(Finder::new).collect());
+static MODAL_FINDERS: LazyLock<Vec<Finder<'static>>> =
+    LazyLock::new(|| MODALS.iter().map(Finder::new).collect());
 
 /// Splits user text into sentences, outside fenced code blocks: at `.`/`!`/`?` before a space or
 /// the end, and at line breaks (bullets and short lines are sentences of their own).

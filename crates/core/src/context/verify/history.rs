@@ -4,6 +4,9 @@
 use serde_json::Value;
 
 use super::{FileAction, TodoItem, TodoStatus};
+// `field`: a tool input has a few keys, so a linear scan beats hashing each of the eleven
+// names looked up per call.
+use crate::conversation::message::field;
 use crate::conversation::{ApiMessage, Block, Content};
 
 /// Tags whose insides are the user's own words in Roo-style histories.
@@ -95,11 +98,9 @@ fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed:
         while !text.is_char_boundary(head) {
             head -= 1;
         }
-        let opens_a_tag = USER_TAGS.iter().any(|tag| {
-            text[..head]
-                .match_indices('<')
-                .any(|(at, _)| text[at + 1..].starts_with(tag))
-        });
+        // One scan of the head for `<`, each checked against every tag (not one scan per tag).
+        let opens_a_tag = memchr::memchr_iter(b'<', &text.as_bytes()[..head])
+            .any(|at| USER_TAGS.iter().any(|tag| text[at + 1..].starts_with(tag)));
         if !opens_a_tag {
             return;
         }
@@ -122,43 +123,37 @@ fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed:
     }
 }
 
-/// Every user-authored text of the history, oldest first: tagged spans anywhere in user
-/// messages (tool results included), plain user text outside tool results. Summaries and
-/// truncation markers are not the user's.
-pub(crate) fn user_texts(messages: &[ApiMessage]) -> Vec<UserText> {
-    let mut out = Vec::new();
-    for (index, message) in messages.iter().enumerate() {
-        if !message.is_user() || message.is_summary() || message.is_truncation_marker() {
-            continue;
-        }
-        match message.content() {
-            Content::Text(text) => push_text(&mut out, index, text, true),
-            Content::Blocks(blocks) => {
-                for block in blocks {
-                    match Block::view(block) {
-                        Block::Text { text: Some(text) } => push_text(&mut out, index, text, true),
-                        Block::ToolResult {
-                            content: Some(content),
-                            ..
-                        } => match content {
-                            Value::String(text) => push_text(&mut out, index, text, false),
-                            Value::Array(items) => {
-                                for item in items {
-                                    if let Block::Text { text: Some(text) } = Block::view(item) {
-                                        push_text(&mut out, index, text, false);
-                                    }
+/// The user-authored texts of one message (see [`scan`]).
+fn push_user_texts(out: &mut Vec<UserText>, index: usize, message: &ApiMessage) {
+    if message.is_summary() || message.is_truncation_marker() {
+        return;
+    }
+    match message.content() {
+        Content::Text(text) => push_text(out, index, text, true),
+        Content::Blocks(blocks) => {
+            for block in blocks {
+                match Block::view(block) {
+                    Block::Text { text: Some(text) } => push_text(out, index, text, true),
+                    Block::ToolResult {
+                        content: Some(content),
+                        ..
+                    } => match content {
+                        Value::String(text) => push_text(out, index, text, false),
+                        Value::Array(items) => {
+                            for item in items {
+                                if let Block::Text { text: Some(text) } = Block::view(item) {
+                                    push_text(out, index, text, false);
                                 }
                             }
-                            _ => {}
-                        },
+                        }
                         _ => {}
-                    }
+                    },
+                    _ => {}
                 }
             }
-            _ => {}
         }
+        _ => {}
     }
-    out
 }
 
 fn paths_in_input(input: &Value, out: &mut Vec<String>) {
@@ -166,14 +161,14 @@ fn paths_in_input(input: &Value, out: &mut Vec<String>) {
         return;
     };
     for key in ["path", "file_path", "filePath", "target_file", "file"] {
-        if let Some(path) = object.get(key).and_then(Value::as_str) {
+        if let Some(path) = field(object, key).and_then(Value::as_str) {
             out.push(path.to_owned());
         }
     }
-    if let Some(list) = object.get("paths").and_then(Value::as_array) {
+    if let Some(list) = field(object, "paths").and_then(Value::as_array) {
         out.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
     }
-    if let Some(files) = object.get("files").and_then(Value::as_array) {
+    if let Some(files) = field(object, "files").and_then(Value::as_array) {
         for file in files {
             match file {
                 Value::String(path) => out.push(path.clone()),
@@ -182,7 +177,7 @@ fn paths_in_input(input: &Value, out: &mut Vec<String>) {
         }
     }
     // Roo's XML `args` (`<file><path>a.ts</path></file>`).
-    if let Some(args) = object.get("args").and_then(Value::as_str) {
+    if let Some(args) = field(object, "args").and_then(Value::as_str) {
         let mut rest = args;
         while let Some(open) = rest.find("<path>") {
             let body = &rest[open + 6..];
@@ -195,7 +190,7 @@ fn paths_in_input(input: &Value, out: &mut Vec<String>) {
     }
     // apply_patch: `*** Update File: a.ts`.
     for key in ["patch", "input", "diff"] {
-        if let Some(patch) = object.get(key).and_then(Value::as_str) {
+        if let Some(patch) = field(object, key).and_then(Value::as_str) {
             for line in patch.lines() {
                 for marker in ["*** Update File: ", "*** Add File: ", "*** Delete File: "] {
                     if let Some(path) = line.strip_prefix(marker) {
@@ -207,64 +202,93 @@ fn paths_in_input(input: &Value, out: &mut Vec<String>) {
     }
 }
 
-/// The files named by the agent's tool calls, each once in first-seen order with its strongest
-/// action: edits (unless their result was an error) and reads.
-pub(crate) fn touched_files(messages: &[ApiMessage]) -> Vec<(String, FileAction)> {
+/// What the verification reads from the history, gathered in one pass (a pass over a long
+/// history costs mostly memory traffic, so each extra pass was milliseconds).
+#[derive(Debug, Default)]
+pub(crate) struct HistoryScan {
+    /// Every user-authored text, oldest first: tagged spans anywhere in user messages (tool
+    /// results included), plain user text outside tool results. Summaries and truncation
+    /// markers are not the user's.
+    pub(crate) user_texts: Vec<UserText>,
+    /// The files named by the agent's tool calls, each once in first-seen order with its
+    /// strongest action: edits (unless their result was an error) and reads.
+    pub(crate) touched_files: Vec<(String, FileAction)>,
+}
+
+/// Scans the history once for the user's texts (when `texts`) and the touched files (when
+/// `files`).
+pub(crate) fn scan(messages: &[ApiMessage], texts: bool, files: bool) -> HistoryScan {
+    let mut user_texts = Vec::new();
     let mut failed = rustc_hash::FxHashSet::default();
-    for message in messages {
-        if !message.is_user() {
-            continue;
-        }
-        for block in message.blocks() {
-            if let Block::ToolResult {
-                tool_use_id: Some(id),
-                is_error: true,
-                ..
-            } = Block::view(block)
-            {
-                failed.insert(id);
+    // Per edit or read call in order: its id when an edit, its action, its first path's index
+    // in `paths`. Failed edits (whose results come later) are dropped at the end.
+    let mut calls: Vec<(Option<&str>, FileAction, usize)> = Vec::new();
+    let mut paths: Vec<String> = Vec::new();
+    for (index, message) in messages.iter().enumerate() {
+        if message.is_user() {
+            if texts {
+                push_user_texts(&mut user_texts, index, message);
             }
-        }
-    }
-    let mut out: Vec<(String, FileAction)> = Vec::new();
-    let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
-    for message in messages {
-        if !message.is_assistant() {
-            continue;
-        }
-        for block in message.blocks() {
-            let Block::ToolUse {
-                id,
-                name: Some(name),
-                input: Some(input),
-            } = Block::view(block)
-            else {
-                continue;
-            };
-            let action = if EDIT_TOOLS.contains(&name) {
-                if id.is_some_and(|id| failed.contains(id)) {
-                    continue;
-                }
-                FileAction::Edited
-            } else if READ_TOOLS.contains(&name) {
-                FileAction::Read
-            } else {
-                continue;
-            };
-            let mut paths = Vec::new();
-            paths_in_input(input, &mut paths);
-            for path in paths.into_iter().filter(|p| !p.trim().is_empty()) {
-                match seen.get(&path) {
-                    Some(&at) => out[at].1 = out[at].1.min(action),
-                    None => {
-                        seen.insert(path.clone(), out.len());
-                        out.push((path, action));
+            // The blocks were just read for the texts: this second look hits the cache.
+            if files {
+                for block in message.blocks() {
+                    if let Block::ToolResult {
+                        tool_use_id: Some(id),
+                        is_error: true,
+                        ..
+                    } = Block::view(block)
+                    {
+                        failed.insert(id);
                     }
                 }
             }
+        } else if files && message.is_assistant() {
+            for block in message.blocks() {
+                let Block::ToolUse {
+                    id,
+                    name: Some(name),
+                    input: Some(input),
+                } = Block::view(block)
+                else {
+                    continue;
+                };
+                let (action, id) = if EDIT_TOOLS.contains(&name) {
+                    (FileAction::Edited, id)
+                } else if READ_TOOLS.contains(&name) {
+                    (FileAction::Read, None)
+                } else {
+                    continue;
+                };
+                calls.push((id, action, paths.len()));
+                paths_in_input(input, &mut paths);
+            }
         }
     }
-    out
+    let mut touched_files: Vec<(String, FileAction)> = Vec::new();
+    let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let total = paths.len();
+    let mut paths = paths.into_iter();
+    for (at, &(id, action, first)) in calls.iter().enumerate() {
+        let end = calls.get(at + 1).map_or(total, |next| next.2);
+        let call_paths = paths.by_ref().take(end - first);
+        if id.is_some_and(|id| failed.contains(id)) {
+            call_paths.for_each(drop);
+            continue;
+        }
+        for path in call_paths.filter(|p| !p.trim().is_empty()) {
+            match seen.get(&path) {
+                Some(&at) => touched_files[at].1 = touched_files[at].1.min(action),
+                None => {
+                    seen.insert(path.clone(), touched_files.len());
+                    touched_files.push((path, action));
+                }
+            }
+        }
+    }
+    HistoryScan {
+        user_texts,
+        touched_files,
+    }
 }
 
 /// Parses a markdown checklist (`[ ]` pending, `[-]`/`[~]` in progress, `[x]` completed).
@@ -373,4 +397,65 @@ pub(crate) fn latest_todos(messages: &[ApiMessage]) -> Option<Vec<TodoItem>> {
         }
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::conversation::Role;
+
+    fn call(id: &str, name: &str, input: Value) -> ApiMessage {
+        ApiMessage::new(
+            Role::Assistant,
+            json!([{"type": "tool_use", "id": id, "name": name, "input": input}]),
+        )
+    }
+
+    fn result(id: &str, is_error: bool, text: &str) -> ApiMessage {
+        ApiMessage::new(
+            Role::User,
+            json!([{"type": "tool_result", "tool_use_id": id, "is_error": is_error, "content": text}]),
+        )
+    }
+
+    /// The one-pass scan drops a failed edit's paths (its result comes after the call) and
+    /// only those: the calls around it keep theirs, in first-seen order.
+    #[test]
+    fn a_failed_edit_drops_only_its_own_paths() {
+        let messages = vec![
+            call(
+                "1",
+                "read_file",
+                json!({"args": "<file><path>r.ts</path></file><file><path>s.ts</path></file>"}),
+            ),
+            result("1", false, "ok"),
+            call("2", "write_to_file", json!({"paths": ["f.ts", "g.ts"]})),
+            result("2", true, "<feedback>no</feedback>"),
+            call("3", "apply_diff", json!({"path": "s.ts"})),
+            result("3", false, "ok"),
+            call("4", "write_to_file", json!({"path": "g.ts"})),
+            result("4", false, "ok"),
+        ];
+        let scan = scan(&messages, true, true);
+        assert_eq!(
+            scan.touched_files,
+            vec![
+                ("r.ts".to_owned(), FileAction::Read),
+                ("s.ts".to_owned(), FileAction::Edited),
+                ("g.ts".to_owned(), FileAction::Edited),
+            ]
+        );
+        assert_eq!(
+            scan.user_texts,
+            vec![UserText {
+                message: 3,
+                text: "no".into()
+            }]
+        );
+        let files_only = super::scan(&messages, false, true);
+        assert!(files_only.user_texts.is_empty());
+        assert_eq!(files_only.touched_files, scan.touched_files);
+    }
 }

@@ -534,6 +534,7 @@ struct TouchedFile {
 
 fn files_check(
     input: &VerifyInput<'_>,
+    history_files: &[(String, FileAction)],
     summary_paths: &FxHashSet<String>,
     findings: &mut Findings,
 ) -> CheckReport {
@@ -558,8 +559,8 @@ fn files_check(
         note(&record.path, record.action, record.date_ms);
     }
     if input.settings.files_from_history {
-        for (path, action) in history::touched_files(input.messages) {
-            note(&path, action, None);
+        for (path, action) in history_files {
+            note(path, *action, None);
         }
     }
     if files.is_empty() {
@@ -666,9 +667,7 @@ fn user_messages_check(user_texts: &[history::UserText], index: &LineIndex<'_>) 
     let mut report = CheckReport::new(CheckId::UserMessages);
     let kept = user_texts
         .iter()
-        .filter(|text| {
-            index.recall_anywhere(&content_words(&text.text)) >= USER_MESSAGE_RECALL_THRESHOLD
-        })
+        .filter(|text| index.content_recall_anywhere(&text.text) >= USER_MESSAGE_RECALL_THRESHOLD)
         .count();
     let recall = kept as f64 / user_texts.len() as f64;
     report.recall = Some(recall);
@@ -703,9 +702,9 @@ fn constraints_check(
         }
     }
     // The precision warning: constraint-like lines the user never said.
-    let user_words: FxHashSet<String> = user_texts
+    let user_words: FxHashSet<std::borrow::Cow<'_, str>> = user_texts
         .iter()
-        .flat_map(|text| text::words(&text.text).collect::<Vec<_>>())
+        .flat_map(|text| text::words_borrowed(&text.text))
         .collect();
     for line in &index.lines {
         if report.unsupported.len() >= REPORT_LIST_LIMIT {
@@ -720,7 +719,10 @@ fn constraints_check(
                 continue;
             }
             let words = content_words(&sentence);
-            let known = words.iter().filter(|w| user_words.contains(*w)).count();
+            let known = words
+                .iter()
+                .filter(|w| user_words.contains(w.as_str()))
+                .count();
             if !words.is_empty() && (known as f64) < 0.5 * words.len() as f64 {
                 report.unsupported.push(sentence);
             }
@@ -825,14 +827,16 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
     let scan = required
         .as_ref()
         .map(|required| scan_sections(&index.lines, required));
-    let user_texts = if enabled(CheckId::LatestUserMessage)
-        || enabled(CheckId::UserMessages)
-        || enabled(CheckId::Constraints)
-    {
-        history::user_texts(input.messages)
-    } else {
-        Vec::new()
-    };
+    let history::HistoryScan {
+        user_texts,
+        touched_files,
+    } = history::scan(
+        input.messages,
+        enabled(CheckId::LatestUserMessage)
+            || enabled(CheckId::UserMessages)
+            || enabled(CheckId::Constraints),
+        enabled(CheckId::Files) && input.settings.files_from_history,
+    );
     let summary_tokens = counter.finish(counter.count_text(input.summary)) as u64;
     let default_template =
         input.settings.required_sections.is_none() && !input.settings.custom_prompt;
@@ -874,7 +878,12 @@ pub fn verify_summary(input: &VerifyInput<'_>, counter: &dyn TokenCounter) -> Ve
                 }
                 _ => CheckReport::skip(id, "custom prompt without requiredSections"),
             },
-            CheckId::Files => files_check(input, &path_tokens(input.summary), &mut findings),
+            CheckId::Files => files_check(
+                input,
+                &touched_files,
+                &path_tokens(input.summary),
+                &mut findings,
+            ),
             CheckId::LatestUserMessage => latest_check(
                 &user_texts,
                 &normalize_ws(input.summary),

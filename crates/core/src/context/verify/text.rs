@@ -8,7 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::wire_text::SENTINEL;
 
-/// Words too common to say whether a sentence was kept.
+/// Words too common to say whether a sentence was kept. Sorted: looked up by binary search.
 const STOPWORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
     "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he",
@@ -17,6 +17,10 @@ const STOPWORDS: &[&str] = &[
     "them", "then", "there", "these", "they", "this", "those", "to", "up", "us", "was", "we",
     "were", "what", "when", "which", "while", "who", "will", "with", "would", "you", "your",
 ];
+
+fn is_stopword(word: &str) -> bool {
+    STOPWORDS.binary_search(&word).is_ok()
+}
 
 /// Negation cues: a constraint's polarity must survive in the summary line that covers it.
 const NEGATIONS: &[&str] = &[
@@ -83,9 +87,7 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// The distinct content words (stopwords dropped), sorted: the unit of every overlap measure.
 pub(crate) fn content_words(text: &str) -> Vec<String> {
-    let set: BTreeSet<String> = words(text)
-        .filter(|word| !STOPWORDS.contains(&word.as_str()))
-        .collect();
+    let set: BTreeSet<String> = words(text).filter(|word| !is_stopword(word)).collect();
     set.into_iter().collect()
 }
 
@@ -341,16 +343,20 @@ impl<'a> LineIndex<'a> {
         (best >= needed, best as f64 / count as f64)
     }
 
-    /// Share of `needles` found anywhere in the summary.
-    pub(crate) fn recall_anywhere(&self, needles: &[String]) -> f64 {
-        if needles.is_empty() {
+    /// [`Self::recall_anywhere`] of `content_words(text)`, without allocating or sorting the
+    /// words (run on every user text of the history).
+    pub(crate) fn content_recall_anywhere(&self, text: &str) -> f64 {
+        let distinct: FxHashSet<std::borrow::Cow<'_, str>> = words_borrowed(text)
+            .filter(|word| !is_stopword(word))
+            .collect();
+        if distinct.is_empty() {
             return 1.0;
         }
-        let found = needles
+        let found = distinct
             .iter()
-            .filter(|n| self.postings.contains_key(n.as_str()))
+            .filter(|word| self.postings.contains_key(word.as_ref()))
             .count();
-        found as f64 / needles.len() as f64
+        found as f64 / distinct.len() as f64
     }
 }
 
@@ -415,6 +421,11 @@ pub(crate) fn path_forms(path: &str, cwd: Option<&str>) -> (String, String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stopwords_are_sorted_for_the_binary_search() {
+        assert!(STOPWORDS.windows(2).all(|pair| pair[0] < pair[1]));
+    }
 
     #[test]
     fn safe_cut_never_splits_an_encoded_surrogate_or_a_character() {
