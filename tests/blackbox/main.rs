@@ -13,6 +13,7 @@ mod cli;
 mod context;
 mod demo;
 mod diffs;
+mod diffs_attacks;
 mod failclosed;
 mod files;
 mod fold;

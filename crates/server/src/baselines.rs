@@ -459,7 +459,7 @@ impl Baselines {
             return;
         }
         self.clock += 1;
-        self.index.files.insert(
+        let replaced = self.index.files.insert(
             key.to_owned(),
             Entry {
                 blob: name,
@@ -469,6 +469,9 @@ impl Baselines {
                 used: self.clock,
             },
         );
+        // The previous baseline's blob goes when nothing else names it (flush checks), or
+        // re-reading a changed file would pile blobs up past the bound.
+        self.dropped.extend(replaced.map(|e| e.blob));
         self.dirty = true;
     }
 
@@ -636,6 +639,11 @@ impl Baselines {
         self.pending
             .retain(|path, _| reported.contains(path.as_str()));
         for file in &notice.files {
+            if file.fallback == Some(Fallback::Blocked) {
+                self.forget_blocked(&file.path);
+                files.push((file.path.clone(), Shown::Fallback(Fallback::Blocked)));
+                continue;
+            }
             if let Some(entry) = self.index.files.get_mut(&file.path) {
                 self.clock += 1;
                 entry.used = self.clock;
@@ -670,6 +678,26 @@ impl Baselines {
             changes: Some(notice.files.iter().map(wire_change).collect()),
             text: Some(notice.text),
         }
+    }
+
+    /// A file the access rule blocks now: no bytes of it stay in the store, neither its
+    /// baseline nor what earlier notices showed of it (acknowledging one of those must not
+    /// bring them back); if the rule is lifted it falls back to `noBaseline` until read again.
+    fn forget_blocked(&mut self, path: &str) {
+        if let Some(entry) = self.index.files.remove(path) {
+            self.dropped.push(entry.blob);
+        }
+        for notice in &mut self.notices {
+            for (shown_path, shown) in &mut notice.files {
+                if shown_path == path
+                    && let Shown::Diff(Some((blob, _))) =
+                        std::mem::replace(shown, Shown::Fallback(Fallback::Blocked))
+                {
+                    self.dropped.push(blob);
+                }
+            }
+        }
+        self.dirty = true;
     }
 
     fn drop_notice_blobs(&mut self, notice: NoticeRecord) {

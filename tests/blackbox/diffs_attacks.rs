@@ -1,0 +1,161 @@
+//! Red-team findings on the user's-diff store and notice (issue 19): the store's disk bound
+//! with re-read files, a store folder replaced by a link, the baseline of a file that became
+//! blocked, and file names that would forge lines of the notice. Real binary, real temp dirs,
+//! real watcher; each test failed before its fix.
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Fixture, Server};
+
+const CHANGED: &str = "roo/files/didChange";
+const RELOADED: &str = "roo/ignore/didReload";
+
+struct Setup {
+    workspace: Fixture,
+    storage: tempfile::TempDir,
+    server: Server,
+}
+
+impl Setup {
+    fn with_env(files: &[(&str, &str)], env: &[(&str, &str)]) -> Setup {
+        let workspace = Fixture::new(files);
+        let storage = tempfile::tempdir().unwrap();
+        let mut server = Server::spawn_with_env(env);
+        server
+            .initialize(&[workspace.root()], Value::Null)
+            .expect("initialize");
+        Setup {
+            workspace,
+            storage,
+            server,
+        }
+    }
+
+    fn new(files: &[(&str, &str)]) -> Setup {
+        Setup::with_env(files, &[])
+    }
+
+    fn task_dir(&self, task: &str) -> PathBuf {
+        let dir = self.storage.path().join(task);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn track_with(&mut self, task: &str, path: &str, content: Option<&str>) -> Value {
+        let dir = self.task_dir(task);
+        let mut params =
+            json!({"taskId": task, "storageDir": dir, "path": path, "source": "read_tool"});
+        if let Some(content) = content {
+            params["content"] = json!(content);
+        }
+        self.server.call("roo/files/track", params)
+    }
+
+    fn track(&mut self, task: &str, path: &str) -> Value {
+        self.track_with(task, path, None)
+    }
+
+    fn changed(&mut self, path: &str) {
+        loop {
+            let change = self.server.notification(CHANGED);
+            if change["path"] == path {
+                return;
+            }
+        }
+    }
+
+    fn user_edit(&mut self, path: &str, content: &str) {
+        self.workspace.replace(path, content);
+        self.changed(path);
+    }
+
+    fn take(&mut self, task: &str) -> Value {
+        self.server.call(
+            "roo/files/takeRecentlyModified",
+            json!({"taskId": task, "withDiffs": true, "limits": {"timeoutMs": 10_000}}),
+        )
+    }
+
+    /// Every file under the task's store folder, with its bytes.
+    fn stored(&self, task: &str) -> Vec<(PathBuf, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut stack = vec![self.task_dir(task).join("roo-context")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if let Ok(bytes) = std::fs::read(&path) {
+                    out.push((path, bytes));
+                }
+            }
+        }
+        out
+    }
+}
+
+fn lines(n: usize, tag: &str) -> String {
+    (1..=n).map(|i| format!("{tag} line {i}\n")).collect()
+}
+
+/// Reading the same file again after every change replaced its baseline but left the old blob
+/// on disk (only an eviction or an acknowledgement deleted one): the store grew past its bound
+/// with every re-read, until the task was opened again.
+#[test]
+fn re_reading_a_changed_file_deletes_its_previous_blob_so_the_store_stays_bounded() {
+    let mut s = Setup::with_env(
+        &[("a.ts", &lines(50, "v0"))],
+        &[("ROO_CONTEXT_SEEN_CAP_BYTES", "4096")],
+    );
+    s.track("t", "a.ts");
+    for round in 1..=20 {
+        let text = lines(50, &format!("v{round}"));
+        s.user_edit("a.ts", &text);
+        s.track("t", "a.ts");
+    }
+    let blobs: Vec<_> = s
+        .stored("t")
+        .into_iter()
+        .filter(|(p, _)| p.parent().is_some_and(|d| d.ends_with("seen")))
+        .collect();
+    let total: usize = blobs.iter().map(|(_, b)| b.len()).sum();
+    assert_eq!(blobs.len(), 1, "one baseline, one blob: {:?}", blobs.len());
+    assert!(total <= 4096, "{total} bytes stored over a 4096-byte cap");
+}
+
+/// A file whose baseline was stored and which a new `.rooignore` rule then blocks: its old
+/// bytes must not stay in the store ("no bytes of an ignored file are ever stored"), and once
+/// the rule is lifted it has no baseline to diff against (the bytes from before are gone).
+#[test]
+fn a_baseline_of_a_file_that_became_blocked_is_deleted_from_the_store() {
+    let mut s = Setup::new(&[
+        (".rooignore", "nothing\n"),
+        ("config.ts", "export const KEY = 'PRIVATE-TOKEN-123';\n"),
+    ]);
+    s.track("t", "config.ts");
+    assert!(
+        s.stored("t")
+            .iter()
+            .any(|(_, b)| String::from_utf8_lossy(b).contains("PRIVATE-TOKEN-123")),
+        "the baseline was stored while the file was allowed"
+    );
+    s.user_edit("config.ts", "export const KEY = 'OTHER';\n");
+    s.workspace.replace(".rooignore", "config.ts\n");
+    s.server.notification(RELOADED);
+    let notice = s.take("t");
+    assert_eq!(notice["changes"][0]["fallback"], "blocked", "{notice}");
+    assert!(!notice.to_string().contains("PRIVATE-TOKEN-123"));
+    s.server.call(
+        "roo/files/ackNotice",
+        json!({"taskId": "t", "noticeId": notice["noticeId"]}),
+    );
+    for (path, bytes) in s.stored("t") {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("PRIVATE-TOKEN-123"),
+            "{} still holds the blocked file's bytes",
+            path.display()
+        );
+    }
+}
