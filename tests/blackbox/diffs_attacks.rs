@@ -159,3 +159,41 @@ fn a_baseline_of_a_file_that_became_blocked_is_deleted_from_the_store() {
         );
     }
 }
+
+/// The store's folders replaced by links to a folder elsewhere (a hand-made link, a synced or
+/// restored task folder): opening the task used to delete every file of the linked folder it did
+/// not recognise as a blob, and wrote the index and the blobs there. A linked store is not used.
+#[test]
+fn a_store_folder_that_is_a_link_is_never_written_through_and_nothing_there_is_deleted() {
+    let mut s = Setup::new(&[("a.ts", "alpha\n"), ("b.ts", "beta\n")]);
+    let victim = tempfile::tempdir().unwrap();
+    std::fs::write(victim.path().join("precious.txt"), "keep me\n").unwrap();
+    std::fs::write(victim.path().join(".tmp-notes"), "keep me too\n").unwrap();
+    // Task u: roo-context/seen is a link; the index is valid and empty.
+    let store = s.task_dir("u").join("roo-context");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(store.join("seen.json"), r#"{"version": 1, "files": {}}"#).unwrap();
+    std::os::unix::fs::symlink(victim.path(), store.join("seen")).unwrap();
+    // Task v: roo-context itself is a link.
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("precious.txt"), "keep me\n").unwrap();
+    std::os::unix::fs::symlink(other.path(), s.task_dir("v").join("roo-context")).unwrap();
+    s.track("u", "a.ts");
+    s.track("v", "b.ts");
+    let names = |dir: &std::path::Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    assert_eq!(names(victim.path()), [".tmp-notes", "precious.txt"]);
+    assert_eq!(names(other.path()), ["precious.txt"]);
+    // Serving goes on: the changes are still reported, without a baseline from a linked store.
+    s.user_edit("a.ts", "alpha changed\n");
+    let notice = s.take("u");
+    assert_eq!(notice["paths"], json!(["a.ts"]), "{notice}");
+    assert_eq!(notice["changes"][0]["fallback"], "noBaseline", "{notice}");
+    assert_eq!(names(victim.path()), [".tmp-notes", "precious.txt"]);
+}

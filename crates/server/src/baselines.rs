@@ -134,6 +134,25 @@ fn store_cap() -> u64 {
         .unwrap_or(DEFAULT_CAP_BYTES)
 }
 
+/// Whether the store folder or its blob folder is something other than a real folder (a link
+/// to a folder elsewhere, say): such a store is never read, written or cleaned, since cleaning
+/// it would delete files of the folder it points to.
+fn store_is_foreign(dir: &Path) -> bool {
+    [dir.to_path_buf(), dir.join(BLOBS_DIR)]
+        .iter()
+        .any(|folder| match std::fs::symlink_metadata(folder) {
+            Ok(meta) => !meta.is_dir(),
+            Err(error) => error.kind() != std::io::ErrorKind::NotFound,
+        })
+}
+
+fn foreign_store_error(dir: &Path) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} or its blob folder is not a plain folder (a link?): not used",
+        dir.display()
+    ))
+}
+
 /// Loads the index; a missing one is empty, an unusable one is moved aside (never overwritten).
 fn load_index(dir: &Path) -> Index {
     remove_leftover_temp_files(dir, TEMP_PREFIX);
@@ -171,7 +190,12 @@ fn remove_orphan_blobs(dir: &Path, index: &Index) {
         .flatten()
     {
         let name = entry.file_name();
-        if !referenced.contains(name.to_string_lossy().as_ref()) {
+        let name = name.to_string_lossy();
+        // Only what could be a blob of ours (a plain file with a blob's name) is ever deleted.
+        let ours = name.len() == 64
+            && name.bytes().all(|b| b.is_ascii_hexdigit())
+            && entry.file_type().is_ok_and(|t| t.is_file());
+        if ours && !referenced.contains(name.as_ref()) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
@@ -189,6 +213,9 @@ fn read_blob(dir: &Path, name: &str) -> Option<Vec<u8>> {
 }
 
 fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    if store_is_foreign(dir) {
+        return Err(foreign_store_error(dir));
+    }
     let blobs = dir.join(BLOBS_DIR);
     // Content-addressed: an existing blob of the right size is this content (a corrupt one is
     // caught by the hash check when read).
@@ -372,10 +399,18 @@ impl Baselines {
     /// Opens the store of the task whose folder is `storage` (`None`: in memory).
     pub async fn open(storage: Option<PathBuf>) -> Baselines {
         let dir = storage.map(|s| s.join(STORE_DIR));
+        // A linked store is neither read nor cleaned here, nor written later (`write_blob` and
+        // `flush` check again): its files fall back to `noBaseline`, as with a full disk.
         let index = match dir.clone() {
-            Some(dir) => tokio::task::spawn_blocking(move || load_index(&dir))
-                .await
-                .unwrap_or_default(),
+            Some(dir) => tokio::task::spawn_blocking(move || {
+                if store_is_foreign(&dir) {
+                    tracing::warn!(dir = %dir.display(), "baseline store is not a plain folder; not used");
+                    return Index::default();
+                }
+                load_index(&dir)
+            })
+            .await
+            .unwrap_or_default(),
             None => Index::default(),
         };
         let clock = index.files.values().map(|e| e.used).max().unwrap_or(0);
@@ -575,6 +610,9 @@ impl Baselines {
             Err(_) => return,
         };
         let written = tokio::task::spawn_blocking(move || {
+            if store_is_foreign(&dir) {
+                return Err(foreign_store_error(&dir));
+            }
             for name in unreferenced {
                 let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
             }
