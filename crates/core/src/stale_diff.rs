@@ -288,9 +288,30 @@ fn fence_for(text: &str) -> String {
     "`".repeat((longest + 1).max(3))
 }
 
+/// A file name as printed on one line of the notice: control characters and Unicode line
+/// separators escaped (`\n`, `\u{85}`), so a name with a line break (legal on Unix) cannot
+/// forge a heading, a section or a file line. Every other name is printed byte for byte, as the
+/// original prints it.
+pub fn notice_path(path: &str) -> std::borrow::Cow<'_, str> {
+    let breaks = |c: char| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}');
+    if !path.chars().any(breaks) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut out = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        if breaks(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// The diff section's block of one file.
 fn diff_block(path: &str, diff: &str, stat: DiffStat) -> String {
     let fence = fence_for(diff);
+    let path = notice_path(path);
     format!(
         "\n## {path} (+{} -{})\n{fence}diff\n{diff}{fence}",
         stat.added, stat.removed
@@ -421,7 +442,7 @@ impl NoticeBuilder {
             text.push_str(RECENTLY_MODIFIED_HEADER);
             for file in fallbacks {
                 text.push('\n');
-                text.push_str(&file.path);
+                text.push_str(&notice_path(&file.path));
             }
         }
         if !self.blocks.is_empty() {
