@@ -263,3 +263,91 @@ fn a_file_name_with_line_breaks_cannot_forge_a_heading_of_the_notice() {
     // The wire fields keep the real names.
     assert!(notice["paths"].as_array().unwrap().contains(&json!(forged)));
 }
+
+/// A notice taken but not acknowledged when the task is closed (`disposeTask`, as the host does
+/// when the user switches tasks) or the server restarts: the unacknowledged changes lived only in
+/// memory, so the reopened task reported nothing although the file still differed from what the
+/// agent last saw. The manual-condense loss of the original, moved one step later.
+#[test]
+fn a_notice_taken_but_not_acknowledged_survives_closing_the_task_and_a_restart() {
+    let mut s = Setup::new(&[("a.ts", &lines(20, "v0")), ("b.ts", "b\n")]);
+    s.track("t", "a.ts");
+    let edited = lines(20, "v0").replace("v0 line 7\n", "user line 7\n");
+    s.user_edit("a.ts", &edited);
+    let first = s.take("t");
+    assert!(first["changes"][0]["diff"].is_string(), "{first}");
+    // Never acknowledged: the host crashed before sending it to the model.
+    let dir = s.task_dir("t");
+    s.server
+        .call("roo/files/disposeTask", json!({"taskId": "t"}));
+    // Reopened (by the host's next call naming the task folder).
+    s.server
+        .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
+    let again = s.take("t");
+    assert_eq!(again["paths"], json!(["a.ts"]), "after close: {again}");
+    assert_eq!(again["changes"][0]["diff"], first["changes"][0]["diff"]);
+    // A restart of the server: same.
+    let Setup {
+        workspace,
+        storage,
+        server,
+    } = s;
+    server.shutdown_and_exit();
+    let mut server = Server::spawn_with_env(&[]);
+    server
+        .initialize(&[workspace.root()], Value::Null)
+        .expect("initialize");
+    let mut s = Setup {
+        workspace,
+        storage,
+        server,
+    };
+    s.server
+        .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
+    let after_restart = s.take("t");
+    assert_eq!(
+        after_restart["paths"],
+        json!(["a.ts"]),
+        "after restart: {after_restart}"
+    );
+    assert_eq!(
+        after_restart["changes"][0]["diff"],
+        first["changes"][0]["diff"]
+    );
+    // Acknowledged: delivered once, never again.
+    s.server.call(
+        "roo/files/ackNotice",
+        json!({"taskId": "t", "noticeId": after_restart["noticeId"]}),
+    );
+    assert_eq!(s.take("t")["paths"], json!([]));
+}
+
+/// The unacknowledged changes kept in `seen.json` name their files: a hand-edited index naming a
+/// file outside the workspace (with a genuine blob as its baseline) is never read into a diff.
+#[test]
+fn a_hand_edited_index_cannot_point_a_diff_at_a_file_outside_the_workspace() {
+    use sha2::Digest;
+    let mut s = Setup::new(&[("a.ts", "hello\n")]);
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("credentials");
+    std::fs::write(&secret, "hello\nOUTSIDE-SECRET\n").unwrap();
+    let baseline = b"hello\n";
+    let blob: String = sha2::Sha256::digest(baseline)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let store = s.task_dir("t").join("roo-context");
+    std::fs::create_dir_all(store.join("seen")).unwrap();
+    std::fs::write(store.join("seen").join(&blob), baseline).unwrap();
+    let index = json!({"version": 1,
+        "files": {"a.ts": {"blob": blob, "bytes": 6, "source": "read_tool", "at": 1, "used": 1,
+                           "absolute": secret}},
+        "pending": {"a.ts": {"kind": "modified", "absolute": secret}}});
+    std::fs::write(store.join("seen.json"), index.to_string()).unwrap();
+    let dir = s.task_dir("t");
+    s.server
+        .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
+    let notice = s.take("t");
+    assert!(!notice.to_string().contains("OUTSIDE-SECRET"), "{notice}");
+    assert_eq!(notice["changes"][0]["fallback"], "noBaseline", "{notice}");
+}

@@ -59,6 +59,50 @@ pub struct SeenContent {
 struct Index {
     version: u32,
     files: BTreeMap<String, Entry>,
+    /// Changes not yet acknowledged (observed, or taken into a notice the host did not confirm):
+    /// kept on disk so closing the task or restarting the server between a take and its
+    /// acknowledgement does not lose them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pending: BTreeMap<String, StoredChange>,
+}
+
+/// A change not yet acknowledged, as `seen.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredChange {
+    /// `modified`, `deleted` or `renamed`.
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    new_path: Option<String>,
+    /// The file as watched (re-judged by the access rule and kept to the workspace folders
+    /// when read: the index is a file anyone with the task folder can edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    absolute: Option<PathBuf>,
+}
+
+impl StoredChange {
+    fn of(kind: &ChangeKind, absolute: Option<&PathBuf>) -> StoredChange {
+        let (kind, new_path) = match kind {
+            ChangeKind::Modified => ("modified", None),
+            ChangeKind::Deleted => ("deleted", None),
+            ChangeKind::Renamed { to } => ("renamed", to.clone()),
+        };
+        StoredChange {
+            kind: kind.to_owned(),
+            new_path,
+            absolute: absolute.cloned(),
+        }
+    }
+
+    fn kind(&self) -> ChangeKind {
+        match self.kind.as_str() {
+            "deleted" => ChangeKind::Deleted,
+            "renamed" => ChangeKind::Renamed {
+                to: self.new_path.clone(),
+            },
+            _ => ChangeKind::Modified,
+        }
+    }
 }
 
 /// One baseline.
@@ -74,6 +118,9 @@ struct Entry {
     at: i64,
     /// LRU clock: higher is more recently used.
     used: u64,
+    /// The file as watched, so a reopened task can diff it (see [`StoredChange::absolute`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    absolute: Option<PathBuf>,
 }
 
 /// A change not yet acknowledged.
@@ -234,10 +281,13 @@ fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallbac
     let policy = state.policy();
     // A name that is not UTF-8 cannot be judged exactly: blocked.
     let name = absolute.to_str().ok_or(Fallback::Blocked)?;
-    if !policy
-        .check_access(&state.resolver, &state.fs, None, name)
-        .allowed()
-    {
+    let decision = policy.check_access(&state.resolver, &state.fs, None, name);
+    // Only files of a workspace folder are watched, so only those have changes to show; a path
+    // elsewhere can only come from a hand-edited index (`seen.json`) and is never read.
+    if decision.folder.is_none() {
+        return Err(Fallback::NoBaseline);
+    }
+    if !decision.allowed() {
         return Err(Fallback::Blocked);
     }
     match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
@@ -414,6 +464,27 @@ impl Baselines {
             None => Index::default(),
         };
         let clock = index.files.values().map(|e| e.used).max().unwrap_or(0);
+        let mut paths = HashMap::new();
+        for (key, entry) in &index.files {
+            if let Some(absolute) = &entry.absolute {
+                paths.insert(key.clone(), absolute.clone());
+            }
+        }
+        let mut pending = HashMap::new();
+        let mut seq = 0;
+        for (key, change) in &index.pending {
+            if let Some(absolute) = &change.absolute {
+                paths.insert(key.clone(), absolute.clone());
+            }
+            seq += 1;
+            pending.insert(
+                key.clone(),
+                PendingChange {
+                    kind: change.kind(),
+                    seq,
+                },
+            );
+        }
         Baselines {
             dir,
             index: Index {
@@ -423,13 +494,32 @@ impl Baselines {
             memory: HashMap::new(),
             cap: store_cap(),
             clock,
-            paths: HashMap::new(),
+            paths,
             saw_seq: HashMap::new(),
-            pending: HashMap::new(),
-            seq: 0,
+            pending,
+            seq,
             notices: VecDeque::new(),
             dirty: false,
             dropped: Vec::new(),
+        }
+    }
+
+    /// The unacknowledged changes as `seen.json` keeps them; marks the index dirty when they
+    /// differ from what it holds.
+    fn sync_pending(&mut self) {
+        let stored: BTreeMap<String, StoredChange> = self
+            .pending
+            .iter()
+            .map(|(key, change)| {
+                (
+                    key.clone(),
+                    StoredChange::of(&change.kind, self.paths.get(key)),
+                )
+            })
+            .collect();
+        if stored != self.index.pending {
+            self.index.pending = stored;
+            self.dirty = true;
         }
     }
 
@@ -502,6 +592,7 @@ impl Baselines {
                 source: source_name(source),
                 at: now,
                 used: self.clock,
+                absolute: self.paths.get(key).cloned(),
             },
         );
         // The previous baseline's blob goes when nothing else names it (flush checks), or
@@ -567,6 +658,7 @@ impl Baselines {
     /// the bounds, deletes the blobs nothing refers to any more and writes the index (so a
     /// burst of tracks costs one write, as `task_metadata.json` does).
     pub async fn flush(&mut self) {
+        self.sync_pending();
         if !self.dirty && self.dropped.is_empty() {
             return;
         }
@@ -782,6 +874,7 @@ impl Baselines {
                             source: "notice".to_owned(),
                             at: now,
                             used: self.clock,
+                            absolute: self.paths.get(&path).cloned(),
                         },
                     );
                     unreferenced.extend(old.map(|e| e.blob));
