@@ -36,5 +36,6 @@ mod skills;
 mod starvation;
 mod surrogates;
 mod verify;
+mod verify_attacks;
 mod vetting;
 mod wire;
