@@ -705,11 +705,15 @@ impl Baselines {
             if store_is_foreign(&dir) {
                 return Err(foreign_store_error(&dir));
             }
+            std::fs::create_dir_all(&dir)?;
+            write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)?;
+            // Only once no index on disk names them: a kill before this point leaves blobs
+            // nothing names (deleted when the task is next opened), never an index naming
+            // deleted blobs.
             for name in unreferenced {
                 let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
             }
-            std::fs::create_dir_all(&dir)?;
-            write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)
+            Ok(())
         })
         .await;
         if let Ok(Err(error)) = written {
