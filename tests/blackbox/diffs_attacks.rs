@@ -351,3 +351,37 @@ fn a_hand_edited_index_cannot_point_a_diff_at_a_file_outside_the_workspace() {
     assert!(!notice.to_string().contains("OUTSIDE-SECRET"), "{notice}");
     assert_eq!(notice["changes"][0]["fallback"], "noBaseline", "{notice}");
 }
+
+/// Two open tasks given the same task folder: two actors wrote the same `task_metadata.json`
+/// and `seen.json` (each overwriting the other's index, and the second one opened adopting the
+/// first one's baselines as its own). A folder already open for another task is refused, naming
+/// `storageDir`; once that task is closed the folder can be used again.
+#[test]
+fn a_task_folder_already_open_for_another_task_is_refused() {
+    let mut s = Setup::new(&[("a.ts", "alpha\n"), ("b.ts", "beta\n")]);
+    let dir = s.task_dir("shared");
+    let one = s.server.request(
+        "roo/files/track",
+        json!({"taskId": "one", "storageDir": dir, "path": "a.ts", "source": "read_tool"}),
+    );
+    assert!(one.is_ok(), "{one:?}");
+    // The same folder under another spelling.
+    let spelled = format!("{}/./", dir.display());
+    let two = s.server.request(
+        "roo/files/track",
+        json!({"taskId": "two", "storageDir": spelled, "path": "b.ts", "source": "read_tool"}),
+    );
+    let error = two.expect_err("a second writer of one task folder");
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("storageDir"),
+        "{error}"
+    );
+    s.server
+        .call("roo/files/disposeTask", json!({"taskId": "one"}));
+    let again = s.server.request(
+        "roo/files/track",
+        json!({"taskId": "two", "storageDir": dir, "path": "b.ts", "source": "read_tool"}),
+    );
+    assert!(again.is_ok(), "{again:?}");
+}
