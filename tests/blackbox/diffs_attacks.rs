@@ -385,3 +385,30 @@ fn a_task_folder_already_open_for_another_task_is_refused() {
     );
     assert!(again.is_ok(), "{again:?}");
 }
+
+/// The same for a file that never changes after the rule: its baseline stayed in the store for
+/// as long as the task lived, since only changed files were judged again.
+#[test]
+fn an_unchanged_file_that_became_blocked_loses_its_baseline_at_the_next_take() {
+    let mut s = Setup::new(&[
+        (".rooignore", "nothing\n"),
+        ("keys.ts", "export const KEY = 'PRIVATE-TOKEN-456';\n"),
+        ("other.ts", "one\n"),
+    ]);
+    s.track("t", "keys.ts");
+    s.track("t", "other.ts");
+    s.workspace.replace(".rooignore", "keys.ts\n");
+    s.server.notification(RELOADED);
+    s.user_edit("other.ts", "two\n");
+    let notice = s.take("t");
+    assert_eq!(notice["paths"], json!(["other.ts"]), "{notice}");
+    // The task's next request is answered once the take's batch is on disk.
+    s.server.call("roo/files/read", json!({"taskId": "t"}));
+    for (path, bytes) in s.stored("t") {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("PRIVATE-TOKEN-456"),
+            "{} still holds the blocked file's bytes",
+            path.display()
+        );
+    }
+}

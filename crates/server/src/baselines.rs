@@ -307,6 +307,18 @@ fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallbac
     }
 }
 
+/// Whether the access rule blocks the file now, by its name or what it links to (a name that
+/// is not UTF-8 cannot be judged exactly: blocked).
+fn is_blocked_now(state: &SharedState, absolute: &Path) -> bool {
+    let Some(name) = absolute.to_str() else {
+        return true;
+    };
+    !state
+        .policy()
+        .check_access(&state.resolver, &state.fs, None, name)
+        .allowed()
+}
+
 /// What a take needs of one file, gathered before the blocking work.
 struct TakeInput {
     path: String,
@@ -756,9 +768,24 @@ impl Baselines {
             Some(dir) => BlobSource::Disk(dir.clone()),
             None => BlobSource::Memory(Arc::new(self.memory.clone())),
         };
-        let taken =
-            tokio::task::spawn_blocking(move || build_notice(inputs, &blobs, &state, limits)).await;
-        let Ok(Taken { notice, shown }) = taken else {
+        // Every stored baseline is judged again (not only the changed files'): a file a new
+        // rule blocks loses its bytes from the store at the next take even if it never changes.
+        let stored: Vec<(String, PathBuf)> = self
+            .index
+            .files
+            .keys()
+            .filter_map(|key| Some((key.clone(), self.paths.get(key)?.clone())))
+            .collect();
+        let taken = tokio::task::spawn_blocking(move || {
+            let blocked: Vec<String> = stored
+                .into_iter()
+                .filter(|(_, absolute)| is_blocked_now(&state, absolute))
+                .map(|(key, _)| key)
+                .collect();
+            (build_notice(inputs, &blobs, &state, limits), blocked)
+        })
+        .await;
+        let Ok((Taken { notice, shown }, blocked)) = taken else {
             return wire::FilesTakeResult {
                 paths: Vec::new(),
                 notice_id: None,
@@ -766,6 +793,9 @@ impl Baselines {
                 text: Some(String::new()),
             };
         };
+        for key in &blocked {
+            self.forget_blocked(key);
+        }
         let seq = self.tick();
         let mut files = Vec::new();
         let reported: HashSet<&str> = notice.files.iter().map(|f| f.path.as_str()).collect();
