@@ -412,3 +412,24 @@ fn an_unchanged_file_that_became_blocked_loses_its_baseline_at_the_next_take() {
         );
     }
 }
+
+/// A tracked name that is a second name (hard link) of a blocked file: no name check can see
+/// it, and the read gate refuses it, but with the host's `content` the baseline was stored
+/// without opening the file, so the blocked file's bytes landed in the store.
+#[test]
+fn host_content_of_a_hard_link_to_a_blocked_file_is_never_stored() {
+    let mut s = Setup::new(&[
+        (".rooignore", "secret.env\n"),
+        ("secret.env", "HARDLINK-SECRET=1\n"),
+    ]);
+    std::fs::hard_link(s.workspace.path("secret.env"), s.workspace.path("a.ts")).unwrap();
+    s.track_with("t", "a.ts", Some("HARDLINK-SECRET=1\n"));
+    s.server.call("roo/files/read", json!({"taskId": "t"}));
+    for (path, bytes) in s.stored("t") {
+        assert!(
+            !String::from_utf8_lossy(&bytes).contains("HARDLINK-SECRET"),
+            "{} holds the blocked file's bytes",
+            path.display()
+        );
+    }
+}

@@ -561,7 +561,21 @@ impl Baselines {
         self.paths.insert(key.to_owned(), content.absolute.clone());
         let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
             let bytes = match &content.text {
-                Some(text) => text.as_bytes().to_vec(),
+                Some(text) => {
+                    // The host's text is stored only if the file itself may be opened now (or
+                    // does not exist yet): a second name of a blocked file (hard link) passes
+                    // every name check, and only the opened object shows what it is.
+                    let judged = open_gated(&OsFs, &content.absolute, 0, false, &|opened| {
+                        content.policy.allows_opened(opened)
+                    });
+                    match judged {
+                        Ok(_) => {}
+                        Err(GateRefusal::Io(error))
+                            if error.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(_) => return None,
+                    }
+                    text.as_bytes().to_vec()
+                }
                 None => {
                     let raw =
                         open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|opened| {
