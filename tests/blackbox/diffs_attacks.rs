@@ -433,3 +433,41 @@ fn host_content_of_a_hard_link_to_a_blocked_file_is_never_stored() {
         );
     }
 }
+
+/// One file tracked under several spellings (`a.ts`, `./a.ts`, `sub/../a.ts`, as a model writes
+/// paths): each spelling was its own entry, so one edit came back as several diffs of the same
+/// file in one notice, each paid from the turn's budget. A file is reported once per turn.
+#[test]
+fn one_file_tracked_under_several_spellings_is_reported_once_per_turn() {
+    let base = lines(20, "v0");
+    let mut s = Setup::new(&[("a.ts", &base), ("sub/keep.ts", "k\n")]);
+    for spelling in ["a.ts", "./a.ts", "sub/../a.ts"] {
+        assert_eq!(s.track("t", spelling)["watched"], true, "{spelling}");
+    }
+    s.workspace
+        .replace("a.ts", &base.replace("v0 line 3\n", "user line 3\n"));
+    // Wait until every spelling's change has been judged.
+    let mut waiting = vec!["a.ts", "./a.ts", "sub/../a.ts"];
+    while !waiting.is_empty() {
+        let change = s.server.notification(CHANGED);
+        waiting.retain(|p| change["path"] != *p);
+    }
+    let notice = s.take("t");
+    let diffs = notice["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.get("diff").is_some())
+        .count();
+    assert_eq!(diffs, 1, "{notice}");
+    assert_eq!(
+        notice["text"].as_str().unwrap().matches("```diff").count(),
+        1
+    );
+    // Acknowledged once, for every spelling: none comes back.
+    s.server.call(
+        "roo/files/ackNotice",
+        json!({"taskId": "t", "noticeId": notice["noticeId"]}),
+    );
+    assert_eq!(s.take("t")["paths"], json!([]));
+}

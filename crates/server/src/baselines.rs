@@ -347,6 +347,9 @@ impl BlobSource {
 struct Taken {
     notice: roo_context_core::stale_diff::Notice,
     shown: HashMap<String, Vec<u8>>,
+    /// Other spellings of a file already in the notice (`./a.ts` after `a.ts`): not shown
+    /// again, acknowledged with it.
+    aliases: Vec<(String, String)>,
 }
 
 fn build_notice(
@@ -357,7 +360,19 @@ fn build_notice(
 ) -> Taken {
     let mut builder = NoticeBuilder::new(limits);
     let mut shown = HashMap::new();
+    let mut first_of: HashMap<PathBuf, String> = HashMap::new();
+    let mut aliases = Vec::new();
     for input in inputs {
+        // One file is reported once per turn, whatever spellings the host tracked it under.
+        if let Some(absolute) = &input.absolute {
+            let file = std::path::absolute(absolute).unwrap_or_else(|_| absolute.clone());
+            let file: PathBuf = file.components().collect();
+            if let Some(first) = first_of.get(&file) {
+                aliases.push((input.path, first.clone()));
+                continue;
+            }
+            first_of.insert(file, input.path.clone());
+        }
         let mut kind = input.kind;
         let gone_or_moved = matches!(kind, ChangeKind::Deleted | ChangeKind::Renamed { .. });
         if !gone_or_moved && !builder.budget_left() {
@@ -393,6 +408,7 @@ fn build_notice(
     Taken {
         notice: builder.finish(),
         shown,
+        aliases,
     }
 }
 
@@ -799,7 +815,15 @@ impl Baselines {
             (build_notice(inputs, &blobs, &state, limits), blocked)
         })
         .await;
-        let Ok((Taken { notice, shown }, blocked)) = taken else {
+        let Ok((
+            Taken {
+                notice,
+                shown,
+                aliases,
+            },
+            blocked,
+        )) = taken
+        else {
             return wire::FilesTakeResult {
                 paths: Vec::new(),
                 notice_id: None,
@@ -812,7 +836,12 @@ impl Baselines {
         }
         let seq = self.tick();
         let mut files = Vec::new();
-        let reported: HashSet<&str> = notice.files.iter().map(|f| f.path.as_str()).collect();
+        let reported: HashSet<&str> = notice
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(aliases.iter().map(|(alias, _)| alias.as_str()))
+            .collect();
         // Files holding what the agent last saw have nothing to deliver.
         self.pending
             .retain(|path, _| reported.contains(path.as_str()));
@@ -836,6 +865,15 @@ impl Baselines {
                 (None, None) => Shown::Diff(None),
             };
             files.push((file.path.clone(), shown_entry));
+        }
+        for (alias, first) in aliases {
+            if let Some(shown) = files
+                .iter()
+                .find(|(p, _)| *p == first)
+                .map(|(_, s)| s.clone())
+            {
+                files.push((alias, shown));
+            }
         }
         let notice_id = (!files.is_empty()).then(|| format!("n-{}", uuid::Uuid::new_v4().simple()));
         if let Some(id) = &notice_id {
