@@ -471,3 +471,38 @@ fn one_file_tracked_under_several_spellings_is_reported_once_per_turn() {
     );
     assert_eq!(s.take("t")["paths"], json!([]));
 }
+
+/// A hand-edited (or bit-flipped) index with extreme numbers: the LRU clock at `u64::MAX`, and
+/// sizes whose sum overflows. The actor overflowed (a panic in checked builds, which closed the
+/// task for good: every later request said "the task was closed"; a wrapped clock or total
+/// otherwise). The numbers are not trusted, and the task keeps working.
+#[test]
+fn an_index_with_extreme_numbers_neither_kills_the_task_nor_wraps() {
+    let mut s = Setup::new(&[("a.ts", "alpha\n"), ("b.ts", "beta\n")]);
+    for (task, bytes) in [("clock", 2u64), ("sizes", u64::MAX)] {
+        let store = s.task_dir(task).join("roo-context");
+        std::fs::create_dir_all(store.join("seen")).unwrap();
+        let blob = |text: &str| -> String {
+            use sha2::Digest;
+            let name: String = sha2::Sha256::digest(text.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            std::fs::write(store.join("seen").join(&name), text).unwrap();
+            name
+        };
+        let (x, y) = (blob("x\n"), blob("y\n"));
+        let index = json!({"version": 1, "files": {
+            "x.ts": {"blob": x, "bytes": bytes, "source": "read_tool", "at": i64::MIN, "used": u64::MAX},
+            "y.ts": {"blob": y, "bytes": bytes, "source": "read_tool", "at": i64::MAX, "used": u64::MAX - 1}}});
+        std::fs::write(store.join("seen.json"), index.to_string()).unwrap();
+        assert_eq!(s.track(task, "a.ts")["watched"], true, "{task}");
+        assert_eq!(s.track(task, "b.ts")["watched"], true, "{task}");
+    }
+    s.user_edit("a.ts", "alpha changed\n");
+    for task in ["clock", "sizes"] {
+        let notice = s.take(task);
+        assert_eq!(notice["paths"], json!(["a.ts"]), "{task}: {notice}");
+        assert!(notice["changes"][0]["diff"].is_string(), "{task}: {notice}");
+    }
+}

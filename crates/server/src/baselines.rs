@@ -214,8 +214,21 @@ fn load_index(dir: &Path) -> Index {
         }
     };
     match serde_json::from_slice::<Index>(&bytes) {
-        Ok(index) if index.version == 1 && index.files.values().all(valid_entry) => {
+        Ok(mut index) if index.version == 1 && index.files.values().all(valid_entry) => {
             remove_orphan_blobs(dir, &index);
+            // The LRU clocks renumbered 1..=n in their order: a clock near `u64::MAX` in the
+            // file must not overflow the one this session counts on.
+            let mut order: Vec<(u64, String)> = index
+                .files
+                .iter()
+                .map(|(key, entry)| (entry.used, key.clone()))
+                .collect();
+            order.sort();
+            for (rank, (_, key)) in order.into_iter().enumerate() {
+                if let Some(entry) = index.files.get_mut(&key) {
+                    entry.used = rank as u64 + 1;
+                }
+            }
             index
         }
         parsed => {
@@ -248,9 +261,12 @@ fn remove_orphan_blobs(dir: &Path, index: &Index) {
     }
 }
 
-/// A blob name that cannot escape the blob folder.
+/// A blob name that cannot escape the blob folder, and a size a baseline can have (the sizes
+/// are summed against the bound).
 fn valid_entry(entry: &Entry) -> bool {
-    entry.blob.len() == 64 && entry.blob.bytes().all(|b| b.is_ascii_hexdigit())
+    entry.blob.len() == 64
+        && entry.blob.bytes().all(|b| b.is_ascii_hexdigit())
+        && entry.bytes <= MAX_FILE_BYTES
 }
 
 /// Reads a blob and checks it is what its name says; `None` when missing or corrupt.
@@ -711,7 +727,7 @@ impl Baselines {
             for entry in self.index.files.values() {
                 sizes.insert(&entry.blob, entry.bytes);
             }
-            let total: u64 = sizes.values().sum();
+            let total = sizes.values().fold(0u64, |sum, b| sum.saturating_add(*b));
             if total <= self.cap && self.index.files.len() <= MAX_ENTRIES {
                 break;
             }
