@@ -255,3 +255,48 @@ fn a_retry_answer_worse_than_the_first_is_not_used_and_never_retried_again() {
         .unwrap();
     assert_eq!(sections["passed"], false, "{result}");
 }
+
+/// The retry answered with an error, or with an empty text: the first answer is used (with its
+/// repair), exactly two calls, and the history changes only by that condense.
+#[test]
+fn a_retry_that_fails_or_answers_nothing_keeps_the_first_answer() {
+    let without_pending = complete_summary().replace("7. Pending Tasks:", "Pending:");
+    for second in [
+        Err((-32000, "model overloaded".to_owned())),
+        Ok(json!({"text": "  ", "cost": 0.25})),
+    ] {
+        let mut server = Server::start(&[], Value::Null);
+        let calls = Arc::new(Mutex::new(0));
+        let count = calls.clone();
+        let first = without_pending.clone();
+        let second = second.clone();
+        server.set_host(Box::new(move |method, _params| {
+            assert_eq!(method, SUMMARIZE);
+            let mut n = count.lock().unwrap();
+            *n += 1;
+            if *n == 1 {
+                Ok(json!({"text": first, "cost": 0.5}))
+            } else {
+                second.clone()
+            }
+        }));
+        let result = manage(
+            &mut server,
+            json!({"onFail": "retryThenRepair"}),
+            Value::Null,
+        );
+        assert_eq!(*calls.lock().unwrap(), 2, "{result}");
+        assert_eq!(result["changed"], true, "{result}");
+        assert_eq!(result["verification"]["retries"], 1, "{result}");
+        let summary = result["messages"]
+            .as_array()
+            .unwrap()
+            .last()
+            .unwrap()
+            .to_string();
+        assert!(
+            summary.contains("Pending:"),
+            "the first answer is the summary: {summary}"
+        );
+    }
+}
