@@ -176,7 +176,7 @@ fn a_three_line_edit_is_a_diff_that_applies_to_what_the_agent_read() {
         Some(edited.as_str())
     );
     let expected = format!(
-        "\n\n# Changes Since You Last Read\nNot your own edits; each diff is against the version you last saw. Keep these changes unless the user asks otherwise.\n## src/a.ts (+3 -3)\n```diff\n{diff}```"
+        "\n\n# Changes Since You Last Read\nNot your edits; diffed against what you last saw. Keep them unless the user says otherwise.\n## src/a.ts\n```diff\n{diff}```"
     );
     assert_eq!(notice["text"], expected.as_str());
     assert!(notice["noticeId"].as_str().unwrap().starts_with("n-"));
