@@ -194,9 +194,23 @@ struct Window<'a> {
 fn window<'a>(text: &'a str, prefix: usize, suffix: usize, context: usize) -> Window<'a> {
     let mut lines_of = last_lines(&text[..prefix], context);
     let middle_start = lines_of.len();
-    lines_of.extend(text[prefix..text.len() - suffix].split_inclusive('\n'));
+    let middle = &text[prefix..text.len() - suffix];
+    // One memchr scan over the middle: cheaper than a search started at each line.
+    lines_of.reserve(middle.len() / 32);
+    let mut start = 0;
+    for end in memchr::memchr_iter(b'\n', middle.as_bytes()) {
+        lines_of.push(&middle[start..=end]);
+        start = end + 1;
+    }
+    if start < middle.len() {
+        lines_of.push(&middle[start..]);
+    }
     let middle = middle_start..lines_of.len();
-    lines_of.extend(text[text.len() - suffix..].split_inclusive('\n').take(context));
+    lines_of.extend(
+        text[text.len() - suffix..]
+            .split_inclusive('\n')
+            .take(context),
+    );
     Window {
         lines: lines_of,
         middle,
@@ -230,21 +244,24 @@ pub fn unified_diff(
     // Line numbers of the window's first line (the same on both sides: the prefix is shared).
     let old_window = window(old, prefix, suffix, context);
     let new_window = window(new, prefix, suffix, context);
-    let first_line = memchr::memchr_iter(b'\n', &old.as_bytes()[..prefix]).count()
-        - old_window.middle.start;
+    let first_line =
+        memchr::memchr_iter(b'\n', &old.as_bytes()[..prefix]).count() - old_window.middle.start;
     // Lines interned to integers without an allocation per line: Myers then compares ids.
     let mut ids: FxHashMap<&str, u32> = FxHashMap::default();
     ids.reserve(old_window.middle.len() + new_window.middle.len() / 4);
     let old_ids = intern(&mut ids, &old_window.lines[old_window.middle.clone()]);
     let new_ids = intern(&mut ids, &new_window.lines[new_window.middle.clone()]);
-    let middle_ops =
-        similar::capture_diff_slices_deadline(Algorithm::Myers, &old_ids, &new_ids, deadline);
-    if deadline.is_some_and(|d| Instant::now() > d) {
-        return None;
-    }
+    let middle_ops = myers(&old_ids, &new_ids, deadline)?;
     let shift = old_window.middle.start;
     let mut ops = Vec::with_capacity(middle_ops.len() + 2);
-    push_op(&mut ops, DiffOp::Equal { old_index: 0, new_index: 0, len: shift });
+    push_op(
+        &mut ops,
+        DiffOp::Equal {
+            old_index: 0,
+            new_index: 0,
+            len: shift,
+        },
+    );
     for op in middle_ops {
         push_op(&mut ops, shifted(op, shift));
     }
@@ -301,6 +318,42 @@ pub fn unified_diff(
     Some((out, stat))
 }
 
+/// How long the exact Myers search may run before the bounded one takes over. The exact
+/// search costs time in proportion to the number of changes: for a few edits in a big file
+/// it is ~10x faster than similar's default, which first indexes both sides to detect
+/// rewrites; for a rewrite it would run to the deadline, so it gets this much and no more.
+const EXACT_MYERS_BUDGET: Duration = Duration::from_millis(3);
+
+/// The ops turning `old` into `new`: the exact (raw) Myers search first, within
+/// [`EXACT_MYERS_BUDGET`], then similar's bounded Myers (which may not be minimal); `None`
+/// when `deadline` passed.
+fn myers(old: &[u32], new: &[u32], deadline: Option<Instant>) -> Option<Vec<DiffOp>> {
+    use similar::algorithms::{Capture, Compact, Replace, myers};
+    let budget = Instant::now().checked_add(EXACT_MYERS_BUDGET);
+    let exact_deadline = match (deadline, budget) {
+        (Some(d), Some(b)) => Some(d.min(b)),
+        (d, b) => d.or(b),
+    };
+    let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
+    let finished = myers::diff_deadline_raw(
+        &mut hook,
+        old,
+        0..old.len(),
+        new,
+        0..new.len(),
+        exact_deadline,
+    );
+    // The search gives up silently at its deadline: only a search that ended in time is exact.
+    if finished.is_ok() && exact_deadline.is_none_or(|d| Instant::now() <= d) {
+        return Some(hook.into_inner().into_inner().into_ops());
+    }
+    let ops = similar::capture_diff_slices_deadline(Algorithm::Myers, old, new, deadline);
+    if deadline.is_some_and(|d| Instant::now() > d) {
+        return None;
+    }
+    Some(ops)
+}
+
 /// The id of each line, a new id for each line not seen before.
 fn intern<'a>(ids: &mut FxHashMap<&'a str, u32>, lines: &[&'a str]) -> Vec<u32> {
     lines
@@ -330,22 +383,39 @@ fn push_op(ops: &mut Vec<DiffOp>, op: DiffOp) {
 /// `op` with both sides moved `by` lines down.
 fn shifted(op: DiffOp, by: usize) -> DiffOp {
     match op {
-        DiffOp::Equal { old_index, new_index, len } => DiffOp::Equal {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
             old_index: old_index + by,
             new_index: new_index + by,
             len,
         },
-        DiffOp::Delete { old_index, old_len, new_index } => DiffOp::Delete {
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
             old_index: old_index + by,
             old_len,
             new_index: new_index + by,
         },
-        DiffOp::Insert { old_index, new_index, new_len } => DiffOp::Insert {
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
             old_index: old_index + by,
             new_index: new_index + by,
             new_len,
         },
-        DiffOp::Replace { old_index, old_len, new_index, new_len } => DiffOp::Replace {
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => DiffOp::Replace {
             old_index: old_index + by,
             old_len,
             new_index: new_index + by,
