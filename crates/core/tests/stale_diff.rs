@@ -444,27 +444,32 @@ fn reference_unified_diff(old: &str, new: &str, context: usize) -> (String, Diff
 /// Every hunk header agrees with its body: old and new lengths, and the new start follows
 /// from the old start and the lines added and removed before it.
 fn assert_hunk_headers_agree(diff: &str) {
-    let mut shift: isize = 0;
-    let mut hunks = diff.split("@@ -").skip(1).peekable();
-    while let Some(hunk) = hunks.next() {
-        let (header, body) = hunk.split_once(" @@\n").expect("a header");
-        let parse = |range: &str| -> (isize, isize) {
-            match range.split_once(',') {
-                Some((s, l)) => (s.parse().unwrap(), l.parse().unwrap()),
-                None => (range.parse().unwrap(), 1),
-            }
-        };
-        let (old_range, new_range) = header.split_once(" +").expect("two ranges");
-        let ((old_start, old_len), (new_start, new_len)) = (parse(old_range), parse(new_range));
-        let (mut seen_old, mut seen_new) = (0, 0);
-        for line in body.lines() {
-            match line.as_bytes().first() {
-                Some(b' ') => (seen_old, seen_new) = (seen_old + 1, seen_new + 1),
-                Some(b'-') => seen_old += 1,
-                Some(b'+') => seen_new += 1,
-                _ => {}
-            }
+    let parse = |range: &str| -> (isize, isize) {
+        match range.split_once(',') {
+            Some((s, l)) => (s.parse().unwrap(), l.parse().unwrap()),
+            None => (range.parse().unwrap(), 1),
         }
+    };
+    // Each hunk: its header's old and new ranges, then the lines counted for each side.
+    type Range = (isize, isize);
+    let mut hunks: Vec<(Range, Range, isize, isize)> = Vec::new();
+    for line in diff.lines() {
+        if let Some(header) = line.strip_prefix("@@ -") {
+            let ranges = header.strip_suffix(" @@").expect("a header");
+            let (old_range, new_range) = ranges.split_once(" +").expect("two ranges");
+            hunks.push((parse(old_range), parse(new_range), 0, 0));
+            continue;
+        }
+        let hunk = hunks.last_mut().expect("a line before any header");
+        match line.as_bytes().first() {
+            Some(b' ') => (hunk.2, hunk.3) = (hunk.2 + 1, hunk.3 + 1),
+            Some(b'-') => hunk.2 += 1,
+            Some(b'+') => hunk.3 += 1,
+            _ => {}
+        }
+    }
+    let mut shift: isize = 0;
+    for ((old_start, old_len), (new_start, new_len), seen_old, seen_new) in hunks {
         assert_eq!((seen_old, seen_new), (old_len, new_len), "{diff}");
         // An empty range names the line before it.
         let first_old = if old_len == 0 {
