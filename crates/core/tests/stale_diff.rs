@@ -542,6 +542,11 @@ fn edge_texts_give_a_diff_that_applies_and_is_no_longer_than_the_whole_file_diff
         ("ab\n".into(), "ab\nb\n".into()),
         ("a\nc\n".into(), "a\nbc\n".into()),
         ("a\r".into(), "a\r\n".into()),
+        // Texts that differ inside a multi-byte character: the trimming compares bytes but
+        // must cut at line starts only.
+        ("a\u{e9}\nz\n".into(), "a\u{e8}\nz\n".into()),
+        ("\u{1f600}\n".into(), "\u{1f601}\n".into()),
+        ("x\n\u{1f600}".into(), "x\n\u{1f600}\u{1f600}".into()),
         (long.clone(), format!("{long}\n")),
         (long.clone(), long.replacen('q', "r", 1)),
         (tiny.clone(), tiny_edited),
