@@ -129,7 +129,7 @@ fn common_prefix_bytes(a: &[u8], b: &[u8]) -> usize {
         .count()
 }
 
-/// Length of the common byte suffix of `a` and `b`, at most `limit`.
+/// Length of the common byte suffix of `a` and `b`, at most `limit` (at most the shorter).
 fn common_suffix_bytes(a: &[u8], b: &[u8], limit: usize) -> usize {
     let (a_len, b_len) = (a.len(), b.len());
     let mut at = 0;
@@ -147,16 +147,14 @@ fn common_suffix_bytes(a: &[u8], b: &[u8], limit: usize) -> usize {
         .count()
 }
 
-/// The unchanged whole lines at both ends, in bytes: `(prefix, suffix)`. Found with `memcmp`
+/// The unchanged whole lines at both ends of two different texts, in bytes: `(prefix, suffix)`. Found with `memcmp`
 /// before any line is split or hashed, so an edit in one place of a big file costs one pass
 /// over its bytes. Both ends are snapped to line starts of both texts, and they never overlap.
 fn common_line_ends(old: &[u8], new: &[u8]) -> (usize, usize) {
     let prefix_bytes = common_prefix_bytes(old, new);
-    let prefix = if prefix_bytes == old.len() && prefix_bytes == new.len() {
-        prefix_bytes
-    } else {
-        memchr::memrchr(b'\n', &old[..prefix_bytes]).map_or(0, |at| at + 1)
-    };
+    // The texts differ (the caller returned early on equal ones), so the line holding the
+    // first difference, or a last line without `\n`, is not part of the prefix.
+    let prefix = memchr::memrchr(b'\n', &old[..prefix_bytes]).map_or(0, |at| at + 1);
     let limit = old.len().min(new.len()) - prefix;
     let suffix_bytes = common_suffix_bytes(old, new, limit);
     let (old_start, new_start) = (old.len() - suffix_bytes, new.len() - suffix_bytes);
@@ -241,9 +239,9 @@ pub fn unified_diff(
         return Some((String::new(), DiffStat::default()));
     }
     let (prefix, suffix) = common_line_ends(old.as_bytes(), new.as_bytes());
-    // Line numbers of the window's first line (the same on both sides: the prefix is shared).
     let old_window = window(old, prefix, suffix, context);
     let new_window = window(new, prefix, suffix, context);
+    // The line number of the windows' first line (the same on both sides: the prefix is shared).
     let first_line =
         memchr::memchr_iter(b'\n', &old.as_bytes()[..prefix]).count() - old_window.middle.start;
     // Lines interned to integers without an allocation per line: Myers then compares ids.
