@@ -7,7 +7,7 @@ use super::{FileAction, TodoItem, TodoStatus};
 // `field`: a tool input has a few keys, so a linear scan beats hashing each of the eleven
 // names looked up per call.
 use crate::conversation::message::field;
-use crate::conversation::{ApiMessage, Block, Content};
+use crate::conversation::{ApiMessage, Block, Content, MessageHead, Role};
 
 /// Tags whose insides are the user's own words in Roo-style histories.
 const USER_TAGS: &[&str] = &["task", "user_message", "feedback", "answer"];
@@ -123,31 +123,54 @@ fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed:
     }
 }
 
-/// The user-authored texts of one message (see [`scan`]).
-fn push_user_texts(out: &mut Vec<UserText>, index: usize, message: &ApiMessage) {
-    if message.is_summary() || message.is_truncation_marker() {
-        return;
-    }
-    match message.content() {
-        Content::Text(text) => push_text(out, index, text, true),
+/// The user-authored texts of one user message (see [`scan`]), and the ids of its failed tool
+/// results (when `failed` is given), viewing each block once.
+fn read_user_message<'a>(
+    texts: Option<&mut Vec<UserText>>,
+    mut failed: Option<&mut rustc_hash::FxHashSet<&'a str>>,
+    index: usize,
+    head: &MessageHead<'a>,
+) {
+    let mut texts = texts.filter(|_| !head.is_summary && !head.is_truncation_marker);
+    match head.content {
+        Content::Text(text) => {
+            if let Some(out) = texts.as_deref_mut() {
+                push_text(out, index, text, true);
+            }
+        }
         Content::Blocks(blocks) => {
             for block in blocks {
                 match Block::view(block) {
-                    Block::Text { text: Some(text) } => push_text(out, index, text, true),
+                    Block::Text { text: Some(text) } => {
+                        if let Some(out) = texts.as_deref_mut() {
+                            push_text(out, index, text, true);
+                        }
+                    }
                     Block::ToolResult {
-                        content: Some(content),
-                        ..
-                    } => match content {
-                        Value::String(text) => push_text(out, index, text, false),
-                        Value::Array(items) => {
-                            for item in items {
-                                if let Block::Text { text: Some(text) } = Block::view(item) {
-                                    push_text(out, index, text, false);
+                        tool_use_id,
+                        content,
+                        is_error,
+                    } => {
+                        if is_error
+                            && let (Some(id), Some(failed)) = (tool_use_id, failed.as_deref_mut())
+                        {
+                            failed.insert(id);
+                        }
+                        let Some(out) = texts.as_deref_mut() else {
+                            continue;
+                        };
+                        match content {
+                            Some(Value::String(text)) => push_text(out, index, text, false),
+                            Some(Value::Array(items)) => {
+                                for item in items {
+                                    if let Block::Text { text: Some(text) } = Block::view(item) {
+                                        push_text(out, index, text, false);
+                                    }
                                 }
                             }
+                            _ => {}
                         }
-                        _ => {}
-                    },
+                    }
                     _ => {}
                 }
             }
@@ -225,43 +248,39 @@ pub(crate) fn scan(messages: &[ApiMessage], texts: bool, files: bool) -> History
     let mut calls: Vec<(Option<&str>, FileAction, usize)> = Vec::new();
     let mut paths: Vec<String> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        if message.is_user() {
-            if texts {
-                push_user_texts(&mut user_texts, index, message);
-            }
-            // The blocks were just read for the texts: this second look hits the cache.
-            if files {
-                for block in message.blocks() {
-                    if let Block::ToolResult {
-                        tool_use_id: Some(id),
-                        is_error: true,
-                        ..
+        let head = message.head();
+        match head.role {
+            Some(Role::User) => read_user_message(
+                texts.then_some(&mut user_texts),
+                files.then_some(&mut failed),
+                index,
+                &head,
+            ),
+            Some(Role::Assistant) if files => {
+                let Content::Blocks(blocks) = head.content else {
+                    continue;
+                };
+                for block in blocks {
+                    let Block::ToolUse {
+                        id,
+                        name: Some(name),
+                        input: Some(input),
                     } = Block::view(block)
-                    {
-                        failed.insert(id);
-                    }
+                    else {
+                        continue;
+                    };
+                    let (action, id) = if EDIT_TOOLS.contains(&name) {
+                        (FileAction::Edited, id)
+                    } else if READ_TOOLS.contains(&name) {
+                        (FileAction::Read, None)
+                    } else {
+                        continue;
+                    };
+                    calls.push((id, action, paths.len()));
+                    paths_in_input(input, &mut paths);
                 }
             }
-        } else if files && message.is_assistant() {
-            for block in message.blocks() {
-                let Block::ToolUse {
-                    id,
-                    name: Some(name),
-                    input: Some(input),
-                } = Block::view(block)
-                else {
-                    continue;
-                };
-                let (action, id) = if EDIT_TOOLS.contains(&name) {
-                    (FileAction::Edited, id)
-                } else if READ_TOOLS.contains(&name) {
-                    (FileAction::Read, None)
-                } else {
-                    continue;
-                };
-                calls.push((id, action, paths.len()));
-                paths_in_input(input, &mut paths);
-            }
+            _ => {}
         }
     }
     let mut touched_files: Vec<(String, FileAction)> = Vec::new();

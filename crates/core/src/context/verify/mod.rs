@@ -679,6 +679,34 @@ fn user_messages_check(user_texts: &[history::UserText], index: &LineIndex<'_>) 
 /// Words that mark a summary sentence as constraint-like for the precision warning.
 const CONSTRAINT_CUES: &[&str] = &["must", "never", "always", "don't", "forbidden"];
 
+/// The lines of the summary holding a [`CONSTRAINT_CUES`] word, in order: one pass per cue over
+/// the ASCII-lower-cased summary (which keeps byte offsets), not a lower-cased copy and five
+/// searches per line. The cues are ASCII, so ASCII case folding finds what full folding found.
+fn cue_lines<'a>(summary: &'a str, lines: &[&'a str]) -> Vec<&'a str> {
+    let lowered = summary.to_ascii_lowercase();
+    let base = summary.as_ptr() as usize;
+    let starts: Vec<usize> = lines
+        .iter()
+        .map(|line| line.as_ptr() as usize - base)
+        .collect();
+    let mut marked = vec![false; lines.len()];
+    for cue in CONSTRAINT_CUES {
+        for at in memchr::memmem::find_iter(lowered.as_bytes(), cue) {
+            let line = starts
+                .partition_point(|&start| start <= at)
+                .saturating_sub(1);
+            if let Some(flag) = marked.get_mut(line) {
+                *flag = true;
+            }
+        }
+    }
+    lines
+        .iter()
+        .zip(marked)
+        .filter_map(|(line, marked)| marked.then_some(*line))
+        .collect()
+}
+
 fn constraints_check(
     input: &VerifyInput<'_>,
     user_texts: &[history::UserText],
@@ -706,13 +734,9 @@ fn constraints_check(
         .iter()
         .flat_map(|text| text::words_borrowed(&text.text))
         .collect();
-    for line in &index.lines {
+    for line in cue_lines(input.summary, &index.lines) {
         if report.unsupported.len() >= REPORT_LIST_LIMIT {
             break;
-        }
-        let lowered = line.to_lowercase();
-        if !CONSTRAINT_CUES.iter().any(|cue| lowered.contains(cue)) {
-            continue;
         }
         for sentence in sentences(line) {
             if !is_constraint(&sentence) {

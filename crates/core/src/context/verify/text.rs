@@ -378,20 +378,26 @@ pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
         if token.is_empty() {
             continue;
         }
-        let mut rest = token;
-        loop {
-            let trimmed = rest.trim_start_matches('/');
-            if !trimmed.is_empty() && !set.contains(trimmed) {
-                set.insert(trimmed.to_owned());
+        // The whole token and its shortest suffixes: a token of a million components would
+        // otherwise give a million suffixes of up to a megabyte each (quadratic). A deeper
+        // path is still named by the whole token; a suffix deeper than the limit is not found,
+        // so the file counts as missing (the safe side).
+        let mut insert = |suffix: &str| {
+            let suffix = suffix.trim_start_matches('/');
+            if !suffix.is_empty() && !set.contains(suffix) {
+                set.insert(suffix.to_owned());
             }
-            match trimmed.find('/') {
-                Some(slash) => rest = &trimmed[slash..],
-                None => break,
-            }
+        };
+        insert(token);
+        for (at, _) in token.rmatch_indices('/').take(PATH_SUFFIX_LIMIT) {
+            insert(&token[at..]);
         }
     }
     set
 }
+
+/// How many trailing `/`-suffixes of one path token [`path_tokens`] indexes.
+const PATH_SUFFIX_LIMIT: usize = 64;
 
 /// A path as the check compares it: POSIX separators, relative to `cwd` when under it, no `./`,
 /// lower case. The display form is the same without the lower-casing.
