@@ -42,6 +42,13 @@ struct Word<'a> {
 /// replaced by the placeholder word `q` (an unmatched quote is kept as it is). Linear: a quote
 /// kind found unmatched once is never searched for again.
 fn analysis_form(sentence: &str) -> String {
+    // Most sentences are plain ASCII without quotes: one bytewise pass.
+    if sentence
+        .bytes()
+        .all(|byte| byte.is_ascii() && byte != b'`' && byte != b'"')
+    {
+        return sentence.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(sentence.len() + 8);
     let mut rest = sentence;
     let mut unmatched = [false; 3];
@@ -188,6 +195,28 @@ const LEAD_IN_PHRASES: &[(&[&str], bool)] = &[
     (&["can", "we"], false),
     (&["could", "we"], false),
 ];
+
+/// Whether a word opens one of [`LEAD_IN_PHRASES`] (checked by a unit test), so other words skip
+/// the list.
+fn opens_lead_in_phrase(word: &str) -> bool {
+    matches!(
+        word,
+        "from"
+            | "going"
+            | "for"
+            | "until"
+            | "in"
+            | "henceforth"
+            | "one"
+            | "as"
+            | "by"
+            | "to"
+            | "could"
+            | "can"
+            | "would"
+            | "will"
+    )
+}
 
 /// Verbs that open an imperative instruction in coding sessions (base form). An imperative is a
 /// constraint only with a contrast or a bound (see [`imperative_bound`]); on its own it is a task.
@@ -1045,7 +1074,9 @@ fn classify(words: &[Word<'_>], question: bool) -> bool {
     let mut polite = false;
     let mut standing = false;
     'lead: while start < words.len() {
-        for (phrase, is_standing) in LEAD_IN_PHRASES {
+        // Only words that open a lead-in phrase are tried against the list.
+        let opens_phrase = opens_lead_in_phrase(words[start].text);
+        for (phrase, is_standing) in LEAD_IN_PHRASES.iter().filter(|_| opens_phrase) {
             if seq(words, start, phrase) && start + phrase.len() < words.len() {
                 polite |= matches!(phrase[0], "could" | "can" | "would" | "will");
                 standing |= is_standing;
@@ -1299,6 +1330,13 @@ mod tests {
             "The error says \"you must restart the server\".",
         ] {
             assert!(!is_constraint(negative), "{negative}");
+        }
+    }
+
+    #[test]
+    fn every_lead_in_phrase_is_tried() {
+        for (phrase, _) in LEAD_IN_PHRASES {
+            assert!(opens_lead_in_phrase(phrase[0]), "{phrase:?}");
         }
     }
 

@@ -534,7 +534,7 @@ struct TouchedFile {
 
 fn files_check(
     input: &VerifyInput<'_>,
-    history_files: &[(String, FileAction)],
+    history_files: &[(&str, FileAction)],
     summary_paths: &FxHashSet<String>,
     findings: &mut Findings,
 ) -> CheckReport {
@@ -633,9 +633,10 @@ fn latest_check(
     let mut report = CheckReport::new(CheckId::LatestUserMessage);
     let quoted = quoted_latest_message(&latest.text);
     let forms = [normalize_ws(&quoted), normalize_ws(&neutralize(&quoted))];
-    let contained = forms
-        .iter()
-        .any(|form| !form.is_empty() && summary_normalized.contains(form.as_str()));
+    let contained = forms.iter().any(|form| {
+        !form.is_empty()
+            && memchr::memmem::find(summary_normalized.as_bytes(), form.as_bytes()).is_some()
+    });
     let words = content_words(&latest.text);
     let (close, recall) = if contained {
         (true, 1.0)
@@ -806,13 +807,18 @@ fn todos_check(
             // Every word of the completed item on one line of Pending Tasks: near-identical
             // items ("step 3" / "step 13") must not read as reopened.
             let (listed, _) = index.covered(&words, 1, false, Some(range), 1.0);
-            // A table row marking it completed (the addendum's) settles it.
-            let settled = input.summary.contains(&format!(
-                " | {} | {} |",
-                todo_cell(&item.content),
-                TodoStatus::Completed.label()
-            ));
-            if listed && !words.is_empty() && !settled {
+            // A table row marking it completed (the addendum's) settles it. Searched only for
+            // a listed item: a search of the whole summary per completed item was most of
+            // this check's time.
+            let settled = || {
+                let row = format!(
+                    " | {} | {} |",
+                    todo_cell(&item.content),
+                    TodoStatus::Completed.label()
+                );
+                memchr::memmem::find(input.summary.as_bytes(), row.as_bytes()).is_some()
+            };
+            if listed && !words.is_empty() && !settled() {
                 report.reopened.push(item.content.clone());
             }
         }
