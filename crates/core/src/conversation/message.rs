@@ -154,6 +154,20 @@ const CONTENT: usize = 7;
 const IS_ERROR: usize = 8;
 
 impl<'a> Block<'a> {
+    /// The block's `type` when it is a string, read without viewing the rest: a walk that wants
+    /// one kind of block skips the others without reading their other keys.
+    pub fn kind(raw: &'a Value) -> Option<&'a str> {
+        let object = raw.as_object()?;
+        let value = if object.len() <= 8 {
+            object
+                .iter()
+                .find_map(|(key, value)| (key == "type").then_some(value))
+        } else {
+            object.get("type")
+        };
+        value.and_then(Value::as_str)
+    }
+
     /// Views a raw block. A small block's keys are read in one pass (a lookup per field
     /// compared every key again, and history walks view every block of every message); a large
     /// one uses the map's own lookups. Keys are unique, so both give the same view.

@@ -96,11 +96,9 @@ const TOOL_RESULT_TAG_WINDOW: usize = 512;
 
 fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed: bool) {
     if !plain_allowed {
-        let mut head = TOOL_RESULT_TAG_WINDOW.min(text.len());
-        while !text.is_char_boundary(head) {
-            head -= 1;
-        }
-        // One scan of the head for `<`, each checked against every tag (not one scan per tag).
+        // One scan of the head's bytes for `<`, each checked against every tag (not one scan
+        // per tag). A cut inside a character needs no care: `<` is never part of one.
+        let head = TOOL_RESULT_TAG_WINDOW.min(text.len());
         let opens_a_tag = memchr::memchr_iter(b'<', &text.as_bytes()[..head])
             .any(|at| USER_TAGS.iter().any(|tag| text[at + 1..].starts_with(tag)));
         if !opens_a_tag {
@@ -283,6 +281,10 @@ pub(crate) fn scan(messages: &[ApiMessage], texts: bool, files: bool) -> History
                     continue;
                 };
                 for block in blocks {
+                    // Text and reasoning blocks are skipped on their `type` alone.
+                    if Block::kind(block) != Some("tool_use") {
+                        continue;
+                    }
                     let Block::ToolUse {
                         id,
                         name: Some(name),

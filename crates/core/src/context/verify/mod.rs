@@ -421,14 +421,25 @@ impl SectionScan {
     }
 }
 
-fn heading_title(line: &str) -> String {
-    let stripped = line
-        .trim()
+/// A line without its heading marks and number (`## 3. Files` is `Files`).
+fn heading_text(line: &str) -> &str {
+    line.trim()
         .trim_start_matches(['#', '*', '_', ' ', '\t', '>'])
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start_matches(['.', ')', ':', ' ', '*', '_', '#'])
-        .trim_start();
-    stripped.to_lowercase()
+        .trim_start()
+}
+
+/// Whether the heading text, lower-cased, starts with `wanted` (lower case). Without lower-
+/// casing the whole line when the compared prefix is ASCII (every line of the summary is tried,
+/// and most are long prose): ASCII characters lower-case one to one, so the answer is the same.
+fn heading_starts_with(text: &str, wanted: &str) -> bool {
+    match text.as_bytes().get(..wanted.len()) {
+        Some(prefix) if prefix.is_ascii() && wanted.is_ascii() => {
+            prefix.eq_ignore_ascii_case(wanted.as_bytes())
+        }
+        _ => text.to_lowercase().starts_with(wanted),
+    }
 }
 
 /// Finds the required headings in order, inside `<summary>` when the text has one.
@@ -458,13 +469,13 @@ fn scan_sections(lines: &[&str], required: &[String]) -> SectionScan {
         if next >= titles.len() {
             break;
         }
-        let title = heading_title(line);
+        let title = heading_text(line);
         if title.is_empty() {
             continue;
         }
         if let Some(offset) = titles[next..]
             .iter()
-            .position(|wanted| title.starts_with(wanted.as_str()))
+            .position(|wanted| heading_starts_with(title, wanted))
         {
             found[next + offset] = Some(number);
             next += offset + 1;
@@ -1241,6 +1252,26 @@ pub fn retry_instructions(verification: &Verification) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ASCII shortcut of the heading match agrees with lower-casing the whole line,
+    /// including characters whose lower case is ASCII (the Kelvin sign) or longer (`İ`).
+    #[test]
+    fn heading_match_agrees_with_full_lower_casing() {
+        for (text, wanted) in [
+            ("Key Technical Concepts: x", "key technical concepts"),
+            ("\u{212A}ey Technical Concepts", "key technical concepts"),
+            ("İmportant", "i\u{307}mportant"),
+            ("Key", "key technical concepts"),
+            ("Pending Tasks", ""),
+            ("Pénding", "pénding"),
+        ] {
+            assert_eq!(
+                heading_starts_with(text, wanted),
+                text.to_lowercase().starts_with(wanted),
+                "{text:?} {wanted:?}"
+            );
+        }
+    }
 
     #[test]
     fn dates_are_civil_utc() {

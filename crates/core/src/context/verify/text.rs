@@ -477,15 +477,45 @@ fn is_path_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@' | '+' | '~' | '$')
 }
 
-/// Every path-like token of a text, lower-cased with `\` as `/`, with each of its `/`-suffixes
-/// (`/abs/src/a.ts` also names `src/a.ts` and `a.ts`), so naming a file is one lookup.
+/// Every path-like token of a text, lower-cased with `\\` as `/`, with each of its `/`-suffixes
+/// (`/abs/src/a.ts` also names `src/a.ts` and `a.ts`), so naming a file is one lookup. Tokens are
+/// cut from the text as written and lower-cased one by one (only when needed): lower-casing the
+/// whole text first cost a copy of the summary, and split a token at a character whose lower
+/// case is two (`İ` is `i` and a combining dot, which is not a path character), so a file named
+/// with it was never found.
 pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
-    let mut lowered = text.to_lowercase().replace('\\', "/");
-    while lowered.contains("//") {
-        lowered = lowered.replace("//", "/");
-    }
-    let mut set = FxHashSet::default();
-    for token in lowered.split(|c: char| !is_path_char(c)) {
+    let mut set: FxHashSet<String> = FxHashSet::default();
+    let mut insert = |suffix: &str| {
+        let suffix = suffix.trim_start_matches('/');
+        if !suffix.is_empty() && !set.contains(suffix) {
+            set.insert(suffix.to_owned());
+        }
+    };
+    for raw in text.split(|c: char| !(is_path_char(c) || c == '\\')) {
+        if raw.is_empty() {
+            continue;
+        }
+        let plain = raw
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'\\');
+        let owned;
+        let mut token: &str = if plain {
+            raw
+        } else {
+            owned = raw.to_lowercase().replace('\\', "/");
+            &owned
+        };
+        let collapsed;
+        if token.contains("//") {
+            let mut joined = String::with_capacity(token.len());
+            for c in token.chars() {
+                if !(c == '/' && joined.ends_with('/')) {
+                    joined.push(c);
+                }
+            }
+            collapsed = joined;
+            token = &collapsed;
+        }
         let token = token.trim_end_matches(['.', ',', ':', ';']);
         let token = token.trim_start_matches("./");
         if token.is_empty() {
@@ -495,12 +525,6 @@ pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
         // otherwise give a million suffixes of up to a megabyte each (quadratic). A deeper
         // path is still named by the whole token; a suffix deeper than the limit is not found,
         // so the file counts as missing (the safe side).
-        let mut insert = |suffix: &str| {
-            let suffix = suffix.trim_start_matches('/');
-            if !suffix.is_empty() && !set.contains(suffix) {
-                set.insert(suffix.to_owned());
-            }
-        };
         insert(token);
         for (at, _) in token.rmatch_indices('/').take(PATH_SUFFIX_LIMIT) {
             insert(&token[at..]);
@@ -616,6 +640,16 @@ mod tests {
         for expected in ["ws/src/shapes.ts", "src/shapes.ts", "shapes.ts", "lib/a.rs"] {
             assert!(set.contains(expected), "{expected}: {set:?}");
         }
+        let set = path_tokens("see ///Abs//Src///İ.ts and src\\\\lib\\a.rs");
+        for expected in [
+            "abs/src/i\u{307}.ts",
+            "src/i\u{307}.ts",
+            "i\u{307}.ts",
+            "src/lib/a.rs",
+        ] {
+            assert!(set.contains(expected), "{expected}: {set:?}");
+        }
+        assert_eq!(path_forms("src/İ.ts", None).1, "src/i\u{307}.ts");
         assert_eq!(
             path_forms("/ws/./src//a.ts", Some("/ws/")),
             ("src/a.ts".into(), "src/a.ts".into())
