@@ -92,7 +92,7 @@ fn split_words(text: &str) -> Vec<Word<'_>> {
             .trim_end_matches([
                 ',', '.', ';', ':', '!', '?', ')', ']', '}', '\'', '"', '*', '_', '>',
             ]);
-        let tail = &raw[raw.len() - raw.trim_end_matches([',', ';', ':', ')', '.']).len()..];
+        let tail = &raw[raw.trim_end_matches([',', ';', ':', ')', '.']).len()..];
         let pause = tail.contains([',', ';', ':']);
         if word.is_empty() || !word.chars().any(char::is_alphanumeric) {
             // A dash or stray punctuation between words is a pause.
@@ -1061,12 +1061,19 @@ pub fn is_constraint(sentence: &str) -> bool {
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start_matches(['.', ')', ':', ' ']);
     let question = trimmed.trim_end().ends_with('?');
-    let words = split_words(trimmed);
+    let mut words = split_words(trimmed);
     if words.len() < 2 {
         return false;
     }
+    // Some cues look at the words before or after them (a modal's subject, `leave ... alone`),
+    // so a run-on "sentence" of a million words would cost a million squared: only its head is
+    // classified (a real constraint says what it binds well before this).
+    words.truncate(MAX_CLASSIFIED_WORDS);
     classify(&words, question)
 }
+
+/// How many words of one sentence [`is_constraint`] reads.
+const MAX_CLASSIFIED_WORDS: usize = 160;
 
 fn classify(words: &[Word<'_>], question: bool) -> bool {
     // Lead-ins, the polite openers among them, and whether a standing-rule phrase opened it.
@@ -1354,6 +1361,23 @@ mod tests {
         assert_eq!(sentences(&line).len(), 1);
     }
 
+    /// Cues that look back at their subject or ahead for their object, repeated in one
+    /// run-on sentence: only the sentence's head is classified (each was quadratic).
+    #[test]
+    fn repeated_look_around_cues_in_one_sentence_stay_linear() {
+        for unit in [
+            "x should ",
+            "leave, ",
+            "i want it ",
+            "the log says it must ",
+            "keep, ",
+        ] {
+            let sentence = unit.repeat(200_000);
+            let _ = is_constraint(&sentence);
+            let _ = extract_constraints(&sentence);
+        }
+    }
+
     /// Distinct constraints in one text are deduplicated with a set (a list search was
     /// quadratic in their number).
     #[test]
@@ -1375,10 +1399,17 @@ mod tests {
             "`unclosed backtick must never`",
             "Never\r\nchange the API.\r\n",
             "ǅ ß ﬁ must stay",
+            // A multi-byte first character before trailing punctuation (the pause probe once
+            // sliced from the wrong end and panicked here).
+            "é, à; ü: must never change, ok.",
         ] {
             let _ = extract_constraints(text);
         }
         assert!(is_constraint("NEVER CHANGE THE PUBLIC API."));
+        // `a:b` is one word with no pause after it; `b,` has one.
+        let words = split_words("a:b b, é,");
+        let pauses: Vec<bool> = words.iter().map(|word| word.pause).collect();
+        assert_eq!(pauses, vec![false, true, true]);
         assert!(is_constraint("Don\u{2019}t touch the config."));
     }
 }
