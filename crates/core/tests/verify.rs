@@ -462,22 +462,26 @@ fn score(messages: &[(String, Vec<String>)]) -> (f64, f64, String) {
     (precision, recall, summary)
 }
 
-/// Goal of issue 19: precision ≥ 0.8 and recall ≥ 0.9 on the labelled set (printed). The
-/// held-out set, written after the extractor was tuned on the labelled one and never tuned on,
-/// is printed too and guarded against regressions (measured: precision 1.0, recall 0.867).
+/// Goal of issue 19: precision ≥ 0.8 and recall ≥ 0.9, asserted on every labelled file of
+/// `fixtures/constraints` (`labelled.txt`, `dev.txt`, and any set added later, such as a blind
+/// held-out one), each printed with its errors.
 #[test]
 fn constraint_extraction_precision_and_recall_on_the_labelled_set() {
     let labelled = labelled_messages("labelled.txt");
     assert!(labelled.len() >= 100, "{}", labelled.len());
-    let (precision, recall, report) = score(&labelled);
-    println!("constraint extraction, labelled set: {report}");
-    assert!(precision >= 0.8, "precision {precision:.3}");
-    assert!(recall >= 0.9, "recall {recall:.3}");
-    let heldout = labelled_messages("heldout.txt");
-    let (precision, recall, report) = score(&heldout);
-    println!("constraint extraction, held-out set: {report}");
-    assert!(precision >= 0.8, "held-out precision {precision:.3}");
-    assert!(recall >= 0.85, "held-out recall {recall:.3}");
+    let mut files: Vec<String> = std::fs::read_dir(fixtures().join("constraints"))
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".txt"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 2, "{files:?}");
+    for file in files {
+        let (precision, recall, report) = score(&labelled_messages(&file));
+        println!("constraint extraction, {file}: {report}");
+        assert!(precision >= 0.8, "{file}: precision {precision:.3}");
+        assert!(recall >= 0.9, "{file}: recall {recall:.3}");
+    }
 }
 
 #[test]
@@ -555,4 +559,62 @@ fn verify_long_latest_message_cut_never_splits_an_encoded_surrogate() {
             }
         }
     }
+}
+
+/// Every check and the addendum over one history and summary, all checks on.
+fn verify_all(messages: &[ApiMessage], summary: &str) -> Verification {
+    let settings = VerifySettings::default();
+    let verification = verify_summary(
+        &VerifyInput {
+            summary,
+            messages,
+            tracked_files: &[],
+            folded_paths: &[],
+            cwd: None,
+            host_todos: None,
+            extra_constraints: &[],
+            previous_context_tokens: 0,
+            settings: &settings,
+        },
+        &counter,
+    );
+    let addendum = build_addendum(&verification.findings, 2_000, &counter).unwrap();
+    assert!(addendum.is_none_or(|addendum| addendum.tokens <= 2_000));
+    verification
+}
+
+/// Red-team inputs: each must finish (no quadratic step: a quadratic one would not end in
+/// a test's time at these sizes) and never panic. Found holes, each fixed with this test:
+/// a line of many abbreviations made the sentence splitter quadratic, distinct constraints were
+/// deduplicated by a list search, and a path token of many components gave every suffix.
+#[test]
+fn verify_pathological_inputs_stay_linear_and_never_panic() {
+    let user = |text: String| json!({"role": "user", "content": format!("<user_message>{text}</user_message>")});
+    // A 1 MB single sentence, as the user's message and as the summary.
+    let sentence = "never touch the parser without asking İstanbul ı ".repeat(20_000);
+    let messages = history(json!([user(sentence.clone())]));
+    verify_all(&messages, &sentence);
+    // Every cue repeated, no full stop.
+    let cues =
+        "must never always don't only no keep avoid at most instead of rather than should has to "
+            .repeat(12_000);
+    verify_all(&history(json!([user(cues.clone())])), &cues);
+    // A million abbreviations and a path of half a million components.
+    let abbreviations = "e.g. ".repeat(200_000);
+    let deep = "a/".repeat(500_000);
+    verify_all(&history(json!([user(abbreviations.clone())])), &deep);
+    // 100,000 messages, each a distinct constraint; the summary keeps none of them.
+    let many: Vec<Value> = (0..100_000)
+        .map(|i| user(format!("Never touch module{i}.")))
+        .collect();
+    let verification = verify_all(
+        &history(Value::Array(many)),
+        "1. Primary Request and Intent:\n   nothing",
+    );
+    let constraints = verification.check(CheckId::Constraints).unwrap();
+    assert!(!constraints.passed);
+    // Unicode case folding that changes lengths, replacement characters, CRLF, quotes.
+    let odd = "İSTANBUL MUST NEVER CHANGE.\r\nDon\u{2019}t touch “src/İ.ts”.\r\n\u{FFFD}\u{FFFD} must \u{FFFD}\r\n`unclosed \"quote\r\nǅ ß ﬁ K must stay";
+    let verification = verify_all(&history(json!([user(odd.to_owned())])), odd);
+    assert!(verification.check(CheckId::Constraints).unwrap().passed);
 }

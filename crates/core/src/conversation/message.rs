@@ -131,33 +131,104 @@ pub(crate) fn field<'a>(object: &'a Map<String, Value>, key: &str) -> Option<&'a
     }
 }
 
+/// The block keys [`Block::view`] reads, by slot.
+const BLOCK_KEYS: [&str; 9] = [
+    "type",
+    "text",
+    "source",
+    "id",
+    "name",
+    "input",
+    "tool_use_id",
+    "content",
+    "is_error",
+];
+const TYPE: usize = 0;
+const TEXT: usize = 1;
+const SOURCE: usize = 2;
+const ID: usize = 3;
+const NAME: usize = 4;
+const INPUT: usize = 5;
+const TOOL_USE_ID: usize = 6;
+const CONTENT: usize = 7;
+const IS_ERROR: usize = 8;
+
 impl<'a> Block<'a> {
-    /// Views a raw block.
+    /// The block's `type` when it is a string, read without viewing the rest: a walk that wants
+    /// one kind of block skips the others without reading their other keys.
+    pub fn kind(raw: &'a Value) -> Option<&'a str> {
+        let object = raw.as_object()?;
+        let value = if object.len() <= 8 {
+            object
+                .iter()
+                .find_map(|(key, value)| (key == "type").then_some(value))
+        } else {
+            object.get("type")
+        };
+        value.and_then(Value::as_str)
+    }
+
+    /// Views a raw block. A small block's keys are read in one pass (a lookup per field
+    /// compared every key again, and history walks view every block of every message); a large
+    /// one uses the map's own lookups. Keys are unique, so both give the same view.
     pub fn view(raw: &'a Value) -> Self {
         let Some(object) = raw.as_object() else {
             return Block::Other { kind: None, raw };
         };
-        let string = |key: &str| field(object, key).and_then(Value::as_str);
-        match string("type") {
-            Some("text") => Block::Text {
-                text: string("text"),
-            },
+        let mut slots: [Option<&'a Value>; 9] = [None; 9];
+        if object.len() <= 8 {
+            for (key, value) in object {
+                let slot = match key.as_str() {
+                    "type" => TYPE,
+                    "text" => TEXT,
+                    "source" => SOURCE,
+                    "id" => ID,
+                    "name" => NAME,
+                    "input" => INPUT,
+                    "tool_use_id" => TOOL_USE_ID,
+                    "content" => CONTENT,
+                    "is_error" => IS_ERROR,
+                    _ => continue,
+                };
+                slots[slot] = Some(value);
+            }
+        } else {
+            for (slot, key) in BLOCK_KEYS.iter().enumerate() {
+                slots[slot] = object.get(*key);
+            }
+        }
+        let string = |slot: usize| slots[slot].and_then(Value::as_str);
+        match string(TYPE) {
+            Some("text") => Block::Text { text: string(TEXT) },
             Some("image") => Block::Image {
-                source: field(object, "source"),
+                source: slots[SOURCE],
             },
             Some("tool_use") => Block::ToolUse {
-                id: string("id"),
-                name: string("name"),
-                input: field(object, "input"),
+                id: string(ID),
+                name: string(NAME),
+                input: slots[INPUT],
             },
             Some("tool_result") => Block::ToolResult {
-                tool_use_id: string("tool_use_id"),
-                content: field(object, "content").filter(|value| !value.is_null()),
-                is_error: field(object, "is_error").is_some_and(is_truthy),
+                tool_use_id: string(TOOL_USE_ID),
+                content: slots[CONTENT].filter(|value| !value.is_null()),
+                is_error: slots[IS_ERROR].is_some_and(is_truthy),
             },
             kind => Block::Other { kind, raw },
         }
     }
+}
+
+/// What [`ApiMessage::head`] reads of a message.
+#[derive(Clone, Copy, Debug)]
+pub struct MessageHead<'a> {
+    /// [`ApiMessage::role`].
+    pub role: Option<Role>,
+    /// [`ApiMessage::content`].
+    pub content: Content<'a>,
+    /// [`ApiMessage::is_summary`].
+    pub is_summary: bool,
+    /// [`ApiMessage::is_truncation_marker`].
+    pub is_truncation_marker: bool,
 }
 
 /// JavaScript truthiness of a JSON value (`false`, `0`, `""` and `null` are falsy).
@@ -207,6 +278,42 @@ impl ApiMessage {
     /// The `content` field, viewed.
     pub fn content(&self) -> Content<'_> {
         Content::view(field(&self.fields, "content"))
+    }
+
+    /// The role, the content and the summary / truncation-marker flags, read in one pass over a
+    /// small message's keys (what a walk over a long history reads of every message).
+    pub fn head(&self) -> MessageHead<'_> {
+        if self.fields.len() > 8 {
+            return MessageHead {
+                role: self.role(),
+                content: self.content(),
+                is_summary: self.is_summary(),
+                is_truncation_marker: self.is_truncation_marker(),
+            };
+        }
+        let (mut role, mut content) = (None, None);
+        let (mut is_summary, mut is_truncation_marker) = (false, false);
+        for (key, value) in &self.fields {
+            match key.as_str() {
+                "role" => {
+                    role = match value.as_str() {
+                        Some("user") => Some(Role::User),
+                        Some("assistant") => Some(Role::Assistant),
+                        _ => None,
+                    }
+                }
+                "content" => content = Some(value),
+                "isSummary" => is_summary = is_truthy(value),
+                "isTruncationMarker" => is_truncation_marker = is_truthy(value),
+                _ => {}
+            }
+        }
+        MessageHead {
+            role,
+            content: Content::view(content),
+            is_summary,
+            is_truncation_marker,
+        }
     }
 
     /// The content blocks when the content is an array; empty otherwise.

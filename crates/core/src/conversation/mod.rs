@@ -22,7 +22,9 @@ pub use effective::{
     DerivedHistory, EffectiveHistory, RewrittenHistory, cleanup_after_truncation,
     effective_api_history, messages_since_last_summary,
 };
-pub use message::{ApiMessage, Block, Content, Role, SYNTHETIC_TOOL_RESULT_TEXT, is_truthy};
+pub use message::{
+    ApiMessage, Block, Content, MessageHead, Role, SYNTHETIC_TOOL_RESULT_TEXT, is_truthy,
+};
 pub use rewind::{
     RemovedContextIds, RewindError, RewindOptions, RewindOutcome, RewindTarget, SUMMARY_HEADING,
     rewind, rewind_api_history,

@@ -1,273 +1,1219 @@
 //! The user's explicit constraints ("don't touch X", "always run the tests", "use X, not Y"):
-//! sentences of user-authored text that bind the agent's later work. Measured on a labelled set
-//! of user messages (`tests/fixtures/constraints/labelled.txt`, precision and recall printed by
-//! `cargo test -p roo-context-core --test verify -- constraint_extraction`).
+//! sentences of user-authored text that bind the agent's later work. Measured on labelled user
+//! messages (`tests/fixtures/constraints/*.txt`, precision and recall printed by
+//! `cargo test -p roo-context-core --test verify -- constraint_extraction --nocapture`).
 //!
-//! A sentence is a constraint when it is *directed at the agent*: it opens with an imperative cue
-//! (`don't`, `never`, `always`, `only`, `avoid`, `keep`, `make sure`, ...), or carries a modal
-//! addressed to the agent (`you must`, `you should not`, `must not`, `is not allowed`), or has the
-//! `use X, not Y` / `X instead of Y` shape. Descriptions that merely contain the words ("it never
-//! returns", "I only changed one line") are not. Fenced code is never read.
+//! A sentence is a constraint when it is *directed at the agent's future work*. The grammatical
+//! classes recognised (each with the look-alikes that are not constraints):
+//! - an imperative cue opening a clause: `don't`, `never`, `always`, `only`, `avoid`, `keep`,
+//!   `make sure`, `stick to`, `stay within`, `leave X alone`, `no X`, `under no circumstances`
+//!   (not "never returned", "only the first test fails", "no luck", "keep going");
+//! - an imperative verb with a contrast or a bound: `write X, not Y`, `X instead of Y`,
+//!   `X rather than Y`, `change only X`, `fix X without changing Y`, `write at most N`;
+//! - a modal on a subject: `tests should ...`, `the API must ...`, `it has to ...`,
+//!   `the migration needs to ...`, `you can't ...` (not a guess, "it must be the cache"; a
+//!   prediction, "that should work now"; an inference, "you must have changed it"; a bug report,
+//!   "it should return 404 but returns 500"; hedged, "I think we should ..."; reported,
+//!   "the log says it must ...");
+//! - a wish aimed at the work: `I want you to ...`, `we need the API to ...`, `I don't want ...`,
+//!   `I'd rather ...` (not "I want to understand why");
+//! - a standing rule: `from now on ...`, `X is off limits`, `at most N ...` opening a sentence.
+//!
+//! Questions are not constraints unless they are polite imperatives ("could you avoid X?").
+//! Fenced code and pasted log lines are never read; quoted and backticked text is one opaque
+//! word, so a quoted error message cannot make a sentence a constraint.
+//!
+//! Speed: this runs on every sentence of every user message of the history, so a sentence is
+//! lower-cased and split into words once, and each cue is found by dispatching on the word at
+//! hand (a `match`), never by searching the sentence once per phrase.
 
-use std::sync::LazyLock;
-
-use memchr::memmem::Finder;
+use rustc_hash::FxHashSet;
 
 use super::text::normalize_ws;
 
-/// Words that may precede the imperative cue without changing it.
-const LEAD_INS: &[&str] = &[
-    "please",
-    "and",
-    "also",
-    "but",
-    "so",
-    "ok",
-    "okay",
-    "oh",
-    "then",
-    "just",
-    "important",
-    "note",
-    "nb",
-    "again",
-    "finally",
-    "btw",
-    "plus",
-    "however",
-    "still",
-    "now",
-    "hmm",
-    "actually",
-    "wait",
-    "sorry",
-    "hey",
-    "ps",
-    "p.s.",
-    "reminder",
-    "rule",
-    "instead",
+/// One word of a sentence's analysis form, and whether a clause pause (`,` `;` `:` `—`) follows.
+#[derive(Clone, Copy, Debug)]
+struct Word<'a> {
+    text: &'a str,
+    pause: bool,
+}
+
+/// The sentence lower-cased, curly apostrophes straightened, and each quoted or backticked span
+/// replaced by the placeholder word `q` (an unmatched quote is kept as it is). Linear: a quote
+/// kind found unmatched once is never searched for again.
+fn analysis_form(sentence: &str) -> String {
+    // Most sentences are plain ASCII without quotes: one bytewise pass.
+    if sentence
+        .bytes()
+        .all(|byte| byte.is_ascii() && byte != b'`' && byte != b'"')
+    {
+        return sentence.to_ascii_lowercase();
+    }
+    let mut out = String::with_capacity(sentence.len() + 8);
+    let mut rest = sentence;
+    let mut unmatched = [false; 3];
+    while let Some(c) = rest.chars().next() {
+        let width = c.len_utf8();
+        let kind = match c {
+            '`' => Some(0),
+            '"' => Some(1),
+            '\u{201C}' => Some(2),
+            _ => None,
+        };
+        if let Some(kind) = kind
+            && !unmatched[kind]
+        {
+            let close = if kind == 2 { '\u{201D}' } else { c };
+            match rest[width..].find(close) {
+                Some(end) => {
+                    out.push_str(" q ");
+                    rest = &rest[width + end + close.len_utf8()..];
+                    continue;
+                }
+                None => unmatched[kind] = true,
+            }
+        }
+        match c {
+            '\u{2019}' | '\u{2018}' => out.push('\''),
+            c if c.is_ascii() => out.push(c.to_ascii_lowercase()),
+            c => out.extend(c.to_lowercase()),
+        }
+        rest = &rest[width..];
+    }
+    out
+}
+
+/// Splits the analysis form into words, trimming punctuation and noting clause pauses.
+fn split_words(text: &str) -> Vec<Word<'_>> {
+    let mut words: Vec<Word<'_>> = Vec::new();
+    for raw in text.split_whitespace() {
+        let word = raw
+            .trim_start_matches(['(', '[', '{', '\'', '"', '*', '_', '<'])
+            .trim_end_matches([
+                ',', '.', ';', ':', '!', '?', ')', ']', '}', '\'', '"', '*', '_', '>',
+            ]);
+        let tail = &raw[raw.trim_end_matches([',', ';', ':', ')', '.']).len()..];
+        let pause = tail.contains([',', ';', ':']);
+        if word.is_empty() || !word.chars().any(char::is_alphanumeric) {
+            // A dash or stray punctuation between words is a pause.
+            if let Some(last) = words.last_mut() {
+                last.pause = true;
+            }
+            continue;
+        }
+        words.push(Word { text: word, pause });
+    }
+    words
+}
+
+fn seq(words: &[Word<'_>], at: usize, phrase: &[&str]) -> bool {
+    words.len() >= at + phrase.len()
+        && phrase
+            .iter()
+            .zip(&words[at..])
+            .all(|(want, word)| word.text == *want)
+}
+
+fn text_at<'a>(words: &[Word<'a>], at: usize) -> &'a str {
+    words.get(at).map_or("", |word| word.text)
+}
+
+/// Words that may precede the cue without changing it.
+fn is_lead_in(word: &str) -> bool {
+    matches!(
+        word,
+        "please"
+            | "pls"
+            | "and"
+            | "also"
+            | "but"
+            | "so"
+            | "ok"
+            | "okay"
+            | "oh"
+            | "then"
+            | "just"
+            | "important"
+            | "note"
+            | "nb"
+            | "again"
+            | "finally"
+            | "btw"
+            | "plus"
+            | "however"
+            | "still"
+            | "now"
+            | "hmm"
+            | "actually"
+            | "wait"
+            | "sorry"
+            | "hey"
+            | "ps"
+            | "p.s"
+            | "reminder"
+            | "rule"
+            | "instead"
+            | "oh,"
+            | "alright"
+            | "right"
+            | "additionally"
+            | "lastly"
+            | "crucially"
+            | "critical"
+            | "seriously"
+            | "constraint"
+            | "requirement"
+    )
+}
+
+/// Phrases that may precede the cue; the `true` ones make what follows a standing rule.
+const LEAD_IN_PHRASES: &[(&[&str], bool)] = &[
+    (&["from", "now", "on"], true),
+    (&["going", "forward"], true),
+    (&["for", "the", "rest", "of", "this", "task"], true),
+    (&["for", "the", "rest", "of", "the", "task"], true),
+    (&["for", "the", "rest", "of", "this", "session"], true),
+    (&["until", "further", "notice"], true),
+    (&["in", "the", "future"], true),
+    (&["henceforth"], true),
+    (&["from", "here", "on"], true),
+    (&["for", "this", "task"], false),
+    (&["for", "this", "project"], false),
+    (&["in", "this", "repo"], false),
+    (&["in", "this", "codebase"], false),
+    (&["one", "more", "thing"], false),
+    (&["one", "last", "thing"], false),
+    (&["in", "general"], false),
+    (&["as", "a", "rule"], false),
+    (&["by", "the", "way"], false),
+    (&["to", "be", "clear"], false),
+    (&["could", "you"], false),
+    (&["can", "you"], false),
+    (&["would", "you"], false),
+    (&["will", "you"], false),
+    (&["could", "you", "please"], false),
+    (&["can", "we"], false),
+    (&["could", "we"], false),
 ];
 
-/// Phrases that may precede the imperative cue without changing it.
-const LEAD_IN_PHRASES: &[&str] = &[
-    "from now on",
-    "going forward",
-    "for the rest of this task",
-    "for this task",
-    "one more thing",
-    "one last thing",
-    "in general",
-    "as a rule",
-];
+/// Whether a word opens one of [`LEAD_IN_PHRASES`] (checked by a unit test), so other words skip
+/// the list.
+fn opens_lead_in_phrase(word: &str) -> bool {
+    matches!(
+        word,
+        "from"
+            | "going"
+            | "for"
+            | "until"
+            | "in"
+            | "henceforth"
+            | "one"
+            | "as"
+            | "by"
+            | "to"
+            | "could"
+            | "can"
+            | "would"
+            | "will"
+    )
+}
 
-/// Imperative openers that make a sentence a constraint on their own.
-const OPENERS: &[&str] = &[
-    "don't",
-    "dont",
-    "never",
-    "always",
-    "only",
-    "avoid",
-    "keep",
-    "leave",
-    "ensure",
-    "stop",
-    "prefer",
-    "stick",
-    "refrain",
-    "must",
-    "no",
-    "do not",
-    "make sure",
-    "be sure",
-    "under no",
-    "without",
-    "limit",
-    "restrict",
-    "preserve",
-    "retain",
-    "maintain",
-    "stay",
-    "skip",
-    "ignore",
-    "exclude",
-    "use only",
-    "write only",
-    "remember to",
-    "remember:",
-    "don\u{2019}t",
-    "not",
-    "nothing",
-];
+/// Verbs that open an imperative instruction in coding sessions (base form). An imperative is a
+/// constraint only with a contrast or a bound (see [`imperative_bound`]); on its own it is a task.
+fn is_imperative_verb(word: &str) -> bool {
+    matches!(
+        word,
+        "use"
+            | "write"
+            | "add"
+            | "put"
+            | "call"
+            | "name"
+            | "store"
+            | "return"
+            | "render"
+            | "format"
+            | "log"
+            | "make"
+            | "create"
+            | "build"
+            | "change"
+            | "modify"
+            | "edit"
+            | "update"
+            | "fix"
+            | "test"
+            | "run"
+            | "commit"
+            | "push"
+            | "merge"
+            | "deploy"
+            | "install"
+            | "import"
+            | "export"
+            | "define"
+            | "declare"
+            | "implement"
+            | "handle"
+            | "throw"
+            | "raise"
+            | "catch"
+            | "send"
+            | "save"
+            | "load"
+            | "read"
+            | "parse"
+            | "serialize"
+            | "serialise"
+            | "validate"
+            | "check"
+            | "mock"
+            | "stub"
+            | "place"
+            | "move"
+            | "rename"
+            | "refactor"
+            | "rewrite"
+            | "delete"
+            | "remove"
+            | "drop"
+            | "target"
+            | "compile"
+            | "lint"
+            | "document"
+            | "comment"
+            | "answer"
+            | "reply"
+            | "respond"
+            | "explain"
+            | "print"
+            | "show"
+            | "display"
+            | "emit"
+            | "encode"
+            | "escape"
+            | "sort"
+            | "split"
+            | "wrap"
+            | "pin"
+            | "bump"
+            | "upgrade"
+            | "migrate"
+            | "generate"
+            | "touch"
+            | "go"
+            | "pick"
+            | "choose"
+            | "select"
+            | "prefix"
+            | "default"
+            | "treat"
+            | "spell"
+            | "indent"
+            | "style"
+            | "structure"
+            | "model"
+            | "type"
+            | "cache"
+            | "fetch"
+            | "query"
+            | "measure"
+            | "benchmark"
+            | "profile"
+            | "open"
+            | "close"
+            | "configure"
+            | "set"
+            | "enable"
+            | "disable"
+            | "reuse"
+            | "extend"
+            | "inline"
+            | "extract"
+            | "squash"
+            | "rebase"
+            | "tag"
+            | "version"
+            | "publish"
+            | "release"
+            | "ship"
+            | "match"
+            | "map"
+            | "convert"
+            | "translate"
+            | "copy"
+            | "paste"
+            | "output"
+            | "report"
+            | "record"
+            | "reference"
+            | "mention"
+            | "cite"
+            | "ask"
+            | "wait"
+            | "retry"
+            | "sanitize"
+            | "sanitise"
+            | "assert"
+            | "guard"
+            | "annotate"
+            | "order"
+            | "group"
+            | "keep"
+            | "leave"
+            | "stay"
+            | "stick"
+            | "work"
+            | "do"
+            | "try"
+    )
+}
 
-/// Phrases that make a sentence a constraint wherever they appear.
-const MODALS: &[&str] = &[
-    "you must",
-    "you should",
-    "you shouldn't",
-    "you can't",
-    "you cannot",
-    "you may not",
-    "you need to",
-    "you have to",
-    "you are not allowed",
-    "you're not allowed",
-    "we must",
-    "we should not",
-    "we shouldn't",
-    "we always",
-    "we only",
-    " must ",
-    "should not",
-    "shouldn't",
-    "must not",
-    "must never",
-    "must always",
-    "must be",
-    "must stay",
-    "must remain",
-    "must use",
-    "must keep",
-    "should never",
-    "should always",
-    "should only",
-    "should not be",
-    "shouldn't be",
-    "is not allowed",
-    "are not allowed",
-    "not allowed to",
-    "is forbidden",
-    "are forbidden",
-    "under no circumstances",
-    "at all costs",
-    "do not ",
-    "don't ",
-    "make sure",
-    "instead of",
-    "rather than",
-    "no more than",
-    "at most",
-    "at least",
-    "is off-limits",
-    "are off-limits",
-    "off limits",
-    "is a must",
-    "it's important that",
-    "it is important that",
-    "the rule is",
-    "hard requirement",
-    "non-negotiable",
-];
+/// The word reads as a finite verb of a description (`returns`, `crashed`, `failing`, `was`),
+/// not as the base form an imperative uses.
+fn is_finite_verb(word: &str) -> bool {
+    if matches!(
+        word,
+        "is" | "was"
+            | "were"
+            | "are"
+            | "has"
+            | "had"
+            | "did"
+            | "does"
+            | "got"
+            | "went"
+            | "ran"
+            | "came"
+            | "saw"
+            | "knew"
+            | "found"
+            | "made"
+            | "been"
+            | "gave"
+            | "took"
+            | "broke"
+            | "thought"
+            | "said"
+            | "wrote"
+            | "seems"
+            | "happens"
+            | "works"
+    ) {
+        return true;
+    }
+    let ascii = word.is_ascii() && word.len() > 3;
+    ascii
+        && ((word.ends_with('s') && !word.ends_with("ss") && !word.ends_with("us"))
+            || word.ends_with("ed")
+            || word.ends_with("ing"))
+}
 
-/// Descriptive subjects before `don't` / `never` / `only` that make the sentence a statement.
-const DESCRIPTIVE_SUBJECTS: &[&str] = &[
-    "i don't",
-    "i do not",
-    "i never",
-    "i only",
-    "it doesn't",
-    "it does not",
-    "it never",
-    "it only",
-    "they don't",
-    "they never",
-    "that doesn't",
-    "this doesn't",
-    "which doesn't",
-    "who don't",
-    "i didn't",
-    "it didn't",
-    "i can't",
-    "i cannot",
-    "don't know",
-    "don't think",
-    "don't understand",
-    "don't see",
-    "don't care",
-    "don't have",
-    "don't worry",
-    "don't get",
-    "don't remember",
-    "don't mind",
-];
+/// Words after `only` that make it describe a fact ("only the first test fails", "only on CI").
+fn is_determiner_or_preposition(word: &str) -> bool {
+    matches!(
+        word,
+        "the"
+            | "a"
+            | "an"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "one"
+            | "two"
+            | "three"
+            | "some"
+            | "on"
+            | "in"
+            | "when"
+            | "if"
+            | "for"
+            | "after"
+            | "before"
+            | "because"
+            | "with"
+            | "at"
+            | "my"
+            | "your"
+            | "our"
+            | "their"
+            | "his"
+            | "her"
+            | "its"
+            | "it"
+            | "i"
+            | "we"
+            | "they"
+            | "he"
+            | "she"
+            | "once"
+            | "sometimes"
+            | "recently"
+            | "yesterday"
+            | "today"
+            | "now"
+            | "by"
+            | "from"
+            | "to"
+    )
+}
+
+/// Nouns after a sentence-opening `no` that make it a report or a reply ("no luck", "no errors").
+fn is_report_noun(word: &str) -> bool {
+    matches!(
+        word,
+        "idea"
+            | "luck"
+            | "error"
+            | "errors"
+            | "warning"
+            | "warnings"
+            | "output"
+            | "response"
+            | "change"
+            | "changes"
+            | "difference"
+            | "problem"
+            | "problems"
+            | "worries"
+            | "worry"
+            | "matter"
+            | "one"
+            | "way"
+            | "clue"
+            | "sign"
+            | "success"
+            | "progress"
+            | "reply"
+            | "answer"
+            | "result"
+            | "results"
+            | "dice"
+            | "issue"
+            | "issues"
+            | "joy"
+            | "effect"
+            | "wonder"
+            | "doubt"
+            | "thanks"
+            | "need"
+            | "longer"
+            | "rush"
+            | "hurry"
+            | "pressure"
+            | "bugs"
+            | "tests"
+            | "logs"
+            | "data"
+            | "it"
+            | "that"
+            | "this"
+            | "i"
+            | "you"
+            | "we"
+            | "sir"
+            | "kidding"
+            | "comment"
+    )
+}
+
+fn is_number(word: &str) -> bool {
+    word.starts_with(|c: char| c.is_ascii_digit())
+        || matches!(
+            word,
+            "one"
+                | "two"
+                | "three"
+                | "four"
+                | "five"
+                | "six"
+                | "seven"
+                | "eight"
+                | "nine"
+                | "ten"
+                | "twenty"
+                | "fifty"
+                | "hundred"
+        )
+}
+
+/// A bound phrase (`at most`, `no more than`, ...) at `at` followed by a number: its length.
+fn limit_at(words: &[Word<'_>], at: usize) -> Option<usize> {
+    let length = match text_at(words, at) {
+        "at" if matches!(text_at(words, at + 1), "most" | "least") => 2,
+        "no" if seq(words, at + 1, &["more", "than"]) || seq(words, at + 1, &["less", "than"]) => 3,
+        "not" if seq(words, at + 1, &["more", "than"]) => 3,
+        "a" if seq(words, at + 1, &["maximum", "of"]) => 3,
+        "max" | "maximum" | "under" => 1,
+        "fewer" | "less" if text_at(words, at + 1) == "than" => 2,
+        _ => return None,
+    };
+    is_number(text_at(words, at + length)).then_some(length)
+}
+
+/// Whether the imperative verb at `at` carries a contrast or a bound that makes it a constraint:
+/// `X, not Y`, `X instead of Y`, `X rather than Y`, `only X`, `X only`, `without changing Y`,
+/// `at most N`, `... always` / `... everywhere`.
+fn imperative_bound(words: &[Word<'_>], at: usize) -> bool {
+    let verb = words[at].text;
+    let last = words.len() - 1;
+    for index in at + 1..words.len() {
+        let word = words[index].text;
+        let previous = &words[index - 1];
+        let found = match word {
+            "not" => {
+                previous.pause
+                    || !matches!(
+                        previous.text,
+                        "do" | "does"
+                            | "did"
+                            | "is"
+                            | "are"
+                            | "was"
+                            | "were"
+                            | "should"
+                            | "could"
+                            | "would"
+                            | "will"
+                            | "can"
+                            | "has"
+                            | "have"
+                            | "must"
+                            | "may"
+                            | "might"
+                            | "why"
+                            | "if"
+                            | "or"
+                            | "whether"
+                            | "it's"
+                            | "that's"
+                            | "there's"
+                    ) && !matches!(
+                        text_at(words, index + 1),
+                        "sure" | "yet" | "really" | "working" | "quite" | "just"
+                    )
+            }
+            "instead" => {
+                text_at(words, index + 1) == "of"
+                    || (index == last && matches!(verb, "use" | "go" | "do" | "write" | "call"))
+            }
+            "rather" => text_at(words, index + 1) == "than",
+            "only" => index == at + 1 || index == last,
+            "always" | "everywhere" | "exclusively" => index == last,
+            "without" => {
+                let next = text_at(words, index + 1);
+                next.ends_with("ing") || next == "any" || next == "asking"
+            }
+            "for" if matches!(verb, "use" | "go") => {
+                matches!(text_at(words, index + 1), "all" | "every" | "everything")
+            }
+            _ => limit_at(words, index).is_some(),
+        };
+        if found {
+            return true;
+        }
+    }
+    false
+}
+
+/// The imperative cue opening a clause at `at`: `Some(true)` a constraint, `Some(false)` a look-
+/// alike (a description that opens with the same word), `None` no cue here.
+fn opener(words: &[Word<'_>], at: usize, sentence_start: bool) -> Option<bool> {
+    let first = text_at(words, at);
+    let next = text_at(words, at + 1);
+    let decided = match first {
+        "don't" | "dont" | "mustn't" | "shouldn't" => !matches!(
+            next,
+            "know"
+                | "think"
+                | "understand"
+                | "see"
+                | "care"
+                | "have"
+                | "worry"
+                | "get"
+                | "remember"
+                | "mind"
+                | "like"
+                | "need"
+                | "believe"
+                | "recall"
+        ),
+        "do" if next == "not" => !matches!(
+            text_at(words, at + 2),
+            "know" | "think" | "understand" | "see" | "care" | "have" | "remember"
+        ),
+        "never" | "always" => {
+            !is_finite_verb(next)
+                && !is_determiner_or_preposition(next)
+                && !matches!(next, "" | "mind")
+        }
+        "only" => !next.is_empty() && !is_finite_verb(next) && !is_determiner_or_preposition(next),
+        "avoid" | "ensure" | "prefer" | "refrain" | "limit" | "restrict" | "preserve"
+        | "retain" | "maintain" | "skip" | "exclude" | "stick" => true,
+        // "Must be fast." (not the guess "must be the cache").
+        "must" => next != "have" && !(next == "be" && is_guess_complement(text_at(words, at + 2))),
+        "stop" => next.ends_with("ing"),
+        "ignore" => !matches!(next, "me" | "that" | "this" | "it" | "my"),
+        "stay" => matches!(
+            next,
+            "within" | "on" | "inside" | "away" | "in" | "under" | "below" | "compatible" | "off"
+        ),
+        "keep" => !matches!(
+            next,
+            "going" | "up" | "trying" | "at" | "looking" | "digging" | "me" | "on" | "getting"
+        ),
+        "leave" => {
+            words[at + 1..].iter().any(|word| {
+                matches!(
+                    word.text,
+                    "alone" | "untouched" | "unchanged" | "intact" | "as-is" | "be" | "out"
+                )
+            }) || words[at + 1..].windows(2).any(|pair| {
+                matches!(
+                    (pair[0].text, pair[1].text),
+                    ("as", "is") | ("in", "place") | ("as", "it") | ("as", "they")
+                )
+            })
+        }
+        "make" | "be" if next == "sure" => true,
+        "under" if next == "no" => true,
+        "remember" => next == "to" || words[at].pause,
+        "no" if sentence_start => {
+            !words[at].pause && !next.is_empty() && !is_report_noun(next) && !is_finite_verb(next)
+        }
+        _ => return None,
+    };
+    Some(decided)
+}
+
+/// Hedges that turn a modal into an opinion ("I think we should ...", "maybe it must ...").
+fn hedged(words: &[Word<'_>]) -> bool {
+    (0..words.len()).any(|at| match words[at].text {
+        "maybe" | "perhaps" | "probably" | "possibly" | "might" | "seems" | "apparently"
+        | "wondering" | "presumably" => true,
+        "i" => matches!(
+            text_at(words, at + 1),
+            "think" | "guess" | "suppose" | "wonder" | "believe" | "feel" | "assume"
+        ),
+        "i'm" => matches!(text_at(words, at + 1), "open" | "not" | "guessing"),
+        "not" => text_at(words, at + 1) == "sure",
+        "what" => text_at(words, at + 1) == "if",
+        "could" => text_at(words, at + 1) == "be",
+        _ => false,
+    })
+}
+
+/// A modal at `at`: its length in words, or `None`.
+fn modal_at(words: &[Word<'_>], at: usize) -> Option<usize> {
+    let word = words[at].text;
+    let next = text_at(words, at + 1);
+    match word {
+        "should" | "must" | "shall" | "shouldn't" | "mustn't" | "shan't" => Some(1),
+        "has" | "have" | "need" | "needs" | "ought" if next == "to" => Some(2),
+        "is" | "are" if next == "required" && text_at(words, at + 2) == "to" => Some(3),
+        "is" | "are" if next == "not" && text_at(words, at + 2) == "to" => Some(3),
+        "may" if matches!(next, "not" | "only" | "never") => Some(2),
+        "can" if next == "only" => Some(2),
+        _ => None,
+    }
+}
+
+/// Words after `must be` that make it a guess about a cause ("it must be the cache").
+fn is_guess_complement(word: &str) -> bool {
+    matches!(
+        word,
+        "the"
+            | "a"
+            | "an"
+            | "some"
+            | "something"
+            | "because"
+            | "due"
+            | "why"
+            | "from"
+            | "caused"
+            | "coming"
+            | "related"
+            | "somewhere"
+            | "in"
+            | "on"
+            | "stale"
+            | "wrong"
+            | "broken"
+            | "missing"
+            | "corrupt"
+            | "corrupted"
+            | "cached"
+            | "my"
+            | "your"
+            | "our"
+            | "their"
+            | "his"
+            | "her"
+            | "that"
+            | "this"
+            | "it"
+            | "what"
+    )
+}
+
+/// Completions of `should` that make it a prediction ("that should work now").
+fn is_prediction(words: &[Word<'_>], at: usize) -> bool {
+    let next = text_at(words, at);
+    match next {
+        "work" | "fix" | "help" | "see" | "get" | "now" | "solve" | "resolve" | "suffice"
+        | "do" | "notice" | "find" | "hopefully" => true,
+        "be" => matches!(
+            text_at(words, at + 1),
+            "fine"
+                | "ok"
+                | "okay"
+                | "good"
+                | "enough"
+                | "able"
+                | "fixed"
+                | "done"
+                | "there"
+                | "faster"
+                | "better"
+                | "easy"
+                | "easier"
+                | "gone"
+                | "resolved"
+                | "working"
+                | "back"
+                | "ready"
+                | "straightforward"
+                | "quick"
+        ),
+        _ => false,
+    }
+}
+
+/// Whether the modal at `at` (of `length` words) binds future work, judged on its subject and
+/// its completion.
+fn binding_modal(words: &[Word<'_>], start: usize, at: usize, length: usize) -> bool {
+    let subject = &words[start..at];
+    let Some(first) = subject.first() else {
+        return false;
+    };
+    if matches!(
+        first.text,
+        "i" | "i'll" | "i'm" | "i've" | "i'd" | "if" | "why" | "how"
+    ) {
+        return false;
+    }
+    // Reported speech: the log or the docs say it, the user does not (a summary's "the user
+    // said you must ..." is the user's).
+    if subject.iter().enumerate().any(|(index, word)| {
+        (index == 0 || subject[index - 1].text != "user")
+            && matches!(
+                word.text,
+                "say"
+                    | "says"
+                    | "said"
+                    | "saying"
+                    | "complains"
+                    | "warns"
+                    | "claims"
+                    | "told"
+                    | "reads"
+                    | "reported"
+                    | "mentions"
+                    | "thought"
+                    | "thinks"
+                    | "assumed"
+                    | "expected"
+                    | "wondered"
+                    | "asked"
+            )
+    }) {
+        return false;
+    }
+    let modal = words[at].text;
+    let after = at + length;
+    let next = text_at(words, after);
+    // "should have caught", "must have changed": an inference or a regret about the past.
+    if next == "have" || next == "'ve" {
+        let participle = text_at(words, after + 1);
+        if participle.ends_with("ed")
+            || participle.ends_with("en")
+            || matches!(
+                participle,
+                "been"
+                    | "done"
+                    | "made"
+                    | "run"
+                    | "set"
+                    | "put"
+                    | "gone"
+                    | "seen"
+                    | "got"
+                    | "left"
+                    | "caught"
+                    | "thought"
+                    | "found"
+                    | "known"
+                    | "had"
+                    | "shown"
+                    | "built"
+                    | "sent"
+                    | "read"
+                    | "written"
+                    | "told"
+                    | "said"
+            )
+        {
+            return false;
+        }
+    }
+    let pronoun = subject.len() == 1
+        && matches!(
+            first.text,
+            "it" | "that"
+                | "this"
+                | "there"
+                | "which"
+                | "something"
+                | "someone"
+                | "he"
+                | "she"
+                | "they"
+        );
+    // "it must be the cache", "something must be holding the lock": a guess.
+    let complement = text_at(words, after + 1);
+    if modal == "must"
+        && next == "be"
+        && pronoun
+        && (is_guess_complement(complement) || complement.ends_with("ing"))
+    {
+        return false;
+    }
+    // "it may not be the cache": a guess.
+    if modal == "may" && pronoun {
+        return false;
+    }
+    if matches!(modal, "has" | "have") && seq(words, after, &["do", "with"]) {
+        return false;
+    }
+    if matches!(modal, "should" | "shall") && is_prediction(words, after) {
+        return false;
+    }
+    // A bug report: what it should do, then what it does.
+    for index in after..words.len() {
+        match words[index].text {
+            "but" | "yet" | "though" | "although" | "whereas" => {
+                let then = text_at(words, index + 1);
+                if matches!(
+                    then,
+                    "it" | "instead"
+                        | "i"
+                        | "now"
+                        | "we"
+                        | "got"
+                        | "get"
+                        | "they"
+                        | "the"
+                        | "this"
+                        | "that"
+                        | "actually"
+                        | "currently"
+                ) || is_finite_verb(then)
+                {
+                    return false;
+                }
+            }
+            "every" | "each" if text_at(words, index + 1) == "time" => return false,
+            "whenever" => return false,
+            _ => {}
+        }
+    }
+    true
+}
+
+/// Whether the words from `at` hold a standing-rule phrase anywhere.
+fn rule_phrase(words: &[Word<'_>], start: usize, at: usize) -> bool {
+    let next = text_at(words, at + 1);
+    match words[at].text {
+        "under" => seq(words, at + 1, &["no", "circumstances"]),
+        "off-limits" => true,
+        "off" => next == "limits",
+        "out" => seq(words, at + 1, &["of", "bounds"]) || seq(words, at + 1, &["of", "scope"]),
+        "not" => matches!(next, "allowed" | "permitted") && at > 0,
+        "forbidden" | "prohibited" | "mandatory" | "non-negotiable" => {
+            at > 0 && matches!(words[at - 1].text, "is" | "are" | "strictly" | "be")
+        }
+        "hard" => next == "requirement",
+        "at" => seq(words, at + 1, &["all", "costs"]) || seq(words, at + 1, &["all", "times"]),
+        "is" => seq(words, at + 1, &["a", "must"]),
+        "important" => next == "that" && at > 0 && matches!(words[at - 1].text, "it's" | "is"),
+        "the" => seq(words, at + 1, &["rule", "is"]),
+        "make" | "be" if next == "sure" => {
+            // "let me make sure", "I'll make sure": the user's own action.
+            !(at > 0
+                && matches!(
+                    words[at - 1].text,
+                    "me" | "i'll" | "i" | "we'll" | "will" | "i'm" | "gonna" | "to"
+                ))
+                || (at > 1 && words[at - 1].text == "to" && words[at - 2].text == "you")
+        }
+        // "We never deploy on Fridays" states a rule only as the sentence's own subject.
+        "we" if at == start => {
+            matches!(next, "always" | "only" | "never")
+                && !is_finite_verb(text_at(words, at + 2))
+                && !matches!(text_at(words, at + 2), "had" | "got")
+        }
+        // `you must` / `you should` go through the modal's checks ("you must have changed").
+        "you" => {
+            matches!(next, "can't" | "cannot")
+                || seq(words, at + 1, &["are", "not", "allowed"])
+                || seq(words, at + 1, &["may", "not"])
+        }
+        _ => false,
+    }
+}
+
+/// `I want you to ...`, `we need the tests to ...`, `I don't want ...`, `I'd rather ...` at
+/// `at`: `Some(decision)`, or `None` when the sentence does not open with a wish.
+fn wish(words: &[Word<'_>], at: usize) -> Option<bool> {
+    let subject = text_at(words, at);
+    if !matches!(subject, "i" | "we" | "i'd" | "we'd") {
+        return None;
+    }
+    let mut verb_at = at + 1;
+    let mut negative = false;
+    if matches!(text_at(words, verb_at), "don't" | "do") {
+        negative = true;
+        verb_at += if text_at(words, verb_at) == "do" {
+            2
+        } else {
+            1
+        };
+    }
+    let (verb, verb_length) = match text_at(words, verb_at) {
+        verb @ ("want" | "need" | "expect" | "require" | "prefer" | "rather") => (verb, 1),
+        "would" => match text_at(words, verb_at + 1) {
+            verb @ ("like" | "prefer" | "rather") => (verb, 2),
+            _ => return None,
+        },
+        "like" if subject.ends_with("'d") => ("like", 1),
+        _ => return None,
+    };
+    if negative || matches!(verb, "prefer" | "rather") {
+        return Some(true);
+    }
+    let object = verb_at + verb_length;
+    let next = text_at(words, object);
+    if next == "to" {
+        // "I want to understand why": the user's own plan, unless it binds the work.
+        let then = text_at(words, object + 1);
+        return Some(matches!(
+            then,
+            "keep"
+                | "stay"
+                | "avoid"
+                | "never"
+                | "always"
+                | "only"
+                | "make"
+                | "ensure"
+                | "preserve"
+                | "maintain"
+                | "support"
+                | "stick"
+                | "remain"
+                | "limit"
+        ));
+    }
+    if matches!(next, "you" | "it" | "them" | "everything") {
+        return Some(words[object..].iter().any(|word| word.text == "to"));
+    }
+    if matches!(
+        next,
+        "the"
+            | "all"
+            | "every"
+            | "each"
+            | "this"
+            | "that"
+            | "these"
+            | "those"
+            | "our"
+            | "my"
+            | "both"
+            | "any"
+            | "no"
+    ) {
+        // "we need the API to stay stable" (not "I need a function to parse dates").
+        return Some(words[object..].iter().take(8).any(|word| word.text == "to"));
+    }
+    Some(false)
+}
 
 /// Whether a sentence is an explicit constraint (see the module doc).
 pub fn is_constraint(sentence: &str) -> bool {
-    let lowered = sentence.to_lowercase().replace('\u{2019}', "'");
-    let trimmed = lowered
+    let form = analysis_form(sentence);
+    let trimmed = form
         .trim()
         .trim_start_matches(['-', '*', '+', '>', '#', '•', ' ', '\t'])
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start_matches(['.', ')', ':', ' ']);
-    if trimmed.split_whitespace().count() < 2 {
-        return false;
-    }
     let question = trimmed.trim_end().ends_with('?');
-    let mut rest = trimmed;
-    // "could you / can you / would you" opens a polite imperative.
-    let mut polite = false;
-    for opener in ["could you ", "can you ", "would you ", "will you "] {
-        if let Some(tail) = rest.strip_prefix(opener) {
-            rest = tail;
-            polite = true;
-        }
-    }
-    loop {
-        if let Some(tail) = LEAD_IN_PHRASES
-            .iter()
-            .find_map(|phrase| rest.strip_prefix(phrase))
-        {
-            rest = tail.trim_start_matches([',', ':', ' ']);
-            continue;
-        }
-        let next = rest.split_whitespace().next().unwrap_or("");
-        let bare = next.trim_end_matches([',', ':', '!', ';']);
-        if !bare.is_empty() && LEAD_INS.contains(&bare) && rest.len() > next.len() {
-            rest = rest[next.len()..].trim_start();
-        } else {
-            break;
-        }
-    }
-    let opens = OPENERS.iter().any(|opener| {
-        rest.strip_prefix(opener)
-            .is_some_and(|tail| tail.is_empty() || tail.starts_with([' ', ',', ':', '!', '-']))
-    });
-    let use_not = (rest.starts_with("use ") || rest.starts_with("go with "))
-        && (rest.contains(", not ")
-            || rest.contains(" not ")
-            || rest.contains(" instead")
-            || rest.contains(" only")
-            || rest.contains(" for all ")
-            || rest.contains(" everywhere")
-            || rest.contains(" always"));
-    if question {
-        return polite && (opens || use_not);
-    }
-    if opens || use_not {
-        return true;
-    }
-    let haystack = trimmed.as_bytes();
-    if DESCRIPTIVE_FINDERS
-        .iter()
-        .any(|finder| finder.find(haystack).is_some())
-    {
+    let mut words = split_words(trimmed);
+    if words.len() < 2 {
         return false;
     }
-    MODAL_FINDERS
-        .iter()
-        .any(|finder| finder.find(haystack).is_some())
+    // Some cues look at the words before or after them (a modal's subject, `leave ... alone`),
+    // so a run-on "sentence" of a million words would cost a million squared: only its head is
+    // classified (a real constraint says what it binds well before this).
+    words.truncate(MAX_CLASSIFIED_WORDS);
+    classify(&words, question)
 }
 
-/// Searchers built once: `str::contains` sets up a searcher per call, and these ~90 phrases are
-/// looked for in every sentence of every user message of the history.
-static DESCRIPTIVE_FINDERS: LazyLock<Vec<Finder<'static>>> =
-    LazyLock::new(|| DESCRIPTIVE_SUBJECTS.iter().map(Finder::new).collect());
-static MODAL_FINDERS: LazyLock<Vec<Finder<'static>>> =
-    LazyLock::new(|| MODALS.iter().map(Finder::new).collect());
+/// How many words of one sentence [`is_constraint`] reads.
+const MAX_CLASSIFIED_WORDS: usize = 160;
 
-/// Splits user text into sentences, outside fenced code blocks: at `.`/`!`/`?` before a space or
-/// the end, and at line breaks (bullets and short lines are sentences of their own).
+fn classify(words: &[Word<'_>], question: bool) -> bool {
+    // Lead-ins, the polite openers among them, and whether a standing-rule phrase opened it.
+    let mut start = 0;
+    let mut polite = false;
+    let mut standing = false;
+    'lead: while start < words.len() {
+        // Only words that open a lead-in phrase are tried against the list.
+        let opens_phrase = opens_lead_in_phrase(words[start].text);
+        for (phrase, is_standing) in LEAD_IN_PHRASES.iter().filter(|_| opens_phrase) {
+            if seq(words, start, phrase) && start + phrase.len() < words.len() {
+                polite |= matches!(phrase[0], "could" | "can" | "would" | "will");
+                standing |= is_standing;
+                start += phrase.len();
+                continue 'lead;
+            }
+        }
+        if is_lead_in(words[start].text) && start + 1 < words.len() {
+            start += 1;
+            continue;
+        }
+        break;
+    }
+    let first = text_at(words, start);
+    let imperative =
+        is_imperative_verb(first) && !(first == "do" && text_at(words, start + 1) == "not");
+    // An imperative cue opening the sentence or a later clause ("fix it, and never ...").
+    let mut cue = opener(words, start, true);
+    if cue.is_none() && imperative && imperative_bound(words, start) {
+        cue = Some(true);
+    }
+    if cue.is_none() && limit_at(words, start).is_some() {
+        cue = Some(true);
+    }
+    if question {
+        return polite && cue == Some(true);
+    }
+    if let Some(decided) = cue {
+        return decided;
+    }
+    if standing && (imperative || matches!(first, "we" | "you" | "all" | "every" | "each")) {
+        return true;
+    }
+    let is_hedged = hedged(words);
+    if let Some(decided) = wish(words, start) {
+        return decided && !is_hedged;
+    }
+    for at in start + 1..words.len() {
+        let clause = words[at - 1].pause
+            || matches!(
+                words[at - 1].text,
+                "and" | "but" | "so" | "then" | "please" | "also" | "just"
+            );
+        if clause && let Some(decided) = opener(words, at, false) {
+            if decided && !is_hedged {
+                return true;
+            }
+            continue;
+        }
+    }
+    if is_hedged {
+        return false;
+    }
+    for at in start..words.len() {
+        if rule_phrase(words, start, at) {
+            return true;
+        }
+        if let Some(length) = modal_at(words, at)
+            && binding_modal(words, start, at, length)
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether a line is pasted tool output (a log line, a stack frame, a compiler note): its words
+/// are not the user's even when they read like a rule ("error: value must not be null").
+fn looks_like_log(line: &str) -> bool {
+    let trimmed = line.trim_start();
+    // A timestamp: `2024-05-01`, `12:03:44`, `[12:03:44]`.
+    let digits = trimmed
+        .trim_start_matches('[')
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .count();
+    if digits >= 2
+        && matches!(
+            trimmed.trim_start_matches('[').as_bytes().get(digits),
+            Some(b'-' | b':' | b'/')
+        )
+    {
+        return true;
+    }
+    if trimmed.starts_with("-->")
+        || trimmed.starts_with("| ")
+        || trimmed.starts_with("= note")
+        || trimmed.starts_with("thread '")
+        || trimmed.starts_with("File \"")
+        || trimmed.starts_with("$ ")
+        || trimmed.starts_with("npm ERR!")
+        || trimmed.starts_with("Traceback")
+        || trimmed.starts_with("Caused by")
+    {
+        return true;
+    }
+    if trimmed.starts_with("at ") && trimmed.contains('(') && trimmed.contains(':') {
+        return true;
+    }
+    // A level word (`error:`, `[WARN]`, `error[E0382]:`, `FATAL ...`).
+    let bracketed = trimmed.strip_prefix('[').unwrap_or(trimmed);
+    let length = bracketed
+        .bytes()
+        .take_while(u8::is_ascii_alphabetic)
+        .count();
+    let level = &bracketed[..length];
+    let after = bracketed.as_bytes().get(length).copied();
+    let is_level = matches!(
+        level.to_ascii_lowercase().as_str(),
+        "error"
+            | "warning"
+            | "warn"
+            | "fatal"
+            | "panic"
+            | "exception"
+            | "info"
+            | "debug"
+            | "trace"
+            | "critical"
+            | "err"
+            | "severe"
+    );
+    is_level
+        && (matches!(after, Some(b':' | b']' | b'[' | b'('))
+            || (level.len() > 1 && level.bytes().all(|b| b.is_ascii_uppercase())))
+}
+
+/// Splits user text into sentences, outside fenced code blocks and pasted log lines: at
+/// `.`/`!`/`?` before a space or the end, and at line breaks (bullets and short lines are
+/// sentences of their own).
 pub fn sentences(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut in_fence = false;
@@ -277,13 +1223,13 @@ pub fn sentences(text: &str) -> Vec<String> {
             in_fence = !in_fence;
             continue;
         }
-        if in_fence {
+        if in_fence || looks_like_log(line) {
             continue;
         }
         let mut start = 0;
         let bytes = line.as_bytes();
-        for (index, c) in line.char_indices() {
-            if matches!(c, '.' | '!' | '?') {
+        for (index, byte) in bytes.iter().enumerate() {
+            if matches!(byte, b'.' | b'!' | b'?') {
                 let after = index + 1;
                 let boundary = after >= bytes.len() || bytes[after] == b' ';
                 // `e.g.` / `src/a.ts` / `v1.2` are not ends.
@@ -298,12 +1244,13 @@ pub fn sentences(text: &str) -> Vec<String> {
     out
 }
 
+/// Whether the piece ends with an abbreviation. Looks at the last word only, from the back, so a
+/// line of a million `e.g.` stays linear.
 fn abbreviation_before(piece: &str) -> bool {
-    let last = piece.split_whitespace().last().unwrap_or("").to_lowercase();
-    matches!(
-        last.as_str(),
-        "e.g." | "i.e." | "etc." | "vs." | "e.g" | "i.e"
-    )
+    let last = piece.split_whitespace().next_back().unwrap_or("");
+    ["e.g.", "i.e.", "etc.", "vs.", "e.g", "i.e"]
+        .iter()
+        .any(|abbreviation| last.eq_ignore_ascii_case(abbreviation))
 }
 
 fn push_sentence(out: &mut Vec<String>, piece: &str) {
@@ -316,8 +1263,10 @@ fn push_sentence(out: &mut Vec<String>, piece: &str) {
 /// The constraints of one user text, in order, without repeats.
 pub fn extract_constraints(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen: FxHashSet<String> = FxHashSet::default();
     for sentence in sentences(text) {
-        if is_constraint(&sentence) && !out.contains(&sentence) {
+        if is_constraint(&sentence) && !seen.contains(&sentence) {
+            seen.insert(sentence.clone());
             out.push(sentence);
         }
     }
@@ -339,5 +1288,128 @@ mod tests {
         assert!(is_constraint("Could you avoid unwrap in the parser?"));
         let text = "Fix it.\n```rust\n// never do this\nlet x = 1;\n```\nAlways run cargo fmt.";
         assert_eq!(extract_constraints(text), vec!["Always run cargo fmt."]);
+    }
+
+    #[test]
+    fn the_grammatical_classes_and_their_look_alikes() {
+        for positive in [
+            "Write all new components as function components, not classes.",
+            "Tests should run in under a minute.",
+            "The API must stay backwards compatible.",
+            "It has to work offline.",
+            "The migration needs to be reversible.",
+            "I want you to keep the diff small.",
+            "We need the API to stay stable.",
+            "I don't want any new dependencies.",
+            "No console.log in production code.",
+            "Leave the vendored code alone.",
+            "The billing module is off limits.",
+            "Stick to the standard library.",
+            "From now on, run the linter before every commit.",
+            "Under no circumstances delete user data.",
+            "At most two files per pull request.",
+            "Stay within the 80-column limit.",
+            "Keep it under 100 lines.",
+            "Don't bother with IE11 support.",
+            "Return errors as values instead of panicking.",
+            "Fix the bug without changing the public API.",
+        ] {
+            assert!(is_constraint(positive), "{positive}");
+        }
+        for negative in [
+            "The function always returns null.",
+            "We never finished the migration.",
+            "It must be the cache.",
+            "That should work now.",
+            "You must have changed the config.",
+            "It should return 404 but it returns 500.",
+            "I think we should avoid the ORM here.",
+            "The log says the value must be a string.",
+            "It returns null instead of an empty list.",
+            "No luck with the new flag.",
+            "Keep going, this looks good.",
+            "Leave a comment on the PR when you are done.",
+            "Only the first test fails.",
+            "I want to understand why this fails.",
+            "It has to do with the cache.",
+            "At least it compiles now.",
+            "Does the API have to stay stable?",
+            "The error says \"you must restart the server\".",
+        ] {
+            assert!(!is_constraint(negative), "{negative}");
+        }
+    }
+
+    #[test]
+    fn every_lead_in_phrase_is_tried() {
+        for (phrase, _) in LEAD_IN_PHRASES {
+            assert!(opens_lead_in_phrase(phrase[0]), "{phrase:?}");
+        }
+    }
+
+    #[test]
+    fn log_lines_and_fences_are_not_read() {
+        let text = "Here is the output:\nerror[E0382]: value must not be moved\n  --> src/main.rs:5:10\n2024-05-01T10:00:00 WARN cache must be flushed\nNote: never push to main.";
+        assert_eq!(extract_constraints(text), vec!["Note: never push to main."]);
+    }
+
+    /// A line of a hundred thousand abbreviations: the sentence splitter looks back one word at
+    /// each full stop (it looked at the whole piece: quadratic).
+    #[test]
+    fn many_abbreviations_in_one_line_stay_linear() {
+        let line = "e.g. ".repeat(100_000);
+        assert_eq!(sentences(&line).len(), 1);
+    }
+
+    /// Cues that look back at their subject or ahead for their object, repeated in one
+    /// run-on sentence: only the sentence's head is classified (each was quadratic).
+    #[test]
+    fn repeated_look_around_cues_in_one_sentence_stay_linear() {
+        for unit in [
+            "x should ",
+            "leave, ",
+            "i want it ",
+            "the log says it must ",
+            "keep, ",
+        ] {
+            let sentence = unit.repeat(200_000);
+            let _ = is_constraint(&sentence);
+            let _ = extract_constraints(&sentence);
+        }
+    }
+
+    /// Distinct constraints in one text are deduplicated with a set (a list search was
+    /// quadratic in their number).
+    #[test]
+    fn many_distinct_constraints_in_one_text() {
+        let text: String = (0..50_000)
+            .map(|i| format!("Never touch file{i}. "))
+            .collect();
+        assert_eq!(extract_constraints(&text).len(), 50_000);
+        let repeated = "Never touch the config. ".repeat(50_000);
+        assert_eq!(extract_constraints(&repeated).len(), 1);
+    }
+
+    #[test]
+    fn unicode_case_and_quotes_do_not_panic() {
+        for text in [
+            "İSTANBUL İÇİN ASLA DEĞİŞTİRME. Never change İ or ı in the ıd field.",
+            "Don\u{2019}t touch \u{201C}legacy\u{201D} \"unclosed",
+            "\u{FFFD}\u{FFFD} must \u{FFFD}",
+            "`unclosed backtick must never`",
+            "Never\r\nchange the API.\r\n",
+            "ǅ ß ﬁ must stay",
+            // A multi-byte first character before trailing punctuation (the pause probe once
+            // sliced from the wrong end and panicked here).
+            "é, à; ü: must never change, ok.",
+        ] {
+            let _ = extract_constraints(text);
+        }
+        assert!(is_constraint("NEVER CHANGE THE PUBLIC API."));
+        // `a:b` is one word with no pause after it; `b,` has one.
+        let words = split_words("a:b b, é,");
+        let pauses: Vec<bool> = words.iter().map(|word| word.pause).collect();
+        assert_eq!(pauses, vec![false, true, true]);
+        assert!(is_constraint("Don\u{2019}t touch the config."));
     }
 }

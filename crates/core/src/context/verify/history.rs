@@ -4,32 +4,34 @@
 use serde_json::Value;
 
 use super::{FileAction, TodoItem, TodoStatus};
-// `field`: a tool input has a few keys, so a linear scan beats hashing each of the eleven
-// names looked up per call.
-use crate::conversation::message::field;
-use crate::conversation::{ApiMessage, Block, Content};
+use crate::conversation::{ApiMessage, Block, Content, MessageHead, Role};
 
 /// Tags whose insides are the user's own words in Roo-style histories.
 const USER_TAGS: &[&str] = &["task", "user_message", "feedback", "answer"];
 
 /// Tools whose `path`-like inputs name a file the agent changed.
-const EDIT_TOOLS: &[&str] = &[
-    "write_to_file",
-    "apply_diff",
-    "multi_apply_diff",
-    "insert_content",
-    "search_and_replace",
-    "search_replace",
-    "edit_file",
-    "apply_patch",
-    "edit",
-    "write",
-    "create_file",
-    "str_replace_editor",
-];
+fn is_edit_tool(name: &str) -> bool {
+    matches!(
+        name,
+        "write_to_file"
+            | "apply_diff"
+            | "multi_apply_diff"
+            | "insert_content"
+            | "search_and_replace"
+            | "search_replace"
+            | "edit_file"
+            | "apply_patch"
+            | "edit"
+            | "write"
+            | "create_file"
+            | "str_replace_editor"
+    )
+}
 
 /// Tools whose inputs name a file the agent read.
-const READ_TOOLS: &[&str] = &["read_file", "view", "read", "simple_read_file"];
+fn is_read_tool(name: &str) -> bool {
+    matches!(name, "read_file" | "view" | "read" | "simple_read_file")
+}
 
 /// A piece of user-authored text and the message it came from.
 #[derive(Clone, Debug, PartialEq)]
@@ -94,11 +96,9 @@ const TOOL_RESULT_TAG_WINDOW: usize = 512;
 
 fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed: bool) {
     if !plain_allowed {
-        let mut head = TOOL_RESULT_TAG_WINDOW.min(text.len());
-        while !text.is_char_boundary(head) {
-            head -= 1;
-        }
-        // One scan of the head for `<`, each checked against every tag (not one scan per tag).
+        // One scan of the head's bytes for `<`, each checked against every tag (not one scan
+        // per tag). A cut inside a character needs no care: `<` is never part of one.
+        let head = TOOL_RESULT_TAG_WINDOW.min(text.len());
         let opens_a_tag = memchr::memchr_iter(b'<', &text.as_bytes()[..head])
             .any(|at| USER_TAGS.iter().any(|tag| text[at + 1..].starts_with(tag)));
         if !opens_a_tag {
@@ -123,31 +123,54 @@ fn push_text(out: &mut Vec<UserText>, message: usize, text: &str, plain_allowed:
     }
 }
 
-/// The user-authored texts of one message (see [`scan`]).
-fn push_user_texts(out: &mut Vec<UserText>, index: usize, message: &ApiMessage) {
-    if message.is_summary() || message.is_truncation_marker() {
-        return;
-    }
-    match message.content() {
-        Content::Text(text) => push_text(out, index, text, true),
+/// The user-authored texts of one user message (see [`scan`]), and the ids of its failed tool
+/// results (when `failed` is given), viewing each block once.
+fn read_user_message<'a>(
+    texts: Option<&mut Vec<UserText>>,
+    mut failed: Option<&mut rustc_hash::FxHashSet<&'a str>>,
+    index: usize,
+    head: &MessageHead<'a>,
+) {
+    let mut texts = texts.filter(|_| !head.is_summary && !head.is_truncation_marker);
+    match head.content {
+        Content::Text(text) => {
+            if let Some(out) = texts.as_deref_mut() {
+                push_text(out, index, text, true);
+            }
+        }
         Content::Blocks(blocks) => {
             for block in blocks {
                 match Block::view(block) {
-                    Block::Text { text: Some(text) } => push_text(out, index, text, true),
+                    Block::Text { text: Some(text) } => {
+                        if let Some(out) = texts.as_deref_mut() {
+                            push_text(out, index, text, true);
+                        }
+                    }
                     Block::ToolResult {
-                        content: Some(content),
-                        ..
-                    } => match content {
-                        Value::String(text) => push_text(out, index, text, false),
-                        Value::Array(items) => {
-                            for item in items {
-                                if let Block::Text { text: Some(text) } = Block::view(item) {
-                                    push_text(out, index, text, false);
+                        tool_use_id,
+                        content,
+                        is_error,
+                    } => {
+                        if is_error
+                            && let (Some(id), Some(failed)) = (tool_use_id, failed.as_deref_mut())
+                        {
+                            failed.insert(id);
+                        }
+                        let Some(out) = texts.as_deref_mut() else {
+                            continue;
+                        };
+                        match content {
+                            Some(Value::String(text)) => push_text(out, index, text, false),
+                            Some(Value::Array(items)) => {
+                                for item in items {
+                                    if let Block::Text { text: Some(text) } = Block::view(item) {
+                                        push_text(out, index, text, false);
+                                    }
                                 }
                             }
+                            _ => {}
                         }
-                        _ => {}
-                    },
+                    }
                     _ => {}
                 }
             }
@@ -156,45 +179,65 @@ fn push_user_texts(out: &mut Vec<UserText>, index: usize, message: &ApiMessage) 
     }
 }
 
-fn paths_in_input(input: &Value, out: &mut Vec<String>) {
+fn paths_in_input<'a>(input: &'a Value, out: &mut Vec<&'a str>) {
     let Some(object) = input.as_object() else {
         return;
     };
-    for key in ["path", "file_path", "filePath", "target_file", "file"] {
-        if let Some(path) = field(object, key).and_then(Value::as_str) {
-            out.push(path.to_owned());
-        }
+    // The keys this reads, in one pass over the input's keys (eleven lookups compared every key
+    // eleven times, on every tool call of the history).
+    let mut direct: [Option<&'a Value>; 5] = [None; 5];
+    let (mut list, mut files, mut args) = (None, None, None);
+    let mut patches: [Option<&'a Value>; 3] = [None; 3];
+    let mut visit = |key: &str, value: &'a Value| match key {
+        "path" => direct[0] = Some(value),
+        "file_path" => direct[1] = Some(value),
+        "filePath" => direct[2] = Some(value),
+        "target_file" => direct[3] = Some(value),
+        "file" => direct[4] = Some(value),
+        "paths" => list = Some(value),
+        "files" => files = Some(value),
+        "args" => args = Some(value),
+        "patch" => patches[0] = Some(value),
+        "input" => patches[1] = Some(value),
+        "diff" => patches[2] = Some(value),
+        _ => {}
+    };
+    for (key, value) in object {
+        visit(key, value);
     }
-    if let Some(list) = field(object, "paths").and_then(Value::as_array) {
-        out.extend(list.iter().filter_map(Value::as_str).map(str::to_owned));
+    for path in direct.into_iter().flatten().filter_map(Value::as_str) {
+        out.push(path);
     }
-    if let Some(files) = field(object, "files").and_then(Value::as_array) {
+    if let Some(list) = list.and_then(Value::as_array) {
+        out.extend(list.iter().filter_map(Value::as_str));
+    }
+    if let Some(files) = files.and_then(Value::as_array) {
         for file in files {
             match file {
-                Value::String(path) => out.push(path.clone()),
+                Value::String(path) => out.push(path),
                 other => paths_in_input(other, out),
             }
         }
     }
     // Roo's XML `args` (`<file><path>a.ts</path></file>`).
-    if let Some(args) = field(object, "args").and_then(Value::as_str) {
+    if let Some(args) = args.and_then(Value::as_str) {
         let mut rest = args;
         while let Some(open) = rest.find("<path>") {
             let body = &rest[open + 6..];
             let Some(close) = body.find("</path>") else {
                 break;
             };
-            out.push(body[..close].trim().to_owned());
+            out.push(body[..close].trim());
             rest = &body[close + 7..];
         }
     }
     // apply_patch: `*** Update File: a.ts`.
-    for key in ["patch", "input", "diff"] {
-        if let Some(patch) = field(object, key).and_then(Value::as_str) {
+    for patch in patches {
+        if let Some(patch) = patch.and_then(Value::as_str) {
             for line in patch.lines() {
                 for marker in ["*** Update File: ", "*** Add File: ", "*** Delete File: "] {
                     if let Some(path) = line.strip_prefix(marker) {
-                        out.push(path.trim().to_owned());
+                        out.push(path.trim());
                     }
                 }
             }
@@ -205,67 +248,67 @@ fn paths_in_input(input: &Value, out: &mut Vec<String>) {
 /// What the verification reads from the history, gathered in one pass (a pass over a long
 /// history costs mostly memory traffic, so each extra pass was milliseconds).
 #[derive(Debug, Default)]
-pub(crate) struct HistoryScan {
+pub(crate) struct HistoryScan<'a> {
     /// Every user-authored text, oldest first: tagged spans anywhere in user messages (tool
     /// results included), plain user text outside tool results. Summaries and truncation
     /// markers are not the user's.
     pub(crate) user_texts: Vec<UserText>,
     /// The files named by the agent's tool calls, each once in first-seen order with its
     /// strongest action: edits (unless their result was an error) and reads.
-    pub(crate) touched_files: Vec<(String, FileAction)>,
+    pub(crate) touched_files: Vec<(&'a str, FileAction)>,
 }
 
 /// Scans the history once for the user's texts (when `texts`) and the touched files (when
 /// `files`).
-pub(crate) fn scan(messages: &[ApiMessage], texts: bool, files: bool) -> HistoryScan {
+pub(crate) fn scan(messages: &[ApiMessage], texts: bool, files: bool) -> HistoryScan<'_> {
     let mut user_texts = Vec::new();
     let mut failed = rustc_hash::FxHashSet::default();
     // Per edit or read call in order: its id when an edit, its action, its first path's index
     // in `paths`. Failed edits (whose results come later) are dropped at the end.
     let mut calls: Vec<(Option<&str>, FileAction, usize)> = Vec::new();
-    let mut paths: Vec<String> = Vec::new();
+    let mut paths: Vec<&str> = Vec::new();
     for (index, message) in messages.iter().enumerate() {
-        if message.is_user() {
-            if texts {
-                push_user_texts(&mut user_texts, index, message);
-            }
-            // The blocks were just read for the texts: this second look hits the cache.
-            if files {
-                for block in message.blocks() {
-                    if let Block::ToolResult {
-                        tool_use_id: Some(id),
-                        is_error: true,
-                        ..
-                    } = Block::view(block)
-                    {
-                        failed.insert(id);
+        let head = message.head();
+        match head.role {
+            Some(Role::User) => read_user_message(
+                texts.then_some(&mut user_texts),
+                files.then_some(&mut failed),
+                index,
+                &head,
+            ),
+            Some(Role::Assistant) if files => {
+                let Content::Blocks(blocks) = head.content else {
+                    continue;
+                };
+                for block in blocks {
+                    // Text and reasoning blocks are skipped on their `type` alone.
+                    if Block::kind(block) != Some("tool_use") {
+                        continue;
                     }
+                    let Block::ToolUse {
+                        id,
+                        name: Some(name),
+                        input: Some(input),
+                    } = Block::view(block)
+                    else {
+                        continue;
+                    };
+                    let (action, id) = if is_edit_tool(name) {
+                        (FileAction::Edited, id)
+                    } else if is_read_tool(name) {
+                        (FileAction::Read, None)
+                    } else {
+                        continue;
+                    };
+                    calls.push((id, action, paths.len()));
+                    paths_in_input(input, &mut paths);
                 }
             }
-        } else if files && message.is_assistant() {
-            for block in message.blocks() {
-                let Block::ToolUse {
-                    id,
-                    name: Some(name),
-                    input: Some(input),
-                } = Block::view(block)
-                else {
-                    continue;
-                };
-                let (action, id) = if EDIT_TOOLS.contains(&name) {
-                    (FileAction::Edited, id)
-                } else if READ_TOOLS.contains(&name) {
-                    (FileAction::Read, None)
-                } else {
-                    continue;
-                };
-                calls.push((id, action, paths.len()));
-                paths_in_input(input, &mut paths);
-            }
+            _ => {}
         }
     }
-    let mut touched_files: Vec<(String, FileAction)> = Vec::new();
-    let mut seen: rustc_hash::FxHashMap<String, usize> = rustc_hash::FxHashMap::default();
+    let mut touched_files: Vec<(&str, FileAction)> = Vec::new();
+    let mut seen: rustc_hash::FxHashMap<&str, usize> = rustc_hash::FxHashMap::default();
     let total = paths.len();
     let mut paths = paths.into_iter();
     for (at, &(id, action, first)) in calls.iter().enumerate() {
@@ -276,10 +319,10 @@ pub(crate) fn scan(messages: &[ApiMessage], texts: bool, files: bool) -> History
             continue;
         }
         for path in call_paths.filter(|p| !p.trim().is_empty()) {
-            match seen.get(&path) {
+            match seen.get(path) {
                 Some(&at) => touched_files[at].1 = touched_files[at].1.min(action),
                 None => {
-                    seen.insert(path.clone(), touched_files.len());
+                    seen.insert(path, touched_files.len());
                     touched_files.push((path, action));
                 }
             }
@@ -442,9 +485,9 @@ mod tests {
         assert_eq!(
             scan.touched_files,
             vec![
-                ("r.ts".to_owned(), FileAction::Read),
-                ("s.ts".to_owned(), FileAction::Edited),
-                ("g.ts".to_owned(), FileAction::Edited),
+                ("r.ts", FileAction::Read),
+                ("s.ts", FileAction::Edited),
+                ("g.ts", FileAction::Edited),
             ]
         );
         assert_eq!(

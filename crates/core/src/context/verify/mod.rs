@@ -421,14 +421,25 @@ impl SectionScan {
     }
 }
 
-fn heading_title(line: &str) -> String {
-    let stripped = line
-        .trim()
+/// A line without its heading marks and number (`## 3. Files` is `Files`).
+fn heading_text(line: &str) -> &str {
+    line.trim()
         .trim_start_matches(['#', '*', '_', ' ', '\t', '>'])
         .trim_start_matches(|c: char| c.is_ascii_digit())
         .trim_start_matches(['.', ')', ':', ' ', '*', '_', '#'])
-        .trim_start();
-    stripped.to_lowercase()
+        .trim_start()
+}
+
+/// Whether the heading text, lower-cased, starts with `wanted` (lower case). Without lower-
+/// casing the whole line when the compared prefix is ASCII (every line of the summary is tried,
+/// and most are long prose): ASCII characters lower-case one to one, so the answer is the same.
+fn heading_starts_with(text: &str, wanted: &str) -> bool {
+    match text.as_bytes().get(..wanted.len()) {
+        Some(prefix) if prefix.is_ascii() && wanted.is_ascii() => {
+            prefix.eq_ignore_ascii_case(wanted.as_bytes())
+        }
+        _ => text.to_lowercase().starts_with(wanted),
+    }
 }
 
 /// Finds the required headings in order, inside `<summary>` when the text has one.
@@ -458,13 +469,13 @@ fn scan_sections(lines: &[&str], required: &[String]) -> SectionScan {
         if next >= titles.len() {
             break;
         }
-        let title = heading_title(line);
+        let title = heading_text(line);
         if title.is_empty() {
             continue;
         }
         if let Some(offset) = titles[next..]
             .iter()
-            .position(|wanted| title.starts_with(wanted.as_str()))
+            .position(|wanted| heading_starts_with(title, wanted))
         {
             found[next + offset] = Some(number);
             next += offset + 1;
@@ -571,7 +582,7 @@ struct TouchedFile {
 
 fn files_check(
     input: &VerifyInput<'_>,
-    history_files: &[(String, FileAction)],
+    history_files: &[(&str, FileAction)],
     summary_paths: &FxHashSet<String>,
     findings: &mut Findings,
 ) -> CheckReport {
@@ -670,9 +681,10 @@ fn latest_check(
     let mut report = CheckReport::new(CheckId::LatestUserMessage);
     let quoted = quoted_latest_message(&latest.text);
     let forms = [normalize_ws(&quoted), normalize_ws(&neutralize(&quoted))];
-    let contained = forms
-        .iter()
-        .any(|form| !form.is_empty() && summary_normalized.contains(form.as_str()));
+    let contained = forms.iter().any(|form| {
+        !form.is_empty()
+            && memchr::memmem::find(summary_normalized.as_bytes(), form.as_bytes()).is_some()
+    });
     let words = content_words(&latest.text);
     let (close, recall) = if contained {
         (true, 1.0)
@@ -716,6 +728,34 @@ fn user_messages_check(user_texts: &[history::UserText], index: &LineIndex<'_>) 
 /// Words that mark a summary sentence as constraint-like for the precision warning.
 const CONSTRAINT_CUES: &[&str] = &["must", "never", "always", "don't", "forbidden"];
 
+/// The lines of the summary holding a [`CONSTRAINT_CUES`] word, in order: one pass per cue over
+/// the ASCII-lower-cased summary (which keeps byte offsets), not a lower-cased copy and five
+/// searches per line. The cues are ASCII, so ASCII case folding finds what full folding found.
+fn cue_lines<'a>(summary: &'a str, lines: &[&'a str]) -> Vec<&'a str> {
+    let lowered = summary.to_ascii_lowercase();
+    let base = summary.as_ptr() as usize;
+    let starts: Vec<usize> = lines
+        .iter()
+        .map(|line| line.as_ptr() as usize - base)
+        .collect();
+    let mut marked = vec![false; lines.len()];
+    for cue in CONSTRAINT_CUES {
+        for at in memchr::memmem::find_iter(lowered.as_bytes(), cue) {
+            let line = starts
+                .partition_point(|&start| start <= at)
+                .saturating_sub(1);
+            if let Some(flag) = marked.get_mut(line) {
+                *flag = true;
+            }
+        }
+    }
+    lines
+        .iter()
+        .zip(marked)
+        .filter_map(|(line, marked)| marked.then_some(*line))
+        .collect()
+}
+
 fn constraints_check(
     input: &VerifyInput<'_>,
     user_texts: &[history::UserText],
@@ -743,13 +783,9 @@ fn constraints_check(
         .iter()
         .flat_map(|text| text::words_borrowed(&text.text))
         .collect();
-    for line in &index.lines {
+    for line in cue_lines(input.summary, &index.lines) {
         if report.unsupported.len() >= REPORT_LIST_LIMIT {
             break;
-        }
-        let lowered = line.to_lowercase();
-        if !CONSTRAINT_CUES.iter().any(|cue| lowered.contains(cue)) {
-            continue;
         }
         for sentence in sentences(line) {
             if !is_constraint(&sentence) {
@@ -819,13 +855,18 @@ fn todos_check(
             // Every word of the completed item on one line of Pending Tasks: near-identical
             // items ("step 3" / "step 13") must not read as reopened.
             let (listed, _) = index.covered(&words, 1, false, Some(range), 1.0);
-            // A table row marking it completed (the addendum's) settles it.
-            let settled = input.summary.contains(&format!(
-                " | {} | {} |",
-                todo_cell(&item.content),
-                TodoStatus::Completed.label()
-            ));
-            if listed && !words.is_empty() && !settled {
+            // A table row marking it completed (the addendum's) settles it. Searched only for
+            // a listed item: a search of the whole summary per completed item was most of
+            // this check's time.
+            let settled = || {
+                let row = format!(
+                    " | {} | {} |",
+                    todo_cell(&item.content),
+                    TodoStatus::Completed.label()
+                );
+                memchr::memmem::find(input.summary.as_bytes(), row.as_bytes()).is_some()
+            };
+            if listed && !words.is_empty() && !settled() {
                 report.reopened.push(item.content.clone());
             }
         }
@@ -1250,6 +1291,26 @@ pub fn retry_instructions(verification: &Verification) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The ASCII shortcut of the heading match agrees with lower-casing the whole line,
+    /// including characters whose lower case is ASCII (the Kelvin sign) or longer (`İ`).
+    #[test]
+    fn heading_match_agrees_with_full_lower_casing() {
+        for (text, wanted) in [
+            ("Key Technical Concepts: x", "key technical concepts"),
+            ("\u{212A}ey Technical Concepts", "key technical concepts"),
+            ("İmportant", "i\u{307}mportant"),
+            ("Key", "key technical concepts"),
+            ("Pending Tasks", ""),
+            ("Pénding", "pénding"),
+        ] {
+            assert_eq!(
+                heading_starts_with(text, wanted),
+                text.to_lowercase().starts_with(wanted),
+                "{text:?} {wanted:?}"
+            );
+        }
+    }
 
     #[test]
     fn dates_are_civil_utc() {

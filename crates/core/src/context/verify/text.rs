@@ -8,54 +8,141 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::wire_text::SENTINEL;
 
-/// Words too common to say whether a sentence was kept. Sorted: looked up by binary search.
-const STOPWORDS: &[&str] = &[
-    "a", "about", "after", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been",
-    "but", "by", "can", "could", "did", "do", "does", "for", "from", "had", "has", "have", "he",
-    "her", "here", "his", "i", "if", "in", "into", "is", "it", "its", "just", "let", "lets", "me",
-    "my", "of", "on", "or", "our", "please", "she", "so", "some", "than", "that", "the", "their",
-    "them", "then", "there", "these", "they", "this", "those", "to", "up", "us", "was", "we",
-    "were", "what", "when", "which", "while", "who", "will", "with", "would", "you", "your",
-];
-
+/// Words too common to say whether a sentence was kept. A `match` (a length switch, then
+/// inline compares): it runs on every word of every user text and of the summary.
 fn is_stopword(word: &str) -> bool {
-    STOPWORDS.binary_search(&word).is_ok()
+    matches!(
+        word,
+        "a" | "about"
+            | "after"
+            | "all"
+            | "also"
+            | "an"
+            | "and"
+            | "any"
+            | "are"
+            | "as"
+            | "at"
+            | "be"
+            | "been"
+            | "but"
+            | "by"
+            | "can"
+            | "could"
+            | "did"
+            | "do"
+            | "does"
+            | "for"
+            | "from"
+            | "had"
+            | "has"
+            | "have"
+            | "he"
+            | "her"
+            | "here"
+            | "his"
+            | "i"
+            | "if"
+            | "in"
+            | "into"
+            | "is"
+            | "it"
+            | "its"
+            | "just"
+            | "let"
+            | "lets"
+            | "me"
+            | "my"
+            | "of"
+            | "on"
+            | "or"
+            | "our"
+            | "please"
+            | "she"
+            | "so"
+            | "some"
+            | "than"
+            | "that"
+            | "the"
+            | "their"
+            | "them"
+            | "then"
+            | "there"
+            | "these"
+            | "they"
+            | "this"
+            | "those"
+            | "to"
+            | "up"
+            | "us"
+            | "was"
+            | "we"
+            | "were"
+            | "what"
+            | "when"
+            | "which"
+            | "while"
+            | "who"
+            | "will"
+            | "with"
+            | "would"
+            | "you"
+            | "your"
+    )
 }
 
 /// Negation cues: a constraint's polarity must survive in the summary line that covers it.
-const NEGATIONS: &[&str] = &[
-    "not",
-    "never",
-    "no",
-    "don't",
-    "dont",
-    "doesn't",
-    "avoid",
-    "without",
-    "nothing",
-    "none",
-    "cannot",
-    "can't",
-    "won't",
-    "mustn't",
-    "shouldn't",
-    "isn't",
-    "aren't",
-    "nor",
-    "neither",
-    "forbidden",
-    "prohibited",
-    "instead",
-];
+/// A `match` for the same reason as [`is_stopword`] (it runs on every word of the summary).
+fn is_negation(word: &str) -> bool {
+    matches!(
+        word,
+        "not"
+            | "never"
+            | "no"
+            | "don't"
+            | "dont"
+            | "doesn't"
+            | "avoid"
+            | "without"
+            | "nothing"
+            | "none"
+            | "cannot"
+            | "can't"
+            | "won't"
+            | "mustn't"
+            | "shouldn't"
+            | "isn't"
+            | "aren't"
+            | "nor"
+            | "neither"
+            | "forbidden"
+            | "prohibited"
+            | "instead"
+    ) || word.ends_with("n't")
+}
 
 fn is_word_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '\''
 }
 
+/// The word without its leading and trailing `'` (a byte loop: the generic `trim_matches` was
+/// not inlined and ran on every word of the summary).
+fn trim_apostrophes(word: &str) -> &str {
+    let bytes = word.as_bytes();
+    let (mut start, mut end) = (0, bytes.len());
+    while start < end && bytes[start] == b'\'' {
+        start += 1;
+    }
+    while end > start && bytes[end - 1] == b'\'' {
+        end -= 1;
+    }
+    &word[start..end]
+}
+
 /// [`words`] without allocating the words that are already lower case.
 pub(crate) fn words_borrowed(text: &str) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
     text.split(|c: char| !is_word_char(c))
-        .map(|word| word.trim_matches('\''))
+        .map(trim_apostrophes)
         .filter(|word| !word.is_empty())
         .map(|word| {
             if word
@@ -72,7 +159,7 @@ pub(crate) fn words_borrowed(text: &str) -> impl Iterator<Item = std::borrow::Co
 /// Lower-cased words (letters, digits, `_`, inner apostrophes), in order.
 pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     text.split(|c: char| !is_word_char(c))
-        .map(|word| word.trim_matches('\''))
+        .map(trim_apostrophes)
         .filter(|word| !word.is_empty())
         .map(|word| {
             if word.contains('\u{2019}') {
@@ -93,17 +180,43 @@ pub(crate) fn content_words(text: &str) -> Vec<String> {
 
 /// Whether the text carries a negation cue.
 pub(crate) fn has_negation(text: &str) -> bool {
-    words(text).any(|word| NEGATIONS.contains(&word.as_str()) || word.ends_with("n't"))
+    words(text).any(|word| is_negation(&word))
 }
 
-/// Whitespace runs collapsed to one space, trimmed.
+/// Whitespace runs collapsed to one space, trimmed (whitespace as `char::is_whitespace` says).
+/// Copies runs of non-space bytes at once and decodes only non-ASCII characters: it runs on the
+/// whole summary and on every user sentence.
 pub(crate) fn normalize_ws(text: &str) -> String {
+    let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
-    for word in text.split_whitespace() {
+    let mut word_start: Option<usize> = None;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (space, width) = if byte < 0x80 {
+            (matches!(byte, b'\t'..=b'\r' | b' '), 1)
+        } else {
+            let c = text[at..].chars().next().unwrap_or(' ');
+            (c.is_whitespace(), c.len_utf8())
+        };
+        match (space, word_start) {
+            (true, Some(start)) => {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(&text[start..at]);
+                word_start = None;
+            }
+            (false, None) => word_start = Some(at),
+            _ => {}
+        }
+        at += width;
+    }
+    if let Some(start) = word_start {
         if !out.is_empty() {
             out.push(' ');
         }
-        out.push_str(word);
+        out.push_str(&text[start..]);
     }
     out
 }
@@ -218,7 +331,7 @@ impl<'a> LineIndex<'a> {
                 let segment = negative.len() as u32;
                 let mut is_negative = false;
                 for word in words_borrowed(piece) {
-                    if NEGATIONS.contains(&word.as_ref()) || word.ends_with("n't") {
+                    if is_negation(&word) {
                         is_negative = true;
                     }
                     match postings.get_mut(word.as_ref()) {
@@ -364,34 +477,64 @@ fn is_path_char(c: char) -> bool {
     c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/' | '@' | '+' | '~' | '$')
 }
 
-/// Every path-like token of a text, lower-cased with `\` as `/`, with each of its `/`-suffixes
-/// (`/abs/src/a.ts` also names `src/a.ts` and `a.ts`), so naming a file is one lookup.
+/// Every path-like token of a text, lower-cased with `\\` as `/`, with each of its `/`-suffixes
+/// (`/abs/src/a.ts` also names `src/a.ts` and `a.ts`), so naming a file is one lookup. Tokens are
+/// cut from the text as written and lower-cased one by one (only when needed): lower-casing the
+/// whole text first cost a copy of the summary, and split a token at a character whose lower
+/// case is two (`İ` is `i` and a combining dot, which is not a path character), so a file named
+/// with it was never found.
 pub(crate) fn path_tokens(text: &str) -> FxHashSet<String> {
-    let mut lowered = text.to_lowercase().replace('\\', "/");
-    while lowered.contains("//") {
-        lowered = lowered.replace("//", "/");
-    }
-    let mut set = FxHashSet::default();
-    for token in lowered.split(|c: char| !is_path_char(c)) {
+    let mut set: FxHashSet<String> = FxHashSet::default();
+    let mut insert = |suffix: &str| {
+        let suffix = suffix.trim_start_matches('/');
+        if !suffix.is_empty() && !set.contains(suffix) {
+            set.insert(suffix.to_owned());
+        }
+    };
+    for raw in text.split(|c: char| !(is_path_char(c) || c == '\\')) {
+        if raw.is_empty() {
+            continue;
+        }
+        let plain = raw
+            .bytes()
+            .all(|b| b.is_ascii() && !b.is_ascii_uppercase() && b != b'\\');
+        let owned;
+        let mut token: &str = if plain {
+            raw
+        } else {
+            owned = raw.to_lowercase().replace('\\', "/");
+            &owned
+        };
+        let collapsed;
+        if token.contains("//") {
+            let mut joined = String::with_capacity(token.len());
+            for c in token.chars() {
+                if !(c == '/' && joined.ends_with('/')) {
+                    joined.push(c);
+                }
+            }
+            collapsed = joined;
+            token = &collapsed;
+        }
         let token = token.trim_end_matches(['.', ',', ':', ';']);
         let token = token.trim_start_matches("./");
         if token.is_empty() {
             continue;
         }
-        let mut rest = token;
-        loop {
-            let trimmed = rest.trim_start_matches('/');
-            if !trimmed.is_empty() && !set.contains(trimmed) {
-                set.insert(trimmed.to_owned());
-            }
-            match trimmed.find('/') {
-                Some(slash) => rest = &trimmed[slash..],
-                None => break,
-            }
+        // The whole token and its shortest suffixes: a token of a million components would
+        // otherwise give a million suffixes of up to a megabyte each (quadratic). A deeper
+        // path is still named by the whole token; a suffix deeper than the limit is not found,
+        // so the file counts as missing (the safe side).
+        insert(token);
+        for (at, _) in token.rmatch_indices('/').take(PATH_SUFFIX_LIMIT) {
+            insert(&token[at..]);
         }
     }
     set
 }
+
+/// How many trailing `/`-suffixes of one path token [`path_tokens`] indexes.
+const PATH_SUFFIX_LIMIT: usize = 64;
 
 /// A path as the check compares it: POSIX separators, relative to `cwd` when under it, no `./`,
 /// lower case. The display form is the same without the lower-casing.
@@ -422,9 +565,21 @@ pub(crate) fn path_forms(path: &str, cwd: Option<&str>) -> (String, String) {
 mod tests {
     use super::*;
 
+    /// The byte-level `normalize_ws` agrees with collapsing `split_whitespace` (which it
+    /// replaced) on ASCII, Unicode and control whitespace.
     #[test]
-    fn stopwords_are_sorted_for_the_binary_search() {
-        assert!(STOPWORDS.windows(2).all(|pair| pair[0] < pair[1]));
+    fn normalize_ws_agrees_with_split_whitespace() {
+        for text in [
+            "",
+            "   ",
+            " a  b\t\tc\r\nd ",
+            "x\u{0B}y\u{0C}z\u{1C}w",
+            "\u{A0}a\u{2028}b\u{3000}c\u{85}d\u{200B}e\u{FFFD}",
+            "İstanbul  ı\u{2003}é",
+        ] {
+            let reference = text.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert_eq!(normalize_ws(text), reference, "{text:?}");
+        }
     }
 
     #[test]
@@ -485,6 +640,16 @@ mod tests {
         for expected in ["ws/src/shapes.ts", "src/shapes.ts", "shapes.ts", "lib/a.rs"] {
             assert!(set.contains(expected), "{expected}: {set:?}");
         }
+        let set = path_tokens("see ///Abs//Src///İ.ts and src\\\\lib\\a.rs");
+        for expected in [
+            "abs/src/i\u{307}.ts",
+            "src/i\u{307}.ts",
+            "i\u{307}.ts",
+            "src/lib/a.rs",
+        ] {
+            assert!(set.contains(expected), "{expected}: {set:?}");
+        }
+        assert_eq!(path_forms("src/İ.ts", None).1, "src/i\u{307}.ts");
         assert_eq!(
             path_forms("/ws/./src//a.ts", Some("/ws/")),
             ("src/a.ts".into(), "src/a.ts".into())
