@@ -15,7 +15,7 @@ use std::sync::Arc;
 use roo_context_core::access::Policy;
 use roo_context_core::fs::{GateRefusal, OsFs, open_gated, read_regular_file};
 use roo_context_core::stale_diff::{
-    Added, DiffLimits, Fallback, MAX_FILE_BYTES, NoticeBuilder, Side, text_of,
+    self, Added, DiffLimits, Fallback, MAX_FILE_BYTES, NoticeBuilder, Side, text_of,
 };
 use roo_context_core::tracker::{ChangeKind, Fingerprint, ObservedChange, RecordSource};
 use roo_context_core::wire_text;
@@ -52,6 +52,10 @@ pub struct SeenContent {
     pub text: Option<Arc<str>>,
     /// The access rule at the time of tracking.
     pub policy: Arc<Policy>,
+    /// The folder the tracked key was resolved against (persisted for the restore).
+    pub base: PathBuf,
+    /// The agent saw only part of the file (`text` is then `None`: the whole file is read).
+    pub partial: bool,
 }
 
 /// `seen.json`.
@@ -59,6 +63,54 @@ pub struct SeenContent {
 struct Index {
     version: u32,
     files: BTreeMap<String, Entry>,
+    /// Tracked key → how to watch it again after a restart (restore, in `tracker/actor.rs`).
+    /// Untrusted when read back: every path is judged again by the access rule.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    watched: BTreeMap<String, WatchedEntry>,
+    /// [`fingerprint_check`] of the build that wrote the `known` fingerprints: another build
+    /// may hash differently, and then they are ignored (never trusted as equal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fingerprints: Option<String>,
+}
+
+/// How a tracked key is watched, persisted so a reopened task watches it again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchedEntry {
+    /// The folder the key was resolved against (the request's `cwd`, or the first folder).
+    pub base: String,
+    /// The tracker's fingerprint of what the agent last saw ([`persist_fingerprint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<String>,
+}
+
+/// A fingerprint as persisted: `missing` or `<len>:<hash0 hex>:<hash1 hex>`.
+pub fn persist_fingerprint(fingerprint: Fingerprint) -> String {
+    match fingerprint {
+        Fingerprint::Missing => "missing".to_owned(),
+        Fingerprint::Content { len, hash } => format!("{len}:{:016x}:{:016x}", hash[0], hash[1]),
+    }
+}
+
+/// The inverse of [`persist_fingerprint`]; `None` for anything else.
+pub fn parse_fingerprint(text: &str) -> Option<Fingerprint> {
+    if text == "missing" {
+        return Some(Fingerprint::Missing);
+    }
+    let mut parts = text.split(':');
+    let len = parts.next()?.parse().ok()?;
+    let h0 = u64::from_str_radix(parts.next()?, 16).ok()?;
+    let h1 = u64::from_str_radix(parts.next()?, 16).ok()?;
+    parts.next().is_none().then_some(Fingerprint::Content {
+        len,
+        hash: [h0, h1],
+    })
+}
+
+/// The fingerprint of a fixed text in this build: persisted fingerprints are used only when a
+/// build hashing the same way wrote them.
+fn fingerprint_check() -> String {
+    persist_fingerprint(Fingerprint::of(b"roo-context fingerprint check v1"))
 }
 
 /// One baseline.
@@ -74,6 +126,10 @@ struct Entry {
     at: i64,
     /// LRU clock: higher is more recently used.
     used: u64,
+    /// The agent read only part of the file (`roo/files/track` with `partial`): the baseline
+    /// is the whole file at read time.
+    #[serde(default)]
+    partial: bool,
 }
 
 /// A change not yet acknowledged.
@@ -239,8 +295,8 @@ struct TakeInput {
 }
 
 /// Where a take reads baselines from.
-#[derive(Clone)]
-enum BlobSource {
+#[derive(Clone, Debug)]
+pub enum BlobSource {
     Disk(PathBuf),
     Memory(Arc<HashMap<String, Arc<[u8]>>>),
 }
@@ -307,8 +363,9 @@ fn build_notice(
     }
 }
 
-fn wire_change(file: &roo_context_core::stale_diff::FileNotice) -> wire::FileChange {
+fn wire_change(file: &roo_context_core::stale_diff::FileNotice, partial: bool) -> wire::FileChange {
     wire::FileChange {
+        partial,
         path: file.path.clone(),
         kind: match &file.kind {
             ChangeKind::Modified => wire::FileChangeKind::Modified,
@@ -321,11 +378,7 @@ fn wire_change(file: &roo_context_core::stale_diff::FileNotice) -> wire::FileCha
         },
         fallback: file.fallback.map(wire_fallback),
         diff: file.diff.clone(),
-        diff_stat: file.stat.map(|s| wire::DiffStat {
-            added: s.added as u64,
-            removed: s.removed as u64,
-            hunks: s.hunks as u64,
-        }),
+        diff_stat: file.stat.map(wire_stat),
     }
 }
 
@@ -417,11 +470,15 @@ impl Baselines {
         let seq = self.tick();
         self.saw_seq.insert(key.to_owned(), seq);
         self.pending.remove(key);
+        if let Some(content) = &content {
+            self.watch_base(key, &content.base);
+        }
         let (Some(content), Some(known @ Fingerprint::Content { .. })) = (content, known) else {
             self.forget(key).await;
             return;
         };
         self.paths.insert(key.to_owned(), content.absolute.clone());
+        let partial = content.partial;
         let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
             let bytes = match &content.text {
                 Some(text) => text.as_bytes().to_vec(),
@@ -467,9 +524,94 @@ impl Baselines {
                 source: source_name(source),
                 at: now,
                 used: self.clock,
+                partial,
             },
         );
         self.dirty = true;
+    }
+
+    /// Persists how `key` is watched (bounded like the baselines: a key beyond the bound is
+    /// simply not restored).
+    fn watch_base(&mut self, key: &str, base: &Path) {
+        let base = base.to_string_lossy().into_owned();
+        if let Some(entry) = self.index.watched.get_mut(key) {
+            if entry.base != base {
+                entry.base = base;
+                self.dirty = true;
+            }
+        } else if self.index.watched.len() < MAX_ENTRIES {
+            self.index
+                .watched
+                .insert(key.to_owned(), WatchedEntry { base, known: None });
+            self.dirty = true;
+        }
+    }
+
+    /// The tracker's fingerprint of what the agent last saw of `key` changed: persisted with
+    /// the next write of the index. Returns whether it changed.
+    pub fn set_known(&mut self, key: &str, known: Option<Fingerprint>) -> bool {
+        let Some(entry) = self.index.watched.get_mut(key) else {
+            return false;
+        };
+        let known = known.map(persist_fingerprint);
+        if entry.known == known {
+            return false;
+        }
+        entry.known = known;
+        self.dirty = true;
+        true
+    }
+
+    /// What a reopened task needs to watch `keys` again: the base each was resolved against
+    /// (`None`: never persisted) and what the agent last saw, as the persisted fingerprint or
+    /// else the fingerprint of the baseline (`None`: unknown, including a missing or corrupt
+    /// blob). Reads blobs: call on the blocking pool through [`RestoreSource`].
+    pub fn restore_source(&self) -> RestoreSource {
+        let trusted = self.index.fingerprints.as_deref() == Some(fingerprint_check().as_str());
+        RestoreSource {
+            watched: self.index.watched.clone(),
+            blobs: self
+                .index
+                .files
+                .iter()
+                .map(|(k, e)| (k.clone(), e.blob.clone()))
+                .collect(),
+            trusted_fingerprints: trusted,
+            store: self.blob_source(),
+        }
+    }
+
+    /// A restored key is watched at `absolute` (for takes and `didChange` stats).
+    pub fn restored(&mut self, key: &str, absolute: PathBuf) {
+        self.paths.entry(key.to_owned()).or_insert(absolute);
+    }
+
+    fn blob_source(&self) -> BlobSource {
+        match &self.dir {
+            Some(dir) => BlobSource::Disk(dir.clone()),
+            None => BlobSource::Memory(Arc::new(self.memory.clone())),
+        }
+    }
+
+    /// What the `diffStat` of a `roo/files/didChange` for `key` needs, when the key has a
+    /// baseline small enough ([`DID_CHANGE_STAT_MAX_BYTES`]); `None` otherwise.
+    pub fn stat_input(&self, key: &str, judged: Fingerprint) -> Option<StatInput> {
+        let entry = self.index.files.get(key)?;
+        if entry.bytes > DID_CHANGE_STAT_MAX_BYTES {
+            return None;
+        }
+        Some(StatInput {
+            judged,
+            blob: entry.blob.clone(),
+            absolute: self.paths.get(key)?.clone(),
+            store: match &self.dir {
+                Some(dir) => BlobSource::Disk(dir.clone()),
+                None => BlobSource::Memory(Arc::new(HashMap::from([(
+                    entry.blob.clone(),
+                    self.memory.get(&entry.blob)?.clone(),
+                )]))),
+            },
+        })
     }
 
     /// A change the tracker reported (`roo/files/didChange`).
@@ -567,6 +709,9 @@ impl Baselines {
         let Some(dir) = self.dir.clone() else {
             return;
         };
+        if self.index.watched.values().any(|w| w.known.is_some()) {
+            self.index.fingerprints = Some(fingerprint_check());
+        }
         let json = match serde_json::to_vec(&self.index) {
             Ok(json) => json,
             Err(_) => return,
@@ -615,10 +760,7 @@ impl Baselines {
                 absolute: self.paths.get(path).cloned(),
             })
             .collect();
-        let blobs = match &self.dir {
-            Some(dir) => BlobSource::Disk(dir.clone()),
-            None => BlobSource::Memory(Arc::new(self.memory.clone())),
-        };
+        let blobs = self.blob_source();
         let taken =
             tokio::task::spawn_blocking(move || build_notice(inputs, &blobs, &state, limits)).await;
         let Ok(Taken { notice, shown }) = taken else {
@@ -667,7 +809,16 @@ impl Baselines {
         wire::FilesTakeResult {
             paths: notice.files.iter().map(|f| f.path.clone()).collect(),
             notice_id,
-            changes: Some(notice.files.iter().map(wire_change).collect()),
+            changes: Some(
+                notice
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let partial = self.index.files.get(&f.path).is_some_and(|e| e.partial);
+                        wire_change(f, partial)
+                    })
+                    .collect(),
+            ),
             text: Some(notice.text),
         }
     }
@@ -708,6 +859,8 @@ impl Baselines {
             match shown {
                 Shown::Diff(Some((blob, bytes))) => {
                     self.clock += 1;
+                    // The diff showed the changed lines only: a partial read stays partial.
+                    let partial = self.index.files.get(&path).is_some_and(|e| e.partial);
                     let old = self.index.files.insert(
                         path.clone(),
                         Entry {
@@ -716,6 +869,7 @@ impl Baselines {
                             source: "notice".to_owned(),
                             at: now,
                             used: self.clock,
+                            partial,
                         },
                     );
                     unreferenced.extend(old.map(|e| e.blob));
@@ -737,6 +891,78 @@ impl Baselines {
             advanced,
             delivered,
         }
+    }
+}
+
+/// Largest baseline (and current file) a `roo/files/didChange` gets a `diffStat` for: the stat
+/// is computed while the change is persisted, so it must stay well under the fsync it overlaps.
+pub const DID_CHANGE_STAT_MAX_BYTES: u64 = 256 * 1024;
+/// Longest a `didChange` stat may take; past it the notification goes without one.
+const DID_CHANGE_STAT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// What a `didChange` stat reads: the baseline's blob and the file now.
+#[derive(Debug, Clone)]
+pub struct StatInput {
+    /// The content the notification is about: a file on disk that no longer (or not yet)
+    /// holds it, such as an unsaved editor buffer, gets no stat rather than another's.
+    judged: Fingerprint,
+    blob: String,
+    absolute: PathBuf,
+    store: BlobSource,
+}
+
+/// The counts of the diff between a file's baseline and its content now, for
+/// `roo/files/didChange`; `None` for a blocked, binary, oversized, unreadable or missing file,
+/// a missing or corrupt baseline, a file that no longer holds the judged content (or never
+/// did: an unsaved editor buffer), no difference, or past the deadline. The counts come from the diff that
+/// `withDiffs` shows ([`stale_diff::unified_diff`] with the same context), so both agree.
+pub fn did_change_stat(input: &StatInput, state: &SharedState) -> Option<wire::DiffStat> {
+    let baseline = input.store.read(&input.blob)?;
+    let old = text_of(&baseline, DID_CHANGE_STAT_MAX_BYTES).ok()?;
+    let current = read_current(state, &input.absolute).ok()?;
+    if Fingerprint::of(&current) != input.judged {
+        return None;
+    }
+    let new = text_of(&current, DID_CHANGE_STAT_MAX_BYTES).ok()?;
+    let deadline = std::time::Instant::now().checked_add(DID_CHANGE_STAT_TIMEOUT);
+    let context = DiffLimits::default().context_lines;
+    let (_, stat) = stale_diff::unified_diff(old, new, context, deadline)?;
+    (stat.hunks > 0).then(|| wire_stat(stat))
+}
+
+fn wire_stat(stat: stale_diff::DiffStat) -> wire::DiffStat {
+    wire::DiffStat {
+        added: stat.added as u64,
+        removed: stat.removed as u64,
+        hunks: stat.hunks as u64,
+    }
+}
+
+/// See [`Baselines::restore_source`].
+#[derive(Debug)]
+pub struct RestoreSource {
+    watched: BTreeMap<String, WatchedEntry>,
+    blobs: HashMap<String, String>,
+    trusted_fingerprints: bool,
+    store: BlobSource,
+}
+
+impl RestoreSource {
+    /// The persisted base of `key`, if any.
+    pub fn base(&self, key: &str) -> Option<PathBuf> {
+        self.watched.get(key).map(|w| PathBuf::from(&w.base))
+    }
+
+    /// What the agent last saw of `key`, or `None` when unknown. Reads the baseline's blob
+    /// (bounded, hash-checked) only when no trusted fingerprint was persisted.
+    pub fn known(&self, key: &str) -> Option<Fingerprint> {
+        if self.trusted_fingerprints
+            && let Some(known) = self.watched.get(key).and_then(|w| w.known.as_deref())
+        {
+            return parse_fingerprint(known);
+        }
+        let blob = self.store.read(self.blobs.get(key)?)?;
+        Some(Fingerprint::of(&blob))
     }
 }
 
