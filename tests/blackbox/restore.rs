@@ -223,11 +223,29 @@ fn hostile_persisted_paths_make_nothing_outside_the_rules_watched() {
     std::fs::create_dir_all(dir.join("roo-context/seen")).unwrap();
     let index = json!({"version": 1, "files": {}, "watched": {
         "escape": {"base": outside.path().join("o.txt/..")},
+        "relative": {"base": "not/absolute"},
         "../o.txt": {"base": s.workspace.root()},
         "a.ts": {"base": s.workspace.root(), "known": "not a fingerprint"},
     }});
     std::fs::write(dir.join("roo-context/seen.json"), index.to_string()).unwrap();
     std::fs::write(outside.path().join("escape"), "outside too\n").unwrap();
+    // A FIFO where a tracked file was: never opened in a way that could block the restore.
+    let fifo = s.workspace.path("fifo.ts");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let mut metadata: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("task_metadata.json")).unwrap())
+            .unwrap();
+    metadata["files_in_context"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"path": "fifo.ts", "record_state": "active", "record_source": "read_tool"}));
+    std::fs::write(dir.join("task_metadata.json"), metadata.to_string()).unwrap();
     s.open("t");
     for file in ["o.txt", "escape"] {
         std::fs::write(outside.path().join(file), "changed outside\n").unwrap();
@@ -311,4 +329,41 @@ fn thousands_of_restored_files_are_watched_and_other_tasks_keep_being_served() {
     seen.sort();
     assert_eq!(seen, ["big:f/0.ts", "big:f/2999.ts", "other:other.ts"]);
     assert_eq!(s.take("big"), json!(["f/0.ts", "f/2999.ts"]));
+}
+
+#[test]
+fn a_task_folder_deleted_while_running_keeps_reporting_and_cannot_be_reopened() {
+    let mut s = Setup::new(&[("a.ts", "a\n")]);
+    s.track("t", "a.ts");
+    let dir = s.task_dir("t");
+    std::fs::remove_dir_all(&dir).unwrap();
+    // The records cannot be written any more; the user still hears about the edit, and the
+    // deleted folder is not brought back (the baseline store once recreated it).
+    s.workspace.replace("a.ts", "a edited\n");
+    assert_eq!(s.next_change()["path"], "a.ts");
+    assert!(!dir.exists());
+    // Disposing says the last write failed, naming the file; the task is forgotten anyway.
+    let disposed = s
+        .server
+        .request("roo/files/disposeTask", json!({"taskId": "t"}))
+        .unwrap_err();
+    assert_eq!(disposed["code"], -32603, "{disposed}");
+    assert!(
+        disposed["message"]
+            .as_str()
+            .unwrap()
+            .contains("task_metadata.json")
+    );
+    assert!(!dir.exists());
+    let reopened = s
+        .server
+        .request("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
+    let error = reopened.unwrap_err();
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"].as_str().unwrap().contains("storageDir"),
+        "{error}"
+    );
+    // Still serving.
+    assert_eq!(s.track("u", "a.ts")["watched"], true);
 }

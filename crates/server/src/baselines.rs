@@ -244,6 +244,15 @@ fn read_blob(dir: &Path, name: &str) -> Option<Vec<u8>> {
     (sha256_hex(&bytes) == name).then_some(bytes)
 }
 
+/// Creates one level of the store inside an existing folder. Never the task folder itself: a
+/// task folder deleted while the task runs (the user deleted the task) is not brought back.
+fn create_store_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists => Err(error),
+        _ => Ok(()),
+    }
+}
+
 fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     let blobs = dir.join(BLOBS_DIR);
     // Content-addressed: an existing blob of the right size is this content (a corrupt one is
@@ -253,7 +262,8 @@ fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     {
         return Ok(());
     }
-    std::fs::create_dir_all(&blobs)?;
+    create_store_dir(dir)?;
+    create_store_dir(&blobs)?;
     write_atomically(&blobs, name, TEMP_PREFIX, bytes)
 }
 
@@ -720,7 +730,7 @@ impl Baselines {
             for name in unreferenced {
                 let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
             }
-            std::fs::create_dir_all(&dir)?;
+            create_store_dir(&dir)?;
             write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)
         })
         .await;
@@ -948,9 +958,12 @@ pub struct RestoreSource {
 }
 
 impl RestoreSource {
-    /// The persisted base of `key`, if any.
+    /// The persisted base of `key`, if any (an absolute path: anything else is ignored).
     pub fn base(&self, key: &str) -> Option<PathBuf> {
-        self.watched.get(key).map(|w| PathBuf::from(&w.base))
+        self.watched
+            .get(key)
+            .map(|w| PathBuf::from(&w.base))
+            .filter(|base| base.is_absolute())
     }
 
     /// What the agent last saw of `key`, or `None` when unknown. Reads the baseline's blob
