@@ -5,6 +5,9 @@
 //! repeated until the host says it reached the model. Owned by the task's actor in `tracker/actor.rs`
 //! (its only writer); every write is atomic. What a notice says is decided in
 //! `core::stale_diff`; this module does the reading (through the read gate) and the storing.
+//! The index also keeps how each tracked key is watched (its base folder and the tracker's
+//! fingerprint of what the agent last saw), which a reopened task restores from, and this module
+//! computes the `diffStat` of `roo/files/didChange` with the notices' own diff function.
 //! One file on purpose (over 600 lines): the store, its index and the notice ledger share one
 //! invariant (a blob lives while an index entry or an unacknowledged notice names it).
 

@@ -2,7 +2,7 @@
 //! lost), atomic `task_metadata.json` writes, and the debounced stream of file events (from the
 //! workspace's recursive watcher, editor buffers and `didChangeWatchedFiles`) that becomes
 //! `roo/files/didChange` notifications. Decisions (records, fingerprints) live in the core.
-//! Slightly over 600 lines because its unit tests (about 110 lines) sit at the bottom.
+//! Over 600 lines because its unit tests (about 230 lines) sit at the bottom.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
