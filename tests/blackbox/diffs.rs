@@ -175,8 +175,21 @@ fn a_three_line_edit_is_a_diff_that_applies_to_what_the_agent_read() {
         apply_unified_diff(&original, diff).as_deref(),
         Some(edited.as_str())
     );
+    // One context line by default (BENCHMARKS.md, "notice": decided on real code).
+    assert_eq!(
+        diff,
+        "@@ -10,5 +10,5 @@\n line 10\n-line 11\n-line 12\n-line 13\n+user 10\n+user 11\n+user 12\n line 14\n"
+    );
+    let more = s.take_with("t", json!({"contextLines": 3}));
+    assert!(
+        more["changes"][0]["diff"]
+            .as_str()
+            .unwrap()
+            .starts_with("@@ -8,9 +8,9 @@\n"),
+        "{more}"
+    );
     let expected = format!(
-        "\n\n# Changes Since You Last Read\nNot your own edits; each diff is against the version you last saw. Keep these changes unless the user asks otherwise.\n## src/a.ts (+3 -3)\n```diff\n{diff}```"
+        "\n\n# Changes Since You Last Read\nNot your edits; diffed against what you last saw. Keep them unless the user says otherwise.\n## src/a.ts\n```diff\n{diff}```"
     );
     assert_eq!(notice["text"], expected.as_str());
     assert!(notice["noticeId"].as_str().unwrap().starts_with("n-"));

@@ -352,6 +352,7 @@ proptest! {
         prop_assert_eq!(apply_unified_diff(&old, &diff), Some(new.clone()));
         prop_assert_eq!(diff.is_empty(), old == new);
         prop_assert_eq!(stat.hunks, diff.lines().filter(|l| l.starts_with("@@ ")).count());
+        assert_hunk_headers_agree(&diff);
     }
 }
 
@@ -387,4 +388,286 @@ fn ten_thousand_changed_files_stay_within_the_cap_and_each_is_named_once() {
         .filter(|l| l.starts_with("src/f"))
         .count();
     assert_eq!(listed + diffs, 10_000, "every file exactly once");
+}
+
+/// The diff as it was made before the byte-level trimming (commit c89f940): every line
+/// interned by similar, Myers over the whole files. The trimmed diff may place a change
+/// differently among identical lines, never with more changed lines.
+fn reference_unified_diff(old: &str, new: &str, context: usize) -> (String, DiffStat) {
+    use similar::algorithms::IdentifyDistinct;
+    use similar::{Algorithm, DiffTag};
+    let old_lines: Vec<&str> = old.split_inclusive('\n').collect();
+    let new_lines: Vec<&str> = new.split_inclusive('\n').collect();
+    let interned = IdentifyDistinct::<u32>::new(
+        &old_lines[..],
+        0..old_lines.len(),
+        &new_lines[..],
+        0..new_lines.len(),
+    );
+    let ops = similar::capture_diff_deadline(
+        Algorithm::Myers,
+        interned.old_lookup(),
+        interned.old_range(),
+        interned.new_lookup(),
+        interned.new_range(),
+        None,
+    );
+    let mut stat = DiffStat::default();
+    let mut out = String::new();
+    for group in similar::group_diff_ops(ops, context) {
+        stat.hunks += 1;
+        out.push_str(&similar::udiff::UnifiedHunkHeader::new(&group).to_string());
+        out.push('\n');
+        for op in &group {
+            let (tag, old_range, new_range) = op.as_tag_tuple();
+            let mut emit = |prefix: char, line: &str| {
+                out.push(prefix);
+                out.push_str(line);
+                if !line.ends_with('\n') {
+                    out.push_str("\n\\ No newline at end of file\n");
+                }
+            };
+            match tag {
+                DiffTag::Equal => old_lines[old_range].iter().for_each(|l| emit(' ', l)),
+                _ => {
+                    stat.removed += old_range.len();
+                    stat.added += new_range.len();
+                    old_lines[old_range].iter().for_each(|l| emit('-', l));
+                    new_lines[new_range].iter().for_each(|l| emit('+', l));
+                }
+            }
+        }
+    }
+    (out, stat)
+}
+
+/// Every hunk header agrees with its body: old and new lengths, and the new start follows
+/// from the old start and the lines added and removed before it.
+fn assert_hunk_headers_agree(diff: &str) {
+    let parse = |range: &str| -> (isize, isize) {
+        match range.split_once(',') {
+            Some((s, l)) => (s.parse().unwrap(), l.parse().unwrap()),
+            None => (range.parse().unwrap(), 1),
+        }
+    };
+    // Each hunk: its header's old and new ranges, then the lines counted for each side.
+    type Range = (isize, isize);
+    let mut hunks: Vec<(Range, Range, isize, isize)> = Vec::new();
+    for line in diff.lines() {
+        if let Some(header) = line.strip_prefix("@@ -") {
+            let ranges = header.strip_suffix(" @@").expect("a header");
+            let (old_range, new_range) = ranges.split_once(" +").expect("two ranges");
+            hunks.push((parse(old_range), parse(new_range), 0, 0));
+            continue;
+        }
+        let hunk = hunks.last_mut().expect("a line before any header");
+        match line.as_bytes().first() {
+            Some(b' ') => (hunk.2, hunk.3) = (hunk.2 + 1, hunk.3 + 1),
+            Some(b'-') => hunk.2 += 1,
+            Some(b'+') => hunk.3 += 1,
+            _ => {}
+        }
+    }
+    let mut shift: isize = 0;
+    for ((old_start, old_len), (new_start, new_len), seen_old, seen_new) in hunks {
+        assert_eq!((seen_old, seen_new), (old_len, new_len), "{diff}");
+        // An empty range names the line before it.
+        let first_old = if old_len == 0 {
+            old_start + 1
+        } else {
+            old_start
+        };
+        let first_new = if new_len == 0 {
+            new_start + 1
+        } else {
+            new_start
+        };
+        assert_eq!(first_new, first_old + shift, "{diff}");
+        shift += new_len - old_len;
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+    #[test]
+    fn the_trimmed_diff_changes_as_few_lines_as_the_whole_file_diff(
+        (base, edits) in edit_strategy(),
+        old_tail in "[a-c]{0,2}",
+        new_tail in "[a-c]{0,2}",
+        context in 0usize..5,
+    ) {
+        let mut new_lines = base.clone();
+        for (at, remove, insert) in edits {
+            let at = at.min(new_lines.len());
+            let end = (at + remove).min(new_lines.len());
+            new_lines.splice(at..end, insert);
+        }
+        let old = format!("{}{old_tail}", base.concat());
+        let new = format!("{}{new_tail}", new_lines.concat());
+        let (diff, stat) = unified_diff(&old, &new, context, None).unwrap();
+        let (_, reference) = reference_unified_diff(&old, &new, context);
+        prop_assert!(
+            stat.added + stat.removed <= reference.added + reference.removed,
+            "{:?} against {:?}", stat, reference
+        );
+        assert_hunk_headers_agree(&diff);
+    }
+}
+
+/// Attacks on the byte-level trimming: line ends that differ only in a `\r`, a final line
+/// with and without its `\n`, empty sides, one huge line, many tiny lines, identical lines.
+#[test]
+fn edge_texts_give_a_diff_that_applies_and_is_no_longer_than_the_whole_file_diff() {
+    let tiny: String = (0..100_000).map(|i| format!("{}\n", i % 7)).collect();
+    let mut tiny_edited = tiny.clone();
+    tiny_edited.replace_range(100_000..100_002, "x\n");
+    let same = "same line\n".repeat(5000);
+    let mut same_edited = same.clone();
+    same_edited.insert_str(25_000, "other\n");
+    let long = "q".repeat(1024 * 1024 - 1);
+    let cases: Vec<(String, String)> = vec![
+        ("a\nb\nc\n".into(), "a\r\nb\nc\n".into()),
+        ("a\r\nb\r\nc\r\n".into(), "a\r\nb\nc\r\n".into()),
+        ("a\nb\r\n".into(), "a\nb\n".into()),
+        ("a\nb".into(), "a\nb\n".into()),
+        ("a\nb\n".into(), "a\nb".into()),
+        ("a\nb".into(), "a\nbc".into()),
+        ("a\nbc".into(), "a\nb".into()),
+        ("x\nb\n".into(), "y\nb\n".into()),
+        ("b\nb\n".into(), "b\n".into()),
+        ("\n".into(), "\n\n".into()),
+        ("".into(), "".into()),
+        ("".into(), "a".into()),
+        ("a".into(), "".into()),
+        ("ab\n".into(), "ab\nb\n".into()),
+        ("a\nc\n".into(), "a\nbc\n".into()),
+        ("a\r".into(), "a\r\n".into()),
+        // Texts that differ inside a multi-byte character: the trimming compares bytes but
+        // must cut at line starts only.
+        ("a\u{e9}\nz\n".into(), "a\u{e8}\nz\n".into()),
+        ("\u{1f600}\n".into(), "\u{1f601}\n".into()),
+        ("x\n\u{1f600}".into(), "x\n\u{1f600}\u{1f600}".into()),
+        (long.clone(), format!("{long}\n")),
+        (long.clone(), long.replacen('q', "r", 1)),
+        (tiny.clone(), tiny_edited),
+        (same.clone(), same_edited),
+        (same.clone(), format!("{same}same line\n")),
+        (format!("x{same}"), same.clone()),
+    ];
+    for (old, new) in &cases {
+        for context in [0, 1, 3] {
+            let (diff, stat) = unified_diff(old, new, context, None).unwrap();
+            let shown = |t: &str| format!("{:?}", &t[..t.len().min(40)]);
+            let (_, reference) = reference_unified_diff(old, new, context);
+            assert!(
+                stat.added + stat.removed <= reference.added + reference.removed,
+                "{} -> {}: {stat:?} against {reference:?}",
+                shown(old),
+                shown(new)
+            );
+            assert_eq!(
+                apply_unified_diff(old, &diff).as_deref(),
+                Some(new.as_str()),
+                "{} -> {}",
+                shown(old),
+                shown(new)
+            );
+            assert_hunk_headers_agree(&diff);
+        }
+    }
+}
+
+/// The lines inside the block that CommonMark would take as the closing fence of `fence`
+/// (up to 3 spaces, at least as many backticks, nothing else).
+fn lines_closing(block: &str, fence: &str) -> Vec<String> {
+    block
+        .lines()
+        .filter(|line| {
+            let unindented = line.trim_start_matches(' ');
+            line.len() - unindented.len() <= 3
+                && unindented.trim_end().len() >= fence.len()
+                && unindented.trim_end().bytes().all(|b| b == b'`')
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_line_of_backticks_in_the_file_cannot_close_the_fence() {
+    for run in [3, 4, 7] {
+        let ticks = "`".repeat(run);
+        let old = format!("intro\n{ticks}\ncode\n{ticks}\nend\n");
+        let new = format!("intro\n{ticks}\ncode changed\n{ticks}\nend\n");
+        let mut builder = NoticeBuilder::new(patient());
+        builder.add(
+            "doc.md",
+            ChangeKind::Modified,
+            Side::Text(&old),
+            Side::Text(&new),
+        );
+        let text = builder.finish().text;
+        let (_, block) = text.split_once("## doc.md\n").expect("a diff block");
+        let fence: String = block.chars().take_while(|&c| c == '`').collect();
+        assert!(fence.len() > run, "{text}");
+        assert!(block.starts_with(&format!("{fence}diff\n")), "{text}");
+        let inside = &block[fence.len() + "diff\n".len()..block.len() - fence.len()];
+        assert!(block.ends_with(&format!("\n{fence}")), "{text}");
+        assert_eq!(
+            lines_closing(inside, &fence),
+            Vec::<String>::new(),
+            "{text}"
+        );
+        // The same lines would close the fence a shorter fence would have opened.
+        assert!(!lines_closing(inside, "```").is_empty(), "{text}");
+    }
+}
+
+#[test]
+fn the_notice_names_the_file_without_counts() {
+    let old = numbered(10);
+    let new = edit_lines(&old, &[4], "// changed");
+    let mut builder = NoticeBuilder::new(patient());
+    builder.add(
+        "src/a.ts",
+        ChangeKind::Modified,
+        Side::Text(&old),
+        Side::Text(&new),
+    );
+    let notice = builder.finish();
+    assert!(
+        notice.text.contains("\n## src/a.ts\n```diff\n@@ -"),
+        "{}",
+        notice.text
+    );
+    assert_eq!(
+        notice.files[0].stat,
+        Some(DiffStat {
+            added: 1,
+            removed: 1,
+            hunks: 1
+        })
+    );
+}
+
+#[test]
+fn a_rewritten_big_file_is_a_rewrite_whichever_myers_search_finishes() {
+    // The exact search gives up after its budget on a rewrite; the bounded one then answers.
+    let old: String = (0..20_000).map(|i| format!("old line {i}\n")).collect();
+    let new: String = (0..20_000).map(|i| format!("new line {i}\n")).collect();
+    let mut builder = NoticeBuilder::new(patient());
+    assert_eq!(
+        builder.add(
+            "big.ts",
+            ChangeKind::Modified,
+            Side::Text(&old),
+            Side::Text(&new)
+        ),
+        Added::Fallback(Fallback::TooManyChanges)
+    );
+    let (diff, stat) = unified_diff(&old, &new, 1, None).unwrap();
+    assert_eq!((stat.added, stat.removed), (20_000, 20_000));
+    assert_eq!(
+        apply_unified_diff(&old, &diff).as_deref(),
+        Some(new.as_str())
+    );
 }

@@ -184,7 +184,7 @@ pub struct TakeRecentlyModifiedParams {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DiffLimits {
-    /// Unchanged lines around each change (default 3, at most 100).
+    /// Unchanged lines around each change (default 1, at most 100).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_lines: Option<u32>,
     /// Largest diff of one file (default 4,000).
@@ -237,7 +237,8 @@ pub struct FileChange {
     /// Why there is no diff. The file is then listed in `text` with the original's line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<DiffFallback>,
-    /// Unified diff against the version the agent last saw (3 context lines, no file headers).
+    /// Unified diff against the version the agent last saw (1 context line by default, no
+    /// file headers).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// Counts, whenever a diff was computed (also for `tooManyChanges`, `diffTooLong`, `budget`).

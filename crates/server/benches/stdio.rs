@@ -1,9 +1,12 @@
 //! End-to-end figures over real stdio, measured on the built binary: start to `initialize`
 //! answered, resident memory before and after the tokenizer loads, a 1,000-path access batch, a
-//! folded context of 100 files (cold, then warm) and a token count of a long history.
+//! folded context of 100 files (cold, then warm), a token count of a long history, and the
+//! user's diff of a 1 MiB file with 10 changed lines (`takeRecentlyModified {withDiffs: true}`,
+//! next to the same take without diffs).
 //!
-//! Run: `cargo bench -p roo-context --bench stdio` (release build). Prints a table; nothing here
-//! is a pass/fail test.
+//! Run: `cargo bench -p roo-context --bench stdio` (release build; `ROO_STDIO_BENCH=user_diff`
+//! for the user's diff alone, `ROO_STDIO_BENCH_BIN=<path>` to measure another build). Prints a
+//! table; nothing here is a pass/fail test.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -19,7 +22,10 @@ struct Peer {
 
 impl Peer {
     fn spawn(env: &[(&str, &str)]) -> Peer {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_roo-context"));
+        // Another build (a baseline) can be measured in the same session.
+        let binary = std::env::var("ROO_STDIO_BENCH_BIN")
+            .unwrap_or_else(|_| env!("CARGO_BIN_EXE_roo-context").to_owned());
+        let mut command = Command::new(binary);
         command.stderr(Stdio::null());
         for (k, v) in env {
             command.env(k, v);
@@ -92,6 +98,12 @@ fn workspace() -> tempfile::TempDir {
 fn main() {
     let dir = workspace();
     let root = dir.path();
+    if std::env::var("ROO_STDIO_BENCH").is_ok_and(|only| only == "user_diff") {
+        let mut peer = Peer::spawn(&[]);
+        peer.initialize(root, json!({"warmTokenizer": false}));
+        user_diff(&mut peer, root);
+        return;
+    }
     println!(
         "roo-context over stdio ({} cores)",
         std::thread::available_parallelism().map_or(1, |n| n.get())
@@ -218,4 +230,70 @@ fn main() {
         ms(second_time)
     );
     assert!(second["total"].as_u64() > first["total"].as_u64());
+    user_diff(&mut peer, root);
+}
+
+/// `ROO_STDIO_BENCH=user_diff` runs only this part.
+fn user_diff(peer: &mut Peer, root: &Path) {
+    // 5. The user's diff: a tracked 1 MiB file, 10 lines changed outside the agent, taken with
+    //    diffs (never acknowledged, so each take diffs again) and, as the same-run baseline,
+    //    without them.
+    let big: String = (0..)
+        .map(|i| format!("export const value{i} = compute({i}, \"item-{i}\", options);\n"))
+        .scan(0usize, |size, line| {
+            *size += line.len();
+            (*size <= 1024 * 1024).then_some(line)
+        })
+        .collect();
+    let lines = big.lines().count();
+    let changed_at: Vec<usize> = (0..10).map(|k| k * lines / 10 + 7).collect();
+    let edited: String = big
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            if changed_at.contains(&i) {
+                format!("// line {i} changed by the user\n")
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect();
+    std::fs::write(root.join("src/big.ts"), &big).unwrap();
+    let storage = tempfile::tempdir().unwrap();
+    peer.call(
+        "roo/files/track",
+        json!({"taskId": "bench", "storageDir": storage.path(), "path": "src/big.ts", "source": "read_tool"}),
+    );
+    std::fs::write(root.join("src/big.ts"), &edited).unwrap();
+    loop {
+        let change = peer
+            .client
+            .notification("roo/files/didChange")
+            .expect("didChange");
+        if change["path"] == "src/big.ts" {
+            break;
+        }
+    }
+    let take = |peer: &mut Peer, with_diffs: bool| {
+        let begin = Instant::now();
+        let notice = peer.call(
+            "roo/files/takeRecentlyModified",
+            json!({"taskId": "bench", "withDiffs": with_diffs, "limits": {"timeoutMs": 10_000}}),
+        );
+        (begin.elapsed(), notice)
+    };
+    let (mut with_diffs, mut without) = (Vec::new(), Vec::new());
+    for _ in 0..100 {
+        let (time, notice) = take(peer, true);
+        assert_eq!(notice["changes"][0]["diffStat"]["added"], 10, "{notice}");
+        with_diffs.push(time);
+        without.push(take(peer, false).0);
+    }
+    println!(
+        "| takeRecentlyModified withDiffs, 1 MiB file, 10 changed lines, end to end | median {} | p99 {} | without diffs median {} | p99 {} |",
+        ms(percentile(&mut with_diffs, 0.5)),
+        ms(percentile(&mut with_diffs, 0.99)),
+        ms(percentile(&mut without, 0.5)),
+        ms(percentile(&mut without, 0.99)),
+    );
 }

@@ -74,6 +74,11 @@ struct Index {
     /// may hash differently, and then they are ignored (never trusted as equal).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     fingerprints: Option<String>,
+    /// Changes not yet acknowledged (observed, or taken into a notice the host did not confirm):
+    /// kept on disk so closing the task or restarting the server between a take and its
+    /// acknowledgement does not lose them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pending: BTreeMap<String, StoredChange>,
 }
 
 /// How a tracked key is watched, persisted so a reopened task watches it again.
@@ -82,6 +87,11 @@ struct Index {
 pub struct WatchedEntry {
     /// The folder the key was resolved against (the request's `cwd`, or the first folder).
     pub base: String,
+    /// The file as watched, so a reopened task can diff its baseline and its unacknowledged
+    /// change before the restore re-resolves it (read only through [`persisted_path`]: the
+    /// index is a file anyone with the task folder can edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absolute: Option<PathBuf>,
     /// The tracker's fingerprint of what the agent last saw ([`persist_fingerprint`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known: Option<String>,
@@ -114,6 +124,40 @@ pub fn parse_fingerprint(text: &str) -> Option<Fingerprint> {
 /// build hashing the same way wrote them.
 fn fingerprint_check() -> String {
     persist_fingerprint(Fingerprint::of(b"roo-context fingerprint check v1"))
+}
+
+/// A change not yet acknowledged, as `seen.json` keeps it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredChange {
+    /// `modified`, `deleted` or `renamed`.
+    kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    new_path: Option<String>,
+}
+
+impl StoredChange {
+    fn of(kind: &ChangeKind) -> StoredChange {
+        let (kind, new_path) = match kind {
+            ChangeKind::Modified => ("modified", None),
+            ChangeKind::Deleted => ("deleted", None),
+            ChangeKind::Renamed { to } => ("renamed", to.clone()),
+        };
+        StoredChange {
+            kind: kind.to_owned(),
+            new_path,
+        }
+    }
+
+    fn kind(&self) -> ChangeKind {
+        match self.kind.as_str() {
+            "deleted" => ChangeKind::Deleted,
+            "renamed" => ChangeKind::Renamed {
+                to: self.new_path.clone(),
+            },
+            _ => ChangeKind::Modified,
+        }
+    }
 }
 
 /// One baseline.
@@ -193,6 +237,25 @@ fn store_cap() -> u64 {
         .unwrap_or(DEFAULT_CAP_BYTES)
 }
 
+/// Whether the store folder or its blob folder is something other than a real folder (a link
+/// to a folder elsewhere, say): such a store is never read, written or cleaned, since cleaning
+/// it would delete files of the folder it points to.
+fn store_is_foreign(dir: &Path) -> bool {
+    [dir.to_path_buf(), dir.join(BLOBS_DIR)]
+        .iter()
+        .any(|folder| match std::fs::symlink_metadata(folder) {
+            Ok(meta) => !meta.is_dir(),
+            Err(error) => error.kind() != std::io::ErrorKind::NotFound,
+        })
+}
+
+fn foreign_store_error(dir: &Path) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} or its blob folder is not a plain folder (a link?): not used",
+        dir.display()
+    ))
+}
+
 /// Loads the index; a missing one is empty, an unusable one is moved aside (never overwritten).
 fn load_index(dir: &Path) -> Index {
     remove_leftover_temp_files(dir, TEMP_PREFIX);
@@ -207,8 +270,21 @@ fn load_index(dir: &Path) -> Index {
         }
     };
     match serde_json::from_slice::<Index>(&bytes) {
-        Ok(index) if index.version == 1 && index.files.values().all(valid_entry) => {
+        Ok(mut index) if index.version == 1 && index.files.values().all(valid_entry) => {
             remove_orphan_blobs(dir, &index);
+            // The LRU clocks renumbered 1..=n in their order: a clock near `u64::MAX` in the
+            // file must not overflow the one this session counts on.
+            let mut order: Vec<(u64, String)> = index
+                .files
+                .iter()
+                .map(|(key, entry)| (entry.used, key.clone()))
+                .collect();
+            order.sort();
+            for (rank, (_, key)) in order.into_iter().enumerate() {
+                if let Some(entry) = index.files.get_mut(&key) {
+                    entry.used = rank as u64 + 1;
+                }
+            }
             index
         }
         parsed => {
@@ -230,15 +306,23 @@ fn remove_orphan_blobs(dir: &Path, index: &Index) {
         .flatten()
     {
         let name = entry.file_name();
-        if !referenced.contains(name.to_string_lossy().as_ref()) {
+        let name = name.to_string_lossy();
+        // Only what could be a blob of ours (a plain file with a blob's name) is ever deleted.
+        let ours = name.len() == 64
+            && name.bytes().all(|b| b.is_ascii_hexdigit())
+            && entry.file_type().is_ok_and(|t| t.is_file());
+        if ours && !referenced.contains(name.as_ref()) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
 }
 
-/// A blob name that cannot escape the blob folder.
+/// A blob name that cannot escape the blob folder, and a size a baseline can have (the sizes
+/// are summed against the bound).
 fn valid_entry(entry: &Entry) -> bool {
-    entry.blob.len() == 64 && entry.blob.bytes().all(|b| b.is_ascii_hexdigit())
+    entry.blob.len() == 64
+        && entry.blob.bytes().all(|b| b.is_ascii_hexdigit())
+        && entry.bytes <= MAX_FILE_BYTES
 }
 
 /// Reads a blob and checks it is what its name says; `None` when missing or corrupt.
@@ -257,6 +341,9 @@ fn create_store_dir(dir: &Path) -> std::io::Result<()> {
 }
 
 fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    if store_is_foreign(dir) {
+        return Err(foreign_store_error(dir));
+    }
     let blobs = dir.join(BLOBS_DIR);
     // Content-addressed: an existing blob of the right size is this content (a corrupt one is
     // caught by the hash check when read).
@@ -270,18 +357,40 @@ fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     write_atomically(&blobs, name, TEMP_PREFIX, bytes)
 }
 
+/// Whether a file path the index holds (or the tracker watches) may be read now: the one rule
+/// for every path of `seen.json`, a file anyone with the task folder can edit. Only an absolute
+/// path without `..` inside a workspace folder (the access rule resolves links: one leading
+/// outside is outside) is ever read (`noBaseline` otherwise: only such files are watched, so
+/// only they have changes to show), and only if the access rule allows it now (`blocked`; a
+/// name that is not UTF-8 cannot be judged exactly: blocked).
+pub fn persisted_path(
+    state: &SharedState,
+    policy: &Policy,
+    absolute: &Path,
+) -> Result<(), Fallback> {
+    if !absolute.is_absolute()
+        || absolute
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(Fallback::NoBaseline);
+    }
+    let name = absolute.to_str().ok_or(Fallback::Blocked)?;
+    let decision = policy.check_access(&state.resolver, &state.fs, None, name);
+    if decision.folder.is_none() {
+        return Err(Fallback::NoBaseline);
+    }
+    if !decision.allowed() {
+        return Err(Fallback::Blocked);
+    }
+    Ok(())
+}
+
 /// The content on disk now, read through the read gate after judging the name again (the file
 /// may have become blocked, or a link to a blocked file, since the baseline was taken).
 fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallback> {
     let policy = state.policy();
-    // A name that is not UTF-8 cannot be judged exactly: blocked.
-    let name = absolute.to_str().ok_or(Fallback::Blocked)?;
-    if !policy
-        .check_access(&state.resolver, &state.fs, None, name)
-        .allowed()
-    {
-        return Err(Fallback::Blocked);
-    }
+    persisted_path(state, &policy, absolute)?;
     match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
         policy.allows_opened(opened)
     }) {
@@ -297,6 +406,18 @@ fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallbac
         }
         Err(_) => Err(Fallback::Unreadable),
     }
+}
+
+/// Whether the access rule blocks the file now, by its name or what it links to (a name that
+/// is not UTF-8 cannot be judged exactly: blocked).
+fn is_blocked_now(state: &SharedState, absolute: &Path) -> bool {
+    let Some(name) = absolute.to_str() else {
+        return true;
+    };
+    !state
+        .policy()
+        .check_access(&state.resolver, &state.fs, None, name)
+        .allowed()
 }
 
 /// What a take needs of one file, gathered before the blocking work.
@@ -327,6 +448,9 @@ impl BlobSource {
 struct Taken {
     notice: roo_context_core::stale_diff::Notice,
     shown: HashMap<String, Vec<u8>>,
+    /// Other spellings of a file already in the notice (`./a.ts` after `a.ts`): not shown
+    /// again, acknowledged with it.
+    aliases: Vec<(String, String)>,
 }
 
 fn build_notice(
@@ -337,7 +461,19 @@ fn build_notice(
 ) -> Taken {
     let mut builder = NoticeBuilder::new(limits);
     let mut shown = HashMap::new();
+    let mut first_of: HashMap<PathBuf, String> = HashMap::new();
+    let mut aliases = Vec::new();
     for input in inputs {
+        // One file is reported once per turn, whatever spellings the host tracked it under.
+        if let Some(absolute) = &input.absolute {
+            let file = std::path::absolute(absolute).unwrap_or_else(|_| absolute.clone());
+            let file: PathBuf = file.components().collect();
+            if let Some(first) = first_of.get(&file) {
+                aliases.push((input.path, first.clone()));
+                continue;
+            }
+            first_of.insert(file, input.path.clone());
+        }
         let mut kind = input.kind;
         let gone_or_moved = matches!(kind, ChangeKind::Deleted | ChangeKind::Renamed { .. });
         if !gone_or_moved && !builder.budget_left() {
@@ -373,6 +509,7 @@ fn build_notice(
     Taken {
         notice: builder.finish(),
         shown,
+        aliases,
     }
 }
 
@@ -438,13 +575,40 @@ impl Baselines {
     /// Opens the store of the task whose folder is `storage` (`None`: in memory).
     pub async fn open(storage: Option<PathBuf>) -> Baselines {
         let dir = storage.map(|s| s.join(STORE_DIR));
+        // A linked store is neither read nor cleaned here, nor written later (`write_blob` and
+        // `flush` check again): its files fall back to `noBaseline`, as with a full disk.
         let index = match dir.clone() {
-            Some(dir) => tokio::task::spawn_blocking(move || load_index(&dir))
-                .await
-                .unwrap_or_default(),
+            Some(dir) => tokio::task::spawn_blocking(move || {
+                if store_is_foreign(&dir) {
+                    tracing::warn!(dir = %dir.display(), "baseline store is not a plain folder; not used");
+                    return Index::default();
+                }
+                load_index(&dir)
+            })
+            .await
+            .unwrap_or_default(),
             None => Index::default(),
         };
         let clock = index.files.values().map(|e| e.used).max().unwrap_or(0);
+        // Where each key was watched, until the restore resolves it again: judged when read
+        // ([`persisted_path`]), like every path of the index.
+        let paths: HashMap<String, PathBuf> = index
+            .watched
+            .iter()
+            .filter_map(|(key, watched)| Some((key.clone(), watched.absolute.clone()?)))
+            .collect();
+        let mut pending = HashMap::new();
+        let mut seq = 0;
+        for (key, change) in &index.pending {
+            seq += 1;
+            pending.insert(
+                key.clone(),
+                PendingChange {
+                    kind: change.kind(),
+                    seq,
+                },
+            );
+        }
         Baselines {
             dir,
             index: Index {
@@ -454,13 +618,27 @@ impl Baselines {
             memory: HashMap::new(),
             cap: store_cap(),
             clock,
-            paths: HashMap::new(),
+            paths,
             saw_seq: HashMap::new(),
-            pending: HashMap::new(),
-            seq: 0,
+            pending,
+            seq,
             notices: VecDeque::new(),
             dirty: false,
             dropped: Vec::new(),
+        }
+    }
+
+    /// The unacknowledged changes as `seen.json` keeps them; marks the index dirty when they
+    /// differ from what it holds.
+    fn sync_pending(&mut self) {
+        let stored: BTreeMap<String, StoredChange> = self
+            .pending
+            .iter()
+            .map(|(key, change)| (key.clone(), StoredChange::of(&change.kind)))
+            .collect();
+        if stored != self.index.pending {
+            self.index.pending = stored;
+            self.dirty = true;
         }
     }
 
@@ -484,7 +662,7 @@ impl Baselines {
         self.saw_seq.insert(key.to_owned(), seq);
         self.pending.remove(key);
         if let Some(content) = &content {
-            self.watch_base(key, &content.base);
+            self.watch_base(key, &content.base, &content.absolute);
         }
         let (Some(content), Some(known @ Fingerprint::Content { .. })) = (content, known) else {
             self.forget(key).await;
@@ -494,7 +672,21 @@ impl Baselines {
         let partial = content.partial;
         let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
             let bytes = match &content.text {
-                Some(text) => text.as_bytes().to_vec(),
+                Some(text) => {
+                    // The host's text is stored only if the file itself may be opened now (or
+                    // does not exist yet): a second name of a blocked file (hard link) passes
+                    // every name check, and only the opened object shows what it is.
+                    let judged = open_gated(&OsFs, &content.absolute, 0, false, &|opened| {
+                        content.policy.allows_opened(opened)
+                    });
+                    match judged {
+                        Ok(_) => {}
+                        Err(GateRefusal::Io(error))
+                            if error.kind() == std::io::ErrorKind::NotFound => {}
+                        Err(_) => return None,
+                    }
+                    text.as_bytes().to_vec()
+                }
                 None => {
                     let raw =
                         open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|opened| {
@@ -529,7 +721,7 @@ impl Baselines {
             return;
         }
         self.clock += 1;
-        self.index.files.insert(
+        let replaced = self.index.files.insert(
             key.to_owned(),
             Entry {
                 blob: name,
@@ -540,22 +732,32 @@ impl Baselines {
                 partial,
             },
         );
+        // The previous baseline's blob goes when nothing else names it (flush checks), or
+        // re-reading a changed file would pile blobs up past the bound.
+        self.dropped.extend(replaced.map(|e| e.blob));
         self.dirty = true;
     }
 
-    /// Persists how `key` is watched (bounded like the baselines: a key beyond the bound is
-    /// simply not restored).
-    fn watch_base(&mut self, key: &str, base: &Path) {
+    /// Persists how `key` is watched: the one description of the file in `seen.json` (bounded
+    /// like the baselines: a key beyond the bound is simply not restored).
+    fn watch_base(&mut self, key: &str, base: &Path, absolute: &Path) {
         let base = base.to_string_lossy().into_owned();
+        let absolute = Some(absolute.to_path_buf());
         if let Some(entry) = self.index.watched.get_mut(key) {
-            if entry.base != base {
+            if entry.base != base || entry.absolute != absolute {
                 entry.base = base;
+                entry.absolute = absolute;
                 self.dirty = true;
             }
         } else if self.index.watched.len() < MAX_ENTRIES {
-            self.index
-                .watched
-                .insert(key.to_owned(), WatchedEntry { base, known: None });
+            self.index.watched.insert(
+                key.to_owned(),
+                WatchedEntry {
+                    base,
+                    absolute,
+                    known: None,
+                },
+            );
             self.dirty = true;
         }
     }
@@ -594,9 +796,16 @@ impl Baselines {
         }
     }
 
-    /// A restored key is watched at `absolute` (for takes and `didChange` stats).
+    /// A restored key is watched at `absolute` (for takes and `didChange` stats): the path
+    /// just resolved and judged replaces the persisted one.
     pub fn restored(&mut self, key: &str, absolute: PathBuf) {
-        self.paths.entry(key.to_owned()).or_insert(absolute);
+        if let Some(entry) = self.index.watched.get_mut(key)
+            && entry.absolute.as_ref() != Some(&absolute)
+        {
+            entry.absolute = Some(absolute.clone());
+            self.dirty = true;
+        }
+        self.paths.insert(key.to_owned(), absolute);
     }
 
     fn blob_source(&self) -> BlobSource {
@@ -684,6 +893,7 @@ impl Baselines {
     /// the bounds, deletes the blobs nothing refers to any more and writes the index (so a
     /// burst of tracks costs one write, as `task_metadata.json` does).
     pub async fn flush(&mut self) {
+        self.sync_pending();
         if !self.dirty && self.dropped.is_empty() {
             return;
         }
@@ -694,7 +904,7 @@ impl Baselines {
             for entry in self.index.files.values() {
                 sizes.insert(&entry.blob, entry.bytes);
             }
-            let total: u64 = sizes.values().sum();
+            let total = sizes.values().fold(0u64, |sum, b| sum.saturating_add(*b));
             if total <= self.cap && self.index.files.len() <= MAX_ENTRIES {
                 break;
             }
@@ -730,11 +940,18 @@ impl Baselines {
             Err(_) => return,
         };
         let written = tokio::task::spawn_blocking(move || {
+            if store_is_foreign(&dir) {
+                return Err(foreign_store_error(&dir));
+            }
+            create_store_dir(&dir)?;
+            write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)?;
+            // Only once no index on disk names them: a kill before this point leaves blobs
+            // nothing names (deleted when the task is next opened), never an index naming
+            // deleted blobs.
             for name in unreferenced {
                 let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
             }
-            create_store_dir(&dir)?;
-            write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)
+            Ok(())
         })
         .await;
         if let Ok(Err(error)) = written {
@@ -774,9 +991,32 @@ impl Baselines {
             })
             .collect();
         let blobs = self.blob_source();
-        let taken =
-            tokio::task::spawn_blocking(move || build_notice(inputs, &blobs, &state, limits)).await;
-        let Ok(Taken { notice, shown }) = taken else {
+        // Every stored baseline is judged again (not only the changed files'): a file a new
+        // rule blocks loses its bytes from the store at the next take even if it never changes.
+        let stored: Vec<(String, PathBuf)> = self
+            .index
+            .files
+            .keys()
+            .filter_map(|key| Some((key.clone(), self.paths.get(key)?.clone())))
+            .collect();
+        let taken = tokio::task::spawn_blocking(move || {
+            let blocked: Vec<String> = stored
+                .into_iter()
+                .filter(|(_, absolute)| is_blocked_now(&state, absolute))
+                .map(|(key, _)| key)
+                .collect();
+            (build_notice(inputs, &blobs, &state, limits), blocked)
+        })
+        .await;
+        let Ok((
+            Taken {
+                notice,
+                shown,
+                aliases,
+            },
+            blocked,
+        )) = taken
+        else {
             return wire::FilesTakeResult {
                 paths: Vec::new(),
                 notice_id: None,
@@ -784,13 +1024,26 @@ impl Baselines {
                 text: Some(String::new()),
             };
         };
+        for key in &blocked {
+            self.forget_blocked(key);
+        }
         let seq = self.tick();
         let mut files = Vec::new();
-        let reported: HashSet<&str> = notice.files.iter().map(|f| f.path.as_str()).collect();
+        let reported: HashSet<&str> = notice
+            .files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(aliases.iter().map(|(alias, _)| alias.as_str()))
+            .collect();
         // Files holding what the agent last saw have nothing to deliver.
         self.pending
             .retain(|path, _| reported.contains(path.as_str()));
         for file in &notice.files {
+            if file.fallback == Some(Fallback::Blocked) {
+                self.forget_blocked(&file.path);
+                files.push((file.path.clone(), Shown::Fallback(Fallback::Blocked)));
+                continue;
+            }
             if let Some(entry) = self.index.files.get_mut(&file.path) {
                 self.clock += 1;
                 entry.used = self.clock;
@@ -805,6 +1058,15 @@ impl Baselines {
                 (None, None) => Shown::Diff(None),
             };
             files.push((file.path.clone(), shown_entry));
+        }
+        for (alias, first) in aliases {
+            if let Some(shown) = files
+                .iter()
+                .find(|(p, _)| *p == first)
+                .map(|(_, s)| s.clone())
+            {
+                files.push((alias, shown));
+            }
         }
         let notice_id = (!files.is_empty()).then(|| format!("n-{}", uuid::Uuid::new_v4().simple()));
         if let Some(id) = &notice_id {
@@ -834,6 +1096,26 @@ impl Baselines {
             ),
             text: Some(notice.text),
         }
+    }
+
+    /// A file the access rule blocks now: no bytes of it stay in the store, neither its
+    /// baseline nor what earlier notices showed of it (acknowledging one of those must not
+    /// bring them back); if the rule is lifted it falls back to `noBaseline` until read again.
+    fn forget_blocked(&mut self, path: &str) {
+        if let Some(entry) = self.index.files.remove(path) {
+            self.dropped.push(entry.blob);
+        }
+        for notice in &mut self.notices {
+            for (shown_path, shown) in &mut notice.files {
+                if shown_path == path
+                    && let Shown::Diff(Some((blob, _))) =
+                        std::mem::replace(shown, Shown::Fallback(Fallback::Blocked))
+                {
+                    self.dropped.push(blob);
+                }
+            }
+        }
+        self.dirty = true;
     }
 
     fn drop_notice_blobs(&mut self, notice: NoticeRecord) {
@@ -961,12 +1243,18 @@ pub struct RestoreSource {
 }
 
 impl RestoreSource {
-    /// The persisted base of `key`, if any (an absolute path: anything else is ignored).
+    /// The persisted base of `key`, if any (an absolute path without `..`: anything else is
+    /// ignored; the key is then judged against it by the access rule, as when tracked).
     pub fn base(&self, key: &str) -> Option<PathBuf> {
         self.watched
             .get(key)
             .map(|w| PathBuf::from(&w.base))
-            .filter(|base| base.is_absolute())
+            .filter(|base| {
+                base.is_absolute()
+                    && !base
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir))
+            })
     }
 
     /// What the agent last saw of `key`, or `None` when unknown. Reads the baseline's blob

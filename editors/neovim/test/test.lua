@@ -195,7 +195,8 @@ if roo.supports("roo/files/ackNotice", 0) then
     local delivered = {}
     local notice = roo.user_diffs("nv", function(text) table.insert(delivered, text) end, 0, patient)
     eq(notice.changes[1].diff, "@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n", "the diff")
-    assert(delivered[1]:find("## src/diffed.ts (+1 -1)", 1, true), vim.inspect(delivered))
+    -- No (+1 -1) after the path: the hunk header carries the counts.
+    assert(delivered[1]:find("\n## src/diffed.ts\n```diff\n@@ -1,3 +1,3 @@\n", 1, true), vim.inspect(delivered))
     eq(roo.user_diffs("nv", function() error("nothing to deliver") end, 0, patient).paths, {}, "acknowledged")
     -- A partial read (a line range) passes through: the next change is flagged partial.
     roo.request("roo/files/track", { taskId = "nv", storageDir = storage, path = "src/diffed.ts",

@@ -724,7 +724,7 @@ export interface MessageTokens {
  */
 export interface DiffLimits {
   /**
-   * Unchanged lines around each change (default 3, at most 100).
+   * Unchanged lines around each change (default 1, at most 100).
    */
   contextLines?: number | null;
   /**
@@ -864,7 +864,8 @@ export interface FileChange {
    */
   fallback?: DiffFallback | null;
   /**
-   * Unified diff against the version the agent last saw (3 context lines, no file headers).
+   * Unified diff against the version the agent last saw (1 context line by default, no
+   * file headers).
    */
   diff?: string | null;
   /**

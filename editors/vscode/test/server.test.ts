@@ -264,7 +264,8 @@ test("the user's edit comes back as a diff, is shown, and is repeated until deli
   const delivered: string[] = [];
   const notice = await deliverUserDiffs(session.api, "diff-task", async (text) => { delivered.push(text); }, (l) => log.push(l), patient);
   assert.equal(notice.changes?.[0].diffStat?.added, 1);
-  assert.match(delivered[0], /# Changes Since You Last Read\n[^]*## src\/diffed\.ts \(\+1 -1\)\n```diff\n@@ -3,7 \+3,7 @@\n[^]*-export const v5 = 5;\n\+export const v5 = 55;\n/);
+  // One context line by default, and no (+1 -1) after the path: the hunk header has the counts.
+  assert.match(delivered[0], /# Changes Since You Last Read\n[^]*\n## src\/diffed\.ts\n```diff\n@@ -5,3 \+5,3 @@\n export const v4 = 4;\n-export const v5 = 5;\n\+export const v5 = 55;\n export const v6 = 6;\n```$/);
   assert.equal(log.length, 2, "shown on both takes");
   assert.match(log[1], /src\/diffed\.ts modified \(\+1 -1\) outside the agent:\n@@ /);
   // Acknowledged: nothing more to tell.

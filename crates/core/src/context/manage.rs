@@ -267,6 +267,10 @@ pub struct PendingCondense {
     pub request: CondenseRequest,
     /// Summarize retries already made (the shell sets 1 after the one retry).
     pub retries: u32,
+    /// The answer before the one retry (its cost already counted in the retry's): used when
+    /// the retry's answer cannot be condensed (a host answering the retry with a summary
+    /// bigger than the context must not turn a condense that would succeed into a failure).
+    pub first_answer: Option<SummarizerAnswer>,
 }
 
 /// The first step.
@@ -331,6 +335,7 @@ pub fn begin_manage(
             budget,
             request,
             retries: 0,
+            first_answer: None,
         })),
         Err(failure) => {
             let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
@@ -346,7 +351,27 @@ pub fn begin_manage(
 
 /// Step two: turn the host's reply into the outcome. On any condense failure the history is
 /// the input, untouched, unless the automatic or emergency fallback truncation then succeeds.
+/// After the one retry, when the retry's answer cannot be condensed, the first answer is tried
+/// (never another host call).
 pub fn finish_manage(
+    mut pending: PendingCondense,
+    reply: SummarizeReply,
+    counter: &dyn TokenCounter,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> ManageOutcome {
+    let Some(first) = pending.first_answer.take() else {
+        return finish_with(pending, reply, counter, ids, clock);
+    };
+    let backup = pending.clone();
+    let outcome = finish_with(pending, reply, counter, ids, clock);
+    if outcome.action == ContextAction::Condensed {
+        return outcome;
+    }
+    finish_with(backup, SummarizeReply::Answer(first), counter, ids, clock)
+}
+
+fn finish_with(
     pending: PendingCondense,
     reply: SummarizeReply,
     counter: &dyn TokenCounter,
@@ -358,6 +383,7 @@ pub fn finish_manage(
         budget,
         request,
         retries,
+        first_answer: _,
     } = pending;
     let degradation = Some(request.degradation);
     let answer = match reply {

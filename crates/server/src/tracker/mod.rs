@@ -280,6 +280,25 @@ impl FileTracker {
         {
             return Err(TrackerError::MissingStorage(dir.to_path_buf()));
         }
+        // One writer per task folder: two open tasks sharing one would overwrite each other's
+        // task_metadata.json and seen.json (and delete each other's baselines as orphans).
+        if let Some(dir) = storage {
+            let same = |other: &Path| {
+                other == dir
+                    || std::fs::canonicalize(other)
+                        .is_ok_and(|o| std::fs::canonicalize(dir).is_ok_and(|d| o == d))
+            };
+            if let Some((other, handle)) = registry
+                .open
+                .iter()
+                .find(|(_, handle)| handle.storage.as_deref().is_some_and(same))
+            {
+                return Err(TrackerError::StorageMismatch {
+                    task_id: other.clone(),
+                    open_with: handle.storage.clone().unwrap_or_default(),
+                });
+            }
+        }
         let (commands, mailbox) = mpsc::unbounded_channel();
         let handle = TaskHandle {
             generation: self.generations.fetch_add(1, Ordering::Relaxed),

@@ -519,9 +519,46 @@ pub fn quoted_latest_message(text: &str) -> String {
     )
 }
 
-/// The addendum's block delimiters must not be closed by the user's own text.
+/// The addendum's block delimiters must not be opened or closed by quoted text: every
+/// `system-reminder` in any case, with any dash (a model reads `</System-Reminder >` or
+/// `< /system‐reminder>` as the tag too), becomes `system_reminder`.
 fn neutralize(text: &str) -> String {
-    text.replace("</system-reminder>", "</system_reminder>")
+    const DASHES: [char; 8] = [
+        '-', '\u{2010}', '\u{2011}', '\u{2012}', '\u{2013}', '\u{2212}', '\u{FE63}', '\u{FF0D}',
+    ];
+    // ASCII lowercasing keeps every byte offset, so offsets in `lower` are offsets in `text`.
+    let lower = text.to_ascii_lowercase();
+    let mut out = String::with_capacity(text.len());
+    let (mut copied, mut from) = (0, 0);
+    while let Some(found) = lower[from..].find("system") {
+        let dash_at = from + found + "system".len();
+        from = dash_at;
+        let Some(dash) = text[dash_at..].chars().next() else {
+            break;
+        };
+        let tail = dash_at + dash.len_utf8();
+        if DASHES.contains(&dash) && lower[tail..].starts_with("reminder") {
+            out.push_str(&text[copied..dash_at]);
+            out.push('_');
+            copied = tail;
+        }
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// Quoted text on one line of the addendum (a table cell, a bullet): every line break,
+/// control character and line separator becomes a space, so it cannot start a line of its own.
+fn one_line(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
 }
 
 /// A file the task touched, merged over its sources.
@@ -984,7 +1021,9 @@ fn format_date(ms: i64) -> String {
 }
 
 fn file_line(file: &MissingFile) -> String {
-    let path = neutralize(&file.path);
+    // A path (from a tool input the model wrote) stays on its line: escaped, not collapsed,
+    // so it still names the file.
+    let path = neutralize(&crate::stale_diff::notice_path(&file.path));
     match file.date_ms {
         Some(ms) => format!("- {path} ({}, {})\n", file.action.label(), format_date(ms)),
         None => format!("- {path} ({})\n", file.action.label()),
@@ -992,7 +1031,7 @@ fn file_line(file: &MissingFile) -> String {
 }
 
 fn todo_cell(content: &str) -> String {
-    neutralize(content).replace('|', "\\|").replace('\n', " ")
+    one_line(&neutralize(content)).replace('|', "\\|")
 }
 
 fn todo_row(number: usize, item: &TodoItem) -> String {
@@ -1048,7 +1087,7 @@ fn render(findings: &Findings, keep: &Keep) -> String {
             let _ = writeln!(out, "[… {from} older constraints omitted …]");
         }
         for constraint in &constraints[from..] {
-            let _ = writeln!(out, "- \"{}\"", neutralize(constraint));
+            let _ = writeln!(out, "- \"{}\"", one_line(&neutralize(constraint)));
         }
     }
     if let Some(items) = &findings.todos {
@@ -1104,7 +1143,7 @@ pub fn build_addendum(
         let constraint_costs: Vec<u64> = findings
             .constraints
             .iter()
-            .map(|c| line_tokens(format!("- \"{}\"\n", neutralize(c))))
+            .map(|c| line_tokens(format!("- \"{}\"\n", one_line(&neutralize(c)))))
             .collect();
         let read_costs: Vec<u64> = findings
             .files
@@ -1191,11 +1230,11 @@ pub fn retry_instructions(verification: &Verification) -> Option<String> {
     let _ = write!(text, "; it lacks: {}.", missing.join(", "));
     let findings = &verification.findings;
     if !findings.files.is_empty() {
-        let names: Vec<&str> = findings
+        let names: Vec<std::borrow::Cow<'_, str>> = findings
             .files
             .iter()
             .take(20)
-            .map(|f| f.path.as_str())
+            .map(|f| crate::stale_diff::notice_path(&f.path))
             .collect();
         let _ = write!(text, " Name these files: {}.", names.join(", "));
     }

@@ -283,10 +283,10 @@ pub(super) async fn retry_once(
     };
     Ok(match second {
         SummarizeReply::Answer(better) if !better.text.trim().is_empty() => {
-            SummarizeReply::Answer(SummarizerAnswer {
-                cost: answer.cost + better.cost,
-                ..better
-            })
+            let cost = answer.cost + better.cost;
+            // Kept in case the retry's answer cannot be condensed (finish_manage).
+            pending.first_answer = Some(SummarizerAnswer { cost, ..answer });
+            SummarizeReply::Answer(SummarizerAnswer { cost, ..better })
         }
         SummarizeReply::Failed { cost, .. } => SummarizeReply::Answer(SummarizerAnswer {
             cost: answer.cost + cost,
