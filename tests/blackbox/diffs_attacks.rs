@@ -322,12 +322,14 @@ fn a_notice_taken_but_not_acknowledged_survives_closing_the_task_and_a_restart()
     assert_eq!(s.take("t")["paths"], json!([]));
 }
 
-/// The unacknowledged changes kept in `seen.json` name their files: a hand-edited index naming a
-/// file outside the workspace (with a genuine blob as its baseline) is never read into a diff.
+/// The unacknowledged changes kept in `seen.json` name their files (through the key's one
+/// `watched` entry): a hand-edited index naming a file outside the workspace (with a genuine
+/// blob as its baseline) is never read into a diff, whether the path is outside, climbs out with
+/// `..`, or goes through a link inside the workspace, and whatever stale fields an older index
+/// carried.
 #[test]
 fn a_hand_edited_index_cannot_point_a_diff_at_a_file_outside_the_workspace() {
     use sha2::Digest;
-    let mut s = Setup::new(&[("a.ts", "hello\n")]);
     let outside = tempfile::tempdir().unwrap();
     let secret = outside.path().join("credentials");
     std::fs::write(&secret, "hello\nOUTSIDE-SECRET\n").unwrap();
@@ -336,20 +338,44 @@ fn a_hand_edited_index_cannot_point_a_diff_at_a_file_outside_the_workspace() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let store = s.task_dir("t").join("roo-context");
-    std::fs::create_dir_all(store.join("seen")).unwrap();
-    std::fs::write(store.join("seen").join(&blob), baseline).unwrap();
-    let index = json!({"version": 1,
-        "files": {"a.ts": {"blob": blob, "bytes": 6, "source": "read_tool", "at": 1, "used": 1,
-                           "absolute": secret}},
-        "pending": {"a.ts": {"kind": "modified", "absolute": secret}}});
-    std::fs::write(store.join("seen.json"), index.to_string()).unwrap();
-    let dir = s.task_dir("t");
-    s.server
-        .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
-    let notice = s.take("t");
-    assert!(!notice.to_string().contains("OUTSIDE-SECRET"), "{notice}");
-    assert_eq!(notice["changes"][0]["fallback"], "noBaseline", "{notice}");
+    for spelling in ["outside", "dotdot", "link", "link with its real file"] {
+        let mut s = Setup::new(&[("a.ts", "hello\n")]);
+        s.workspace.symlink(outside.path(), "escape");
+        let root = s.workspace.root().to_path_buf();
+        let pointed = match spelling {
+            "outside" => secret.clone(),
+            "dotdot" => {
+                let mut climb = root.clone();
+                for _ in root.components().skip(1) {
+                    climb.push("..");
+                }
+                climb.join(secret.strip_prefix("/").unwrap())
+            }
+            _ => root.join("escape").join("credentials"),
+        };
+        let store = s.task_dir("t").join("roo-context");
+        std::fs::create_dir_all(store.join("seen")).unwrap();
+        std::fs::write(store.join("seen").join(&blob), baseline).unwrap();
+        let index = json!({"version": 1,
+            "files": {"a.ts": {"blob": blob, "bytes": 6, "source": "read_tool", "at": 1,
+                               "used": 1, "absolute": secret}},
+            "watched": {"a.ts": {"base": root, "absolute": pointed,
+                                 "real": std::fs::canonicalize(&secret).unwrap()}},
+            "pending": {"a.ts": {"kind": "modified", "absolute": secret}}});
+        std::fs::write(store.join("seen.json"), index.to_string()).unwrap();
+        let dir = s.task_dir("t");
+        s.server
+            .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
+        let notice = s.take("t");
+        assert!(
+            !notice.to_string().contains("OUTSIDE-SECRET"),
+            "{spelling}: {notice}"
+        );
+        assert_eq!(
+            notice["changes"][0]["fallback"], "noBaseline",
+            "{spelling}: {notice}"
+        );
+    }
 }
 
 /// Two open tasks given the same task folder: two actors wrote the same `task_metadata.json`
@@ -504,5 +530,45 @@ fn an_index_with_extreme_numbers_neither_kills_the_task_nor_wraps() {
         let notice = s.take(task);
         assert_eq!(notice["paths"], json!(["a.ts"]), "{task}: {notice}");
         assert!(notice["changes"][0]["diff"].is_string(), "{task}: {notice}");
+    }
+}
+
+/// A tracked file whose name a link swapped in after the read now leads to another real file
+/// (outside the workspace, or another file of it) is not diffed against the baseline of the
+/// file the agent read: `noBaseline` (re-read it), and nothing of the other file is shown, in
+/// the take nor in the `didChange` stat.
+#[test]
+fn a_link_swapped_in_after_the_read_is_not_diffed_against_the_old_baseline() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("credentials"),
+        "hello\nOUTSIDE-SECRET\n",
+    )
+    .unwrap();
+    for target in ["outside", "inside"] {
+        let mut s = Setup::new(&[("a.ts", "hello\n"), ("b.ts", "hello\nOTHER-FILE\n")]);
+        s.track("t", "a.ts");
+        let link_to = match target {
+            "outside" => outside.path().join("credentials"),
+            _ => s.workspace.path("b.ts"),
+        };
+        std::fs::remove_file(s.workspace.path("a.ts")).unwrap();
+        s.workspace.symlink(&link_to, "a.ts");
+        let change = loop {
+            let change = s.server.notification(CHANGED);
+            if change["path"] == "a.ts" {
+                break change;
+            }
+        };
+        assert!(change.get("diffStat").is_none(), "{target}: {change}");
+        let notice = s.take("t");
+        let text = notice.to_string();
+        assert!(!text.contains("OUTSIDE-SECRET"), "{target}: {notice}");
+        assert!(!text.contains("OTHER-FILE"), "{target}: {notice}");
+        assert_eq!(notice["paths"], json!(["a.ts"]), "{target}: {notice}");
+        assert_eq!(
+            notice["changes"][0]["fallback"], "noBaseline",
+            "{target}: {notice}"
+        );
     }
 }

@@ -92,6 +92,10 @@ pub struct WatchedEntry {
     /// index is a file anyone with the task folder can edit).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub absolute: Option<PathBuf>,
+    /// The real file (every link resolved) the baseline was read from: a take diffs only that
+    /// file, never another one a link swapped in since names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<PathBuf>,
     /// The tracker's fingerprint of what the agent last saw ([`persist_fingerprint`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known: Option<String>,
@@ -214,6 +218,8 @@ pub struct Baselines {
     clock: u64,
     /// Tracked key → the file, for reading it when a notice is taken.
     paths: HashMap<String, PathBuf>,
+    /// Tracked key → the real file its baseline was read from ([`WatchedEntry::real`]).
+    reals: HashMap<String, PathBuf>,
     /// Tracked key → `seq` of the agent's last read or write.
     saw_seq: HashMap<String, u64>,
     pending: HashMap<String, PendingChange>,
@@ -383,14 +389,52 @@ pub fn persisted_path(
     if !decision.allowed() {
         return Err(Fallback::Blocked);
     }
+    // The access rule counts a name inside a folder as inside even when it links elsewhere;
+    // a stored path must also lead inside (the real file, judged without links on the way).
+    if let Some(real) = real_file_if_exists(absolute) {
+        let real_name = real.to_str().ok_or(Fallback::Blocked)?;
+        if policy
+            .check_access(&state.resolver, &state.fs, None, real_name)
+            .folder
+            .is_none()
+        {
+            return Err(Fallback::NoBaseline);
+        }
+    }
     Ok(())
+}
+
+/// The real file `absolute` names now (every link resolved), when it exists.
+fn real_file_if_exists(absolute: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(absolute).ok()
+}
+
+/// The real file `absolute` names: the file itself, or for one not created yet its folder's
+/// real path and its name; `None` when neither resolves.
+fn real_file(absolute: &Path) -> Option<PathBuf> {
+    real_file_if_exists(absolute)
+        .or_else(|| Some(real_file_if_exists(absolute.parent()?)?.join(absolute.file_name()?)))
 }
 
 /// The content on disk now, read through the read gate after judging the name again (the file
 /// may have become blocked, or a link to a blocked file, since the baseline was taken).
-fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallback> {
+/// `baseline_of`: for a file with a baseline, the real file it was read from (`None`: unknown);
+/// the file is read only if it still is that file (a link swapped in since, to a file elsewhere
+/// or to another file of the workspace, is `noBaseline`: the model is never shown a file it did
+/// not read). A missing file is `deleted` whatever its name pointed to.
+fn read_current(
+    state: &SharedState,
+    absolute: &Path,
+    baseline_of: Option<Option<&Path>>,
+) -> Result<Vec<u8>, Fallback> {
     let policy = state.policy();
     persisted_path(state, &policy, absolute)?;
+    if let Some(expected) = baseline_of
+        && let Some(now) = real_file_if_exists(absolute)
+        && Some(now.as_path()) != expected
+    {
+        return Err(Fallback::NoBaseline);
+    }
     match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
         policy.allows_opened(opened)
     }) {
@@ -426,6 +470,8 @@ struct TakeInput {
     kind: ChangeKind,
     blob: Option<String>,
     absolute: Option<PathBuf>,
+    /// The real file the baseline was read from.
+    real: Option<PathBuf>,
 }
 
 /// Where a take reads baselines from.
@@ -481,7 +527,12 @@ fn build_notice(
             continue;
         }
         let current = match &input.absolute {
-            Some(absolute) => read_current(state, absolute),
+            // Only a file with a baseline is held to the file that baseline was read from.
+            Some(absolute) => read_current(
+                state,
+                absolute,
+                input.blob.as_ref().map(|_| input.real.as_deref()),
+            ),
             None => Err(Fallback::NoBaseline),
         };
         match (&current, gone_or_moved) {
@@ -597,6 +648,11 @@ impl Baselines {
             .iter()
             .filter_map(|(key, watched)| Some((key.clone(), watched.absolute.clone()?)))
             .collect();
+        let reals: HashMap<String, PathBuf> = index
+            .watched
+            .iter()
+            .filter_map(|(key, watched)| Some((key.clone(), watched.real.clone()?)))
+            .collect();
         let mut pending = HashMap::new();
         let mut seq = 0;
         for (key, change) in &index.pending {
@@ -619,6 +675,7 @@ impl Baselines {
             cap: store_cap(),
             clock,
             paths,
+            reals,
             saw_seq: HashMap::new(),
             pending,
             seq,
@@ -670,7 +727,9 @@ impl Baselines {
         };
         self.paths.insert(key.to_owned(), content.absolute.clone());
         let partial = content.partial;
-        let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
+        let read = tokio::task::spawn_blocking(move || -> Option<(Vec<u8>, PathBuf)> {
+            // The file the baseline is of, links resolved (a file not created yet: its name).
+            let real = real_file(&content.absolute).unwrap_or_else(|| content.absolute.clone());
             let bytes = match &content.text {
                 Some(text) => {
                     // The host's text is stored only if the file itself may be opened now (or
@@ -706,12 +765,12 @@ impl Baselines {
             };
             (text_of(&bytes, MAX_FILE_BYTES).is_ok()
                 && (content.text.is_none() || Fingerprint::of(&bytes) == known))
-                .then_some(bytes)
+                .then_some((bytes, real))
         })
         .await
         .ok()
         .flatten();
-        let Some(bytes) = read else {
+        let Some((bytes, real)) = read else {
             self.forget(key).await;
             return;
         };
@@ -720,6 +779,12 @@ impl Baselines {
             self.forget(key).await;
             return;
         }
+        if let Some(entry) = self.index.watched.get_mut(key)
+            && entry.real.as_ref() != Some(&real)
+        {
+            entry.real = Some(real.clone());
+        }
+        self.reals.insert(key.to_owned(), real);
         self.clock += 1;
         let replaced = self.index.files.insert(
             key.to_owned(),
@@ -755,6 +820,7 @@ impl Baselines {
                 WatchedEntry {
                     base,
                     absolute,
+                    real: None,
                     known: None,
                 },
             );
@@ -826,6 +892,7 @@ impl Baselines {
             judged,
             blob: entry.blob.clone(),
             absolute: self.paths.get(key)?.clone(),
+            real: self.reals.get(key).cloned(),
             store: match &self.dir {
                 Some(dir) => BlobSource::Disk(dir.clone()),
                 None => BlobSource::Memory(Arc::new(HashMap::from([(
@@ -988,6 +1055,7 @@ impl Baselines {
                 kind: change.kind.clone(),
                 blob: self.index.files.get(path).map(|e| e.blob.clone()),
                 absolute: self.paths.get(path).cloned(),
+                real: self.reals.get(path).cloned(),
             })
             .collect();
         let blobs = self.blob_source();
@@ -1203,6 +1271,8 @@ pub struct StatInput {
     judged: Fingerprint,
     blob: String,
     absolute: PathBuf,
+    /// The real file the baseline was read from.
+    real: Option<PathBuf>,
     store: BlobSource,
 }
 
@@ -1214,7 +1284,7 @@ pub struct StatInput {
 pub fn did_change_stat(input: &StatInput, state: &SharedState) -> Option<wire::DiffStat> {
     let baseline = input.store.read(&input.blob)?;
     let old = text_of(&baseline, DID_CHANGE_STAT_MAX_BYTES).ok()?;
-    let current = read_current(state, &input.absolute).ok()?;
+    let current = read_current(state, &input.absolute, Some(input.real.as_deref())).ok()?;
     if Fingerprint::of(&current) != input.judged {
         return None;
     }
