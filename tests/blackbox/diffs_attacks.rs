@@ -572,3 +572,37 @@ fn a_link_swapped_in_after_the_read_is_not_diffed_against_the_old_baseline() {
         );
     }
 }
+
+/// `seen.json` describes each file once: where it is (its base folder, its path as watched and
+/// the real file its baseline was read from) lives in `watched`; the baseline entry names only
+/// the blob and the pending change only its kind, so no two stored paths can disagree.
+#[test]
+fn seen_json_describes_each_file_in_one_place() {
+    let mut s = Setup::new(&[("a.ts", "a\n")]);
+    s.track("t", "a.ts");
+    s.user_edit("a.ts", "a edited\n");
+    let taken = s.take("t");
+    assert_eq!(taken["paths"], json!(["a.ts"]), "{taken}");
+    let dir = s.task_dir("t");
+    s.server
+        .call("roo/files/disposeTask", json!({"taskId": "t"}));
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("roo-context/seen.json")).unwrap())
+            .unwrap();
+    let root = std::fs::canonicalize(s.workspace.root()).unwrap();
+    let watched = &index["watched"]["a.ts"];
+    assert_eq!(watched["base"], json!(s.workspace.root()), "{index}");
+    assert_eq!(
+        watched["absolute"],
+        json!(s.workspace.path("a.ts")),
+        "{index}"
+    );
+    assert_eq!(watched["real"], json!(root.join("a.ts")), "{index}");
+    assert!(index["files"]["a.ts"]["blob"].is_string(), "{index}");
+    assert!(index["files"]["a.ts"].get("absolute").is_none(), "{index}");
+    assert_eq!(
+        index["pending"]["a.ts"],
+        json!({"kind": "modified"}),
+        "{index}"
+    );
+}
