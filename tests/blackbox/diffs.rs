@@ -753,3 +753,100 @@ fn file_text_with_the_wire_encoding_marker_comes_back_unchanged() {
     assert!(diff.contains(" a\u{FDD0}\u{F0000}b\n"), "{diff:?}");
     assert_eq!(apply_unified_diff(original, diff).as_deref(), Some(edited));
 }
+
+/// A partial read (the host says the agent saw only a line range) stores the whole file at
+/// read time, flagged `partial` in `seen.json` and in the changes of a take.
+#[test]
+fn a_partial_read_stores_the_whole_file_and_flags_the_change_partial() {
+    let a = lines(40);
+    let mut s = Setup::new(&[("a.ts", &a), ("b.ts", &a)]);
+    let dir = s.task_dir("t");
+    let part: String = a
+        .lines()
+        .skip(9)
+        .take(5)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let tracked = s.server.call(
+        "roo/files/track",
+        json!({"taskId": "t", "storageDir": dir, "path": "a.ts", "source": "read_tool",
+               "content": part, "partial": true}),
+    );
+    assert_eq!(tracked["watched"], true);
+    s.track("t", "b.ts");
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("roo-context/seen.json")).unwrap())
+            .unwrap();
+    assert_eq!(index["files"]["a.ts"]["partial"], true, "{index}");
+    assert_eq!(index["files"]["b.ts"]["partial"], false, "{index}");
+    assert_eq!(
+        index["files"]["a.ts"]["bytes"],
+        a.len(),
+        "the whole file is the baseline"
+    );
+    // An edit outside the part the agent saw still gets an exact diff against the whole file.
+    let edited = edit(&a, &[30]);
+    s.user_edit("a.ts", &edited);
+    s.user_edit("b.ts", &edited);
+    let notice = s.take("t");
+    let change = |path: &str| {
+        notice["changes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["path"] == path)
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(change("a.ts")["partial"], true, "{notice}");
+    assert!(change("b.ts").get("partial").is_none(), "{notice}");
+    let diff = change("a.ts")["diff"].as_str().unwrap().to_owned();
+    assert_eq!(
+        apply_unified_diff(&a, &diff).as_deref(),
+        Some(edited.as_str())
+    );
+    // Still partial after the acknowledgement (the diff showed the changed lines only); a full
+    // read clears it.
+    s.ack("t", &notice);
+    s.user_edit("a.ts", &edit(&edited, &[35]));
+    assert_eq!(s.take("t")["changes"][0]["partial"], true);
+    s.track("t", "a.ts");
+    s.user_edit("a.ts", &edit(&a, &[1]));
+    assert!(s.take("t")["changes"][0].get("partial").is_none());
+}
+
+/// `roo/files/didChange` carries the counts of the diff a take would show, when the task has
+/// a small text baseline of the file; never for binary, oversized or baseline-less files.
+#[test]
+fn did_change_carries_the_diff_stat_of_the_take_when_a_small_text_baseline_exists() {
+    let a = lines(20);
+    let big = "x".repeat(300 * 1024) + "\n";
+    let mut s = Setup::new(&[("a.ts", &a), ("big.ts", &big), ("bin.dat", "text\n")]);
+    for path in ["a.ts", "big.ts", "bin.dat"] {
+        s.track("t", path);
+    }
+    s.workspace.replace("a.ts", &edit(&a, &[2, 3, 15]));
+    let change = s.changed("a.ts");
+    assert_eq!(
+        change["diffStat"],
+        json!({"added": 3, "removed": 3, "hunks": 2}),
+        "{change}"
+    );
+    let notice = s.take("t");
+    assert_eq!(notice["changes"][0]["diffStat"], change["diffStat"]);
+    // Over the didChange bound (256 KiB) and binary now: no stat.
+    s.workspace.replace("big.ts", &(big.clone() + "more\n"));
+    assert!(s.changed("big.ts").get("diffStat").is_none());
+    std::fs::write(s.workspace.path("bin.dat.swap"), b"bin\0ary\n").unwrap();
+    std::fs::rename(
+        s.workspace.path("bin.dat.swap"),
+        s.workspace.path("bin.dat"),
+    )
+    .unwrap();
+    assert!(s.changed("bin.dat").get("diffStat").is_none());
+    // Deleted: no stat.
+    std::fs::remove_file(s.workspace.path("a.ts")).unwrap();
+    let gone = s.changed("a.ts");
+    assert_eq!(gone["kind"], "deleted");
+    assert!(gone.get("diffStat").is_none());
+}

@@ -322,12 +322,14 @@ fn a_notice_taken_but_not_acknowledged_survives_closing_the_task_and_a_restart()
     assert_eq!(s.take("t")["paths"], json!([]));
 }
 
-/// The unacknowledged changes kept in `seen.json` name their files: a hand-edited index naming a
-/// file outside the workspace (with a genuine blob as its baseline) is never read into a diff.
+/// The unacknowledged changes kept in `seen.json` name their files (through the key's one
+/// `watched` entry): a hand-edited index naming a file outside the workspace (with a genuine
+/// blob as its baseline) is never read into a diff, whether the path is outside, climbs out with
+/// `..`, or goes through a link inside the workspace, and whatever stale fields an older index
+/// carried.
 #[test]
 fn a_hand_edited_index_cannot_point_a_diff_at_a_file_outside_the_workspace() {
     use sha2::Digest;
-    let mut s = Setup::new(&[("a.ts", "hello\n")]);
     let outside = tempfile::tempdir().unwrap();
     let secret = outside.path().join("credentials");
     std::fs::write(&secret, "hello\nOUTSIDE-SECRET\n").unwrap();
@@ -336,20 +338,44 @@ fn a_hand_edited_index_cannot_point_a_diff_at_a_file_outside_the_workspace() {
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect();
-    let store = s.task_dir("t").join("roo-context");
-    std::fs::create_dir_all(store.join("seen")).unwrap();
-    std::fs::write(store.join("seen").join(&blob), baseline).unwrap();
-    let index = json!({"version": 1,
-        "files": {"a.ts": {"blob": blob, "bytes": 6, "source": "read_tool", "at": 1, "used": 1,
-                           "absolute": secret}},
-        "pending": {"a.ts": {"kind": "modified", "absolute": secret}}});
-    std::fs::write(store.join("seen.json"), index.to_string()).unwrap();
-    let dir = s.task_dir("t");
-    s.server
-        .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
-    let notice = s.take("t");
-    assert!(!notice.to_string().contains("OUTSIDE-SECRET"), "{notice}");
-    assert_eq!(notice["changes"][0]["fallback"], "noBaseline", "{notice}");
+    for spelling in ["outside", "dotdot", "link", "link with its real file"] {
+        let mut s = Setup::new(&[("a.ts", "hello\n")]);
+        s.workspace.symlink(outside.path(), "escape");
+        let root = s.workspace.root().to_path_buf();
+        let pointed = match spelling {
+            "outside" => secret.clone(),
+            "dotdot" => {
+                let mut climb = root.clone();
+                for _ in root.components().skip(1) {
+                    climb.push("..");
+                }
+                climb.join(secret.strip_prefix("/").unwrap())
+            }
+            _ => root.join("escape").join("credentials"),
+        };
+        let store = s.task_dir("t").join("roo-context");
+        std::fs::create_dir_all(store.join("seen")).unwrap();
+        std::fs::write(store.join("seen").join(&blob), baseline).unwrap();
+        let index = json!({"version": 1,
+            "files": {"a.ts": {"blob": blob, "bytes": 6, "source": "read_tool", "at": 1,
+                               "used": 1, "absolute": secret}},
+            "watched": {"a.ts": {"base": root, "absolute": pointed,
+                                 "real": std::fs::canonicalize(&secret).unwrap()}},
+            "pending": {"a.ts": {"kind": "modified", "absolute": secret}}});
+        std::fs::write(store.join("seen.json"), index.to_string()).unwrap();
+        let dir = s.task_dir("t");
+        s.server
+            .call("roo/files/read", json!({"taskId": "t", "storageDir": dir}));
+        let notice = s.take("t");
+        assert!(
+            !notice.to_string().contains("OUTSIDE-SECRET"),
+            "{spelling}: {notice}"
+        );
+        assert_eq!(
+            notice["changes"][0]["fallback"], "noBaseline",
+            "{spelling}: {notice}"
+        );
+    }
 }
 
 /// Two open tasks given the same task folder: two actors wrote the same `task_metadata.json`
@@ -505,4 +531,78 @@ fn an_index_with_extreme_numbers_neither_kills_the_task_nor_wraps() {
         assert_eq!(notice["paths"], json!(["a.ts"]), "{task}: {notice}");
         assert!(notice["changes"][0]["diff"].is_string(), "{task}: {notice}");
     }
+}
+
+/// A tracked file whose name a link swapped in after the read now leads to another real file
+/// (outside the workspace, or another file of it) is not diffed against the baseline of the
+/// file the agent read: `noBaseline` (re-read it), and nothing of the other file is shown, in
+/// the take nor in the `didChange` stat.
+#[test]
+fn a_link_swapped_in_after_the_read_is_not_diffed_against_the_old_baseline() {
+    let outside = tempfile::tempdir().unwrap();
+    std::fs::write(
+        outside.path().join("credentials"),
+        "hello\nOUTSIDE-SECRET\n",
+    )
+    .unwrap();
+    for target in ["outside", "inside"] {
+        let mut s = Setup::new(&[("a.ts", "hello\n"), ("b.ts", "hello\nOTHER-FILE\n")]);
+        s.track("t", "a.ts");
+        let link_to = match target {
+            "outside" => outside.path().join("credentials"),
+            _ => s.workspace.path("b.ts"),
+        };
+        std::fs::remove_file(s.workspace.path("a.ts")).unwrap();
+        s.workspace.symlink(&link_to, "a.ts");
+        let change = loop {
+            let change = s.server.notification(CHANGED);
+            if change["path"] == "a.ts" {
+                break change;
+            }
+        };
+        assert!(change.get("diffStat").is_none(), "{target}: {change}");
+        let notice = s.take("t");
+        let text = notice.to_string();
+        assert!(!text.contains("OUTSIDE-SECRET"), "{target}: {notice}");
+        assert!(!text.contains("OTHER-FILE"), "{target}: {notice}");
+        assert_eq!(notice["paths"], json!(["a.ts"]), "{target}: {notice}");
+        assert_eq!(
+            notice["changes"][0]["fallback"], "noBaseline",
+            "{target}: {notice}"
+        );
+    }
+}
+
+/// `seen.json` describes each file once: where it is (its base folder, its path as watched and
+/// the real file its baseline was read from) lives in `watched`; the baseline entry names only
+/// the blob and the pending change only its kind, so no two stored paths can disagree.
+#[test]
+fn seen_json_describes_each_file_in_one_place() {
+    let mut s = Setup::new(&[("a.ts", "a\n")]);
+    s.track("t", "a.ts");
+    s.user_edit("a.ts", "a edited\n");
+    let taken = s.take("t");
+    assert_eq!(taken["paths"], json!(["a.ts"]), "{taken}");
+    let dir = s.task_dir("t");
+    s.server
+        .call("roo/files/disposeTask", json!({"taskId": "t"}));
+    let index: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("roo-context/seen.json")).unwrap())
+            .unwrap();
+    let root = std::fs::canonicalize(s.workspace.root()).unwrap();
+    let watched = &index["watched"]["a.ts"];
+    assert_eq!(watched["base"], json!(s.workspace.root()), "{index}");
+    assert_eq!(
+        watched["absolute"],
+        json!(s.workspace.path("a.ts")),
+        "{index}"
+    );
+    assert_eq!(watched["real"], json!(root.join("a.ts")), "{index}");
+    assert!(index["files"]["a.ts"]["blob"].is_string(), "{index}");
+    assert!(index["files"]["a.ts"].get("absolute").is_none(), "{index}");
+    assert_eq!(
+        index["pending"]["a.ts"],
+        json!({"kind": "modified"}),
+        "{index}"
+    );
 }

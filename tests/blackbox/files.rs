@@ -87,7 +87,8 @@ fn a_user_edit_on_disk_is_notified_and_the_read_record_goes_stale() {
     let change = s.server.notification(CHANGED);
     assert_eq!(
         change,
-        json!({"taskId": "t1", "path": "src/a.ts", "kind": "modified"})
+        json!({"taskId": "t1", "path": "src/a.ts", "kind": "modified",
+               "diffStat": {"added": 1, "removed": 1, "hunks": 1}})
     );
     assert_eq!(
         summary(&s.metadata("t1")),
@@ -138,9 +139,11 @@ fn the_agent_own_write_is_not_a_user_edit_but_the_next_user_edit_is() {
     // A user edit right after the agent's is reported.
     s.workspace.replace("a.ts", "user after agent\n");
     let next = s.server.notification(CHANGED);
+    // Its stat is against what the agent wrote (one line replaced).
     assert_eq!(
         next,
-        json!({"taskId": "t", "path": "a.ts", "kind": "modified"})
+        json!({"taskId": "t", "path": "a.ts", "kind": "modified",
+               "diffStat": {"added": 1, "removed": 1, "hunks": 1}})
     );
 }
 
@@ -155,7 +158,8 @@ fn a_save_with_identical_content_is_not_reported() {
     let first = s.server.notification(CHANGED);
     assert_eq!(
         first,
-        json!({"taskId": "t", "path": "b.ts", "kind": "modified"})
+        json!({"taskId": "t", "path": "b.ts", "kind": "modified",
+               "diffStat": {"added": 1, "removed": 1, "hunks": 1}})
     );
     assert_eq!(
         s.take("roo/files/takeRecentlyModified", "t"),

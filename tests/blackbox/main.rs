@@ -29,6 +29,7 @@ mod ordering;
 mod parity;
 mod redteam;
 mod reload;
+mod restore;
 mod resync;
 mod security;
 mod sentinel;

@@ -685,6 +685,7 @@ fn parity_marking_a_file_no_task_read_does_not_watch_it() {
     let next = server.notification("roo/files/didChange");
     assert_eq!(
         next,
-        json!({"taskId": "t", "path": "d.ts", "kind": "modified"})
+        json!({"taskId": "t", "path": "d.ts", "kind": "modified",
+               "diffStat": {"added": 1, "removed": 1, "hunks": 1}})
     );
 }

@@ -37,6 +37,11 @@ pub struct TrackParams {
     /// Base folder for a relative `path`; defaults to the first workspace folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// The agent saw only part of the file (a read with offset/limit or a line range). Then
+    /// `content` (the part) is not what the agent last saw of the file: the whole file is read
+    /// now as its baseline, flagged `partial` (shown in `takeRecentlyModified` changes).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// What happened to a corrupt `task_metadata.json` when its task was opened.
@@ -239,6 +244,10 @@ pub struct FileChange {
     /// Counts, whenever a diff was computed (also for `tooManyChanges`, `diffTooLong`, `budget`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff_stat: Option<DiffStat>,
+    /// The baseline is the whole file, but the agent read only part of it (`track` with
+    /// `partial`): lines outside the diff may be unknown to it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub partial: bool,
 }
 
 /// Why a changed file of a `withDiffs` notice has no diff.
@@ -331,4 +340,9 @@ pub struct FileDidChangeParams {
     /// For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub new_path: Option<String>,
+    /// For `modified`, when the task has a baseline of the file (what the agent last saw) and
+    /// both sides are small text files (at most 256 KiB): the counts of the diff a
+    /// `withDiffs` take would show now. Absent for blocked, binary or oversized files.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_stat: Option<DiffStat>,
 }

@@ -5,6 +5,9 @@
 //! repeated until the host says it reached the model. Owned by the task's actor in `tracker/actor.rs`
 //! (its only writer); every write is atomic. What a notice says is decided in
 //! `core::stale_diff`; this module does the reading (through the read gate) and the storing.
+//! The index also keeps how each tracked key is watched (its base folder and the tracker's
+//! fingerprint of what the agent last saw), which a reopened task restores from, and this module
+//! computes the `diffStat` of `roo/files/didChange` with the notices' own diff function.
 //! One file on purpose (over 600 lines): the store, its index and the notice ledger share one
 //! invariant (a blob lives while an index entry or an unacknowledged notice names it).
 
@@ -15,7 +18,7 @@ use std::sync::Arc;
 use roo_context_core::access::Policy;
 use roo_context_core::fs::{GateRefusal, OsFs, open_gated, read_regular_file};
 use roo_context_core::stale_diff::{
-    Added, DiffLimits, Fallback, MAX_FILE_BYTES, NoticeBuilder, Side, text_of,
+    self, Added, DiffLimits, Fallback, MAX_FILE_BYTES, NoticeBuilder, Side, text_of,
 };
 use roo_context_core::tracker::{ChangeKind, Fingerprint, ObservedChange, RecordSource};
 use roo_context_core::wire_text;
@@ -52,6 +55,10 @@ pub struct SeenContent {
     pub text: Option<Arc<str>>,
     /// The access rule at the time of tracking.
     pub policy: Arc<Policy>,
+    /// The folder the tracked key was resolved against (persisted for the restore).
+    pub base: PathBuf,
+    /// The agent saw only part of the file (`text` is then `None`: the whole file is read).
+    pub partial: bool,
 }
 
 /// `seen.json`.
@@ -59,11 +66,68 @@ pub struct SeenContent {
 struct Index {
     version: u32,
     files: BTreeMap<String, Entry>,
+    /// Tracked key → how to watch it again after a restart (restore, in `tracker/actor.rs`).
+    /// Untrusted when read back: every path is judged again by the access rule.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    watched: BTreeMap<String, WatchedEntry>,
+    /// [`fingerprint_check`] of the build that wrote the `known` fingerprints: another build
+    /// may hash differently, and then they are ignored (never trusted as equal).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    fingerprints: Option<String>,
     /// Changes not yet acknowledged (observed, or taken into a notice the host did not confirm):
     /// kept on disk so closing the task or restarting the server between a take and its
     /// acknowledgement does not lose them.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pending: BTreeMap<String, StoredChange>,
+}
+
+/// How a tracked key is watched, persisted so a reopened task watches it again.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WatchedEntry {
+    /// The folder the key was resolved against (the request's `cwd`, or the first folder).
+    pub base: String,
+    /// The file as watched, so a reopened task can diff its baseline and its unacknowledged
+    /// change before the restore re-resolves it (read only through [`persisted_path`]: the
+    /// index is a file anyone with the task folder can edit).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub absolute: Option<PathBuf>,
+    /// The real file (every link resolved) the baseline was read from: a take diffs only that
+    /// file, never another one a link swapped in since names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub real: Option<PathBuf>,
+    /// The tracker's fingerprint of what the agent last saw ([`persist_fingerprint`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<String>,
+}
+
+/// A fingerprint as persisted: `missing` or `<len>:<hash0 hex>:<hash1 hex>`.
+pub fn persist_fingerprint(fingerprint: Fingerprint) -> String {
+    match fingerprint {
+        Fingerprint::Missing => "missing".to_owned(),
+        Fingerprint::Content { len, hash } => format!("{len}:{:016x}:{:016x}", hash[0], hash[1]),
+    }
+}
+
+/// The inverse of [`persist_fingerprint`]; `None` for anything else.
+pub fn parse_fingerprint(text: &str) -> Option<Fingerprint> {
+    if text == "missing" {
+        return Some(Fingerprint::Missing);
+    }
+    let mut parts = text.split(':');
+    let len = parts.next()?.parse().ok()?;
+    let h0 = u64::from_str_radix(parts.next()?, 16).ok()?;
+    let h1 = u64::from_str_radix(parts.next()?, 16).ok()?;
+    parts.next().is_none().then_some(Fingerprint::Content {
+        len,
+        hash: [h0, h1],
+    })
+}
+
+/// The fingerprint of a fixed text in this build: persisted fingerprints are used only when a
+/// build hashing the same way wrote them.
+fn fingerprint_check() -> String {
+    persist_fingerprint(Fingerprint::of(b"roo-context fingerprint check v1"))
 }
 
 /// A change not yet acknowledged, as `seen.json` keeps it.
@@ -74,14 +138,10 @@ struct StoredChange {
     kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     new_path: Option<String>,
-    /// The file as watched (re-judged by the access rule and kept to the workspace folders
-    /// when read: the index is a file anyone with the task folder can edit).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    absolute: Option<PathBuf>,
 }
 
 impl StoredChange {
-    fn of(kind: &ChangeKind, absolute: Option<&PathBuf>) -> StoredChange {
+    fn of(kind: &ChangeKind) -> StoredChange {
         let (kind, new_path) = match kind {
             ChangeKind::Modified => ("modified", None),
             ChangeKind::Deleted => ("deleted", None),
@@ -90,7 +150,6 @@ impl StoredChange {
         StoredChange {
             kind: kind.to_owned(),
             new_path,
-            absolute: absolute.cloned(),
         }
     }
 
@@ -118,9 +177,10 @@ struct Entry {
     at: i64,
     /// LRU clock: higher is more recently used.
     used: u64,
-    /// The file as watched, so a reopened task can diff it (see [`StoredChange::absolute`]).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    absolute: Option<PathBuf>,
+    /// The agent read only part of the file (`roo/files/track` with `partial`): the baseline
+    /// is the whole file at read time.
+    #[serde(default)]
+    partial: bool,
 }
 
 /// A change not yet acknowledged.
@@ -158,6 +218,8 @@ pub struct Baselines {
     clock: u64,
     /// Tracked key → the file, for reading it when a notice is taken.
     paths: HashMap<String, PathBuf>,
+    /// Tracked key → the real file its baseline was read from ([`WatchedEntry::real`]).
+    reals: HashMap<String, PathBuf>,
     /// Tracked key → `seq` of the agent's last read or write.
     saw_seq: HashMap<String, u64>,
     pending: HashMap<String, PendingChange>,
@@ -275,6 +337,15 @@ fn read_blob(dir: &Path, name: &str) -> Option<Vec<u8>> {
     (sha256_hex(&bytes) == name).then_some(bytes)
 }
 
+/// Creates one level of the store inside an existing folder. Never the task folder itself: a
+/// task folder deleted while the task runs (the user deleted the task) is not brought back.
+fn create_store_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::create_dir(dir) {
+        Err(error) if error.kind() != std::io::ErrorKind::AlreadyExists => Err(error),
+        _ => Ok(()),
+    }
+}
+
 fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     if store_is_foreign(dir) {
         return Err(foreign_store_error(dir));
@@ -287,24 +358,82 @@ fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
     {
         return Ok(());
     }
-    std::fs::create_dir_all(&blobs)?;
+    create_store_dir(dir)?;
+    create_store_dir(&blobs)?;
     write_atomically(&blobs, name, TEMP_PREFIX, bytes)
 }
 
-/// The content on disk now, read through the read gate after judging the name again (the file
-/// may have become blocked, or a link to a blocked file, since the baseline was taken).
-fn read_current(state: &SharedState, absolute: &Path) -> Result<Vec<u8>, Fallback> {
-    let policy = state.policy();
-    // A name that is not UTF-8 cannot be judged exactly: blocked.
+/// Whether a file path the index holds (or the tracker watches) may be read now: the one rule
+/// for every path of `seen.json`, a file anyone with the task folder can edit. Only an absolute
+/// path without `..` inside a workspace folder (the access rule resolves links: one leading
+/// outside is outside) is ever read (`noBaseline` otherwise: only such files are watched, so
+/// only they have changes to show), and only if the access rule allows it now (`blocked`; a
+/// name that is not UTF-8 cannot be judged exactly: blocked).
+pub fn persisted_path(
+    state: &SharedState,
+    policy: &Policy,
+    absolute: &Path,
+) -> Result<(), Fallback> {
+    if !absolute.is_absolute()
+        || absolute
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(Fallback::NoBaseline);
+    }
     let name = absolute.to_str().ok_or(Fallback::Blocked)?;
     let decision = policy.check_access(&state.resolver, &state.fs, None, name);
-    // Only files of a workspace folder are watched, so only those have changes to show; a path
-    // elsewhere can only come from a hand-edited index (`seen.json`) and is never read.
     if decision.folder.is_none() {
         return Err(Fallback::NoBaseline);
     }
     if !decision.allowed() {
         return Err(Fallback::Blocked);
+    }
+    // The access rule counts a name inside a folder as inside even when it links elsewhere;
+    // a stored path must also lead inside (the real file, judged without links on the way).
+    if let Some(real) = real_file_if_exists(absolute) {
+        let real_name = real.to_str().ok_or(Fallback::Blocked)?;
+        if policy
+            .check_access(&state.resolver, &state.fs, None, real_name)
+            .folder
+            .is_none()
+        {
+            return Err(Fallback::NoBaseline);
+        }
+    }
+    Ok(())
+}
+
+/// The real file `absolute` names now (every link resolved), when it exists.
+fn real_file_if_exists(absolute: &Path) -> Option<PathBuf> {
+    std::fs::canonicalize(absolute).ok()
+}
+
+/// The real file `absolute` names: the file itself, or for one not created yet its folder's
+/// real path and its name; `None` when neither resolves.
+fn real_file(absolute: &Path) -> Option<PathBuf> {
+    real_file_if_exists(absolute)
+        .or_else(|| Some(real_file_if_exists(absolute.parent()?)?.join(absolute.file_name()?)))
+}
+
+/// The content on disk now, read through the read gate after judging the name again (the file
+/// may have become blocked, or a link to a blocked file, since the baseline was taken).
+/// `baseline_of`: for a file with a baseline, the real file it was read from (`None`: unknown);
+/// the file is read only if it still is that file (a link swapped in since, to a file elsewhere
+/// or to another file of the workspace, is `noBaseline`: the model is never shown a file it did
+/// not read). A missing file is `deleted` whatever its name pointed to.
+fn read_current(
+    state: &SharedState,
+    absolute: &Path,
+    baseline_of: Option<Option<&Path>>,
+) -> Result<Vec<u8>, Fallback> {
+    let policy = state.policy();
+    persisted_path(state, &policy, absolute)?;
+    if let Some(expected) = baseline_of
+        && let Some(now) = real_file_if_exists(absolute)
+        && Some(now.as_path()) != expected
+    {
+        return Err(Fallback::NoBaseline);
     }
     match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
         policy.allows_opened(opened)
@@ -341,11 +470,13 @@ struct TakeInput {
     kind: ChangeKind,
     blob: Option<String>,
     absolute: Option<PathBuf>,
+    /// The real file the baseline was read from.
+    real: Option<PathBuf>,
 }
 
 /// Where a take reads baselines from.
-#[derive(Clone)]
-enum BlobSource {
+#[derive(Clone, Debug)]
+pub enum BlobSource {
     Disk(PathBuf),
     Memory(Arc<HashMap<String, Arc<[u8]>>>),
 }
@@ -396,7 +527,12 @@ fn build_notice(
             continue;
         }
         let current = match &input.absolute {
-            Some(absolute) => read_current(state, absolute),
+            // Only a file with a baseline is held to the file that baseline was read from.
+            Some(absolute) => read_current(
+                state,
+                absolute,
+                input.blob.as_ref().map(|_| input.real.as_deref()),
+            ),
             None => Err(Fallback::NoBaseline),
         };
         match (&current, gone_or_moved) {
@@ -428,8 +564,9 @@ fn build_notice(
     }
 }
 
-fn wire_change(file: &roo_context_core::stale_diff::FileNotice) -> wire::FileChange {
+fn wire_change(file: &roo_context_core::stale_diff::FileNotice, partial: bool) -> wire::FileChange {
     wire::FileChange {
+        partial,
         path: file.path.clone(),
         kind: match &file.kind {
             ChangeKind::Modified => wire::FileChangeKind::Modified,
@@ -442,11 +579,7 @@ fn wire_change(file: &roo_context_core::stale_diff::FileNotice) -> wire::FileCha
         },
         fallback: file.fallback.map(wire_fallback),
         diff: file.diff.clone(),
-        diff_stat: file.stat.map(|s| wire::DiffStat {
-            added: s.added as u64,
-            removed: s.removed as u64,
-            hunks: s.hunks as u64,
-        }),
+        diff_stat: file.stat.map(wire_stat),
     }
 }
 
@@ -508,18 +641,21 @@ impl Baselines {
             None => Index::default(),
         };
         let clock = index.files.values().map(|e| e.used).max().unwrap_or(0);
-        let mut paths = HashMap::new();
-        for (key, entry) in &index.files {
-            if let Some(absolute) = &entry.absolute {
-                paths.insert(key.clone(), absolute.clone());
-            }
-        }
+        // Where each key was watched, until the restore resolves it again: judged when read
+        // ([`persisted_path`]), like every path of the index.
+        let paths: HashMap<String, PathBuf> = index
+            .watched
+            .iter()
+            .filter_map(|(key, watched)| Some((key.clone(), watched.absolute.clone()?)))
+            .collect();
+        let reals: HashMap<String, PathBuf> = index
+            .watched
+            .iter()
+            .filter_map(|(key, watched)| Some((key.clone(), watched.real.clone()?)))
+            .collect();
         let mut pending = HashMap::new();
         let mut seq = 0;
         for (key, change) in &index.pending {
-            if let Some(absolute) = &change.absolute {
-                paths.insert(key.clone(), absolute.clone());
-            }
             seq += 1;
             pending.insert(
                 key.clone(),
@@ -539,6 +675,7 @@ impl Baselines {
             cap: store_cap(),
             clock,
             paths,
+            reals,
             saw_seq: HashMap::new(),
             pending,
             seq,
@@ -554,12 +691,7 @@ impl Baselines {
         let stored: BTreeMap<String, StoredChange> = self
             .pending
             .iter()
-            .map(|(key, change)| {
-                (
-                    key.clone(),
-                    StoredChange::of(&change.kind, self.paths.get(key)),
-                )
-            })
+            .map(|(key, change)| (key.clone(), StoredChange::of(&change.kind)))
             .collect();
         if stored != self.index.pending {
             self.index.pending = stored;
@@ -586,12 +718,18 @@ impl Baselines {
         let seq = self.tick();
         self.saw_seq.insert(key.to_owned(), seq);
         self.pending.remove(key);
+        if let Some(content) = &content {
+            self.watch_base(key, &content.base, &content.absolute);
+        }
         let (Some(content), Some(known @ Fingerprint::Content { .. })) = (content, known) else {
             self.forget(key).await;
             return;
         };
         self.paths.insert(key.to_owned(), content.absolute.clone());
-        let read = tokio::task::spawn_blocking(move || -> Option<Vec<u8>> {
+        let partial = content.partial;
+        let read = tokio::task::spawn_blocking(move || -> Option<(Vec<u8>, PathBuf)> {
+            // The file the baseline is of, links resolved (a file not created yet: its name).
+            let real = real_file(&content.absolute).unwrap_or_else(|| content.absolute.clone());
             let bytes = match &content.text {
                 Some(text) => {
                     // The host's text is stored only if the file itself may be opened now (or
@@ -627,12 +765,12 @@ impl Baselines {
             };
             (text_of(&bytes, MAX_FILE_BYTES).is_ok()
                 && (content.text.is_none() || Fingerprint::of(&bytes) == known))
-                .then_some(bytes)
+                .then_some((bytes, real))
         })
         .await
         .ok()
         .flatten();
-        let Some(bytes) = read else {
+        let Some((bytes, real)) = read else {
             self.forget(key).await;
             return;
         };
@@ -641,6 +779,12 @@ impl Baselines {
             self.forget(key).await;
             return;
         }
+        if let Some(entry) = self.index.watched.get_mut(key)
+            && entry.real.as_ref() != Some(&real)
+        {
+            entry.real = Some(real.clone());
+        }
+        self.reals.insert(key.to_owned(), real);
         self.clock += 1;
         let replaced = self.index.files.insert(
             key.to_owned(),
@@ -650,13 +794,113 @@ impl Baselines {
                 source: source_name(source),
                 at: now,
                 used: self.clock,
-                absolute: self.paths.get(key).cloned(),
+                partial,
             },
         );
         // The previous baseline's blob goes when nothing else names it (flush checks), or
         // re-reading a changed file would pile blobs up past the bound.
         self.dropped.extend(replaced.map(|e| e.blob));
         self.dirty = true;
+    }
+
+    /// Persists how `key` is watched: the one description of the file in `seen.json` (bounded
+    /// like the baselines: a key beyond the bound is simply not restored).
+    fn watch_base(&mut self, key: &str, base: &Path, absolute: &Path) {
+        let base = base.to_string_lossy().into_owned();
+        let absolute = Some(absolute.to_path_buf());
+        if let Some(entry) = self.index.watched.get_mut(key) {
+            if entry.base != base || entry.absolute != absolute {
+                entry.base = base;
+                entry.absolute = absolute;
+                self.dirty = true;
+            }
+        } else if self.index.watched.len() < MAX_ENTRIES {
+            self.index.watched.insert(
+                key.to_owned(),
+                WatchedEntry {
+                    base,
+                    absolute,
+                    real: None,
+                    known: None,
+                },
+            );
+            self.dirty = true;
+        }
+    }
+
+    /// The tracker's fingerprint of what the agent last saw of `key` changed: persisted with
+    /// the next write of the index. Returns whether it changed.
+    pub fn set_known(&mut self, key: &str, known: Option<Fingerprint>) -> bool {
+        let Some(entry) = self.index.watched.get_mut(key) else {
+            return false;
+        };
+        let known = known.map(persist_fingerprint);
+        if entry.known == known {
+            return false;
+        }
+        entry.known = known;
+        self.dirty = true;
+        true
+    }
+
+    /// What a reopened task needs to watch `keys` again: the base each was resolved against
+    /// (`None`: never persisted) and what the agent last saw, as the persisted fingerprint or
+    /// else the fingerprint of the baseline (`None`: unknown, including a missing or corrupt
+    /// blob). Reads blobs: call on the blocking pool through [`RestoreSource`].
+    pub fn restore_source(&self) -> RestoreSource {
+        let trusted = self.index.fingerprints.as_deref() == Some(fingerprint_check().as_str());
+        RestoreSource {
+            watched: self.index.watched.clone(),
+            blobs: self
+                .index
+                .files
+                .iter()
+                .map(|(k, e)| (k.clone(), e.blob.clone()))
+                .collect(),
+            trusted_fingerprints: trusted,
+            store: self.blob_source(),
+        }
+    }
+
+    /// A restored key is watched at `absolute` (for takes and `didChange` stats): the path
+    /// just resolved and judged replaces the persisted one.
+    pub fn restored(&mut self, key: &str, absolute: PathBuf) {
+        if let Some(entry) = self.index.watched.get_mut(key)
+            && entry.absolute.as_ref() != Some(&absolute)
+        {
+            entry.absolute = Some(absolute.clone());
+            self.dirty = true;
+        }
+        self.paths.insert(key.to_owned(), absolute);
+    }
+
+    fn blob_source(&self) -> BlobSource {
+        match &self.dir {
+            Some(dir) => BlobSource::Disk(dir.clone()),
+            None => BlobSource::Memory(Arc::new(self.memory.clone())),
+        }
+    }
+
+    /// What the `diffStat` of a `roo/files/didChange` for `key` needs, when the key has a
+    /// baseline small enough ([`DID_CHANGE_STAT_MAX_BYTES`]); `None` otherwise.
+    pub fn stat_input(&self, key: &str, judged: Fingerprint) -> Option<StatInput> {
+        let entry = self.index.files.get(key)?;
+        if entry.bytes > DID_CHANGE_STAT_MAX_BYTES {
+            return None;
+        }
+        Some(StatInput {
+            judged,
+            blob: entry.blob.clone(),
+            absolute: self.paths.get(key)?.clone(),
+            real: self.reals.get(key).cloned(),
+            store: match &self.dir {
+                Some(dir) => BlobSource::Disk(dir.clone()),
+                None => BlobSource::Memory(Arc::new(HashMap::from([(
+                    entry.blob.clone(),
+                    self.memory.get(&entry.blob)?.clone(),
+                )]))),
+            },
+        })
     }
 
     /// A change the tracker reported (`roo/files/didChange`).
@@ -755,6 +999,9 @@ impl Baselines {
         let Some(dir) = self.dir.clone() else {
             return;
         };
+        if self.index.watched.values().any(|w| w.known.is_some()) {
+            self.index.fingerprints = Some(fingerprint_check());
+        }
         let json = match serde_json::to_vec(&self.index) {
             Ok(json) => json,
             Err(_) => return,
@@ -763,7 +1010,7 @@ impl Baselines {
             if store_is_foreign(&dir) {
                 return Err(foreign_store_error(&dir));
             }
-            std::fs::create_dir_all(&dir)?;
+            create_store_dir(&dir)?;
             write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)?;
             // Only once no index on disk names them: a kill before this point leaves blobs
             // nothing names (deleted when the task is next opened), never an index naming
@@ -808,12 +1055,10 @@ impl Baselines {
                 kind: change.kind.clone(),
                 blob: self.index.files.get(path).map(|e| e.blob.clone()),
                 absolute: self.paths.get(path).cloned(),
+                real: self.reals.get(path).cloned(),
             })
             .collect();
-        let blobs = match &self.dir {
-            Some(dir) => BlobSource::Disk(dir.clone()),
-            None => BlobSource::Memory(Arc::new(self.memory.clone())),
-        };
+        let blobs = self.blob_source();
         // Every stored baseline is judged again (not only the changed files'): a file a new
         // rule blocks loses its bytes from the store at the next take even if it never changes.
         let stored: Vec<(String, PathBuf)> = self
@@ -907,7 +1152,16 @@ impl Baselines {
         wire::FilesTakeResult {
             paths: notice.files.iter().map(|f| f.path.clone()).collect(),
             notice_id,
-            changes: Some(notice.files.iter().map(wire_change).collect()),
+            changes: Some(
+                notice
+                    .files
+                    .iter()
+                    .map(|f| {
+                        let partial = self.index.files.get(&f.path).is_some_and(|e| e.partial);
+                        wire_change(f, partial)
+                    })
+                    .collect(),
+            ),
             text: Some(notice.text),
         }
     }
@@ -968,6 +1222,8 @@ impl Baselines {
             match shown {
                 Shown::Diff(Some((blob, bytes))) => {
                     self.clock += 1;
+                    // The diff showed the changed lines only: a partial read stays partial.
+                    let partial = self.index.files.get(&path).is_some_and(|e| e.partial);
                     let old = self.index.files.insert(
                         path.clone(),
                         Entry {
@@ -976,7 +1232,7 @@ impl Baselines {
                             source: "notice".to_owned(),
                             at: now,
                             used: self.clock,
-                            absolute: self.paths.get(&path).cloned(),
+                            partial,
                         },
                     );
                     unreferenced.extend(old.map(|e| e.blob));
@@ -998,6 +1254,89 @@ impl Baselines {
             advanced,
             delivered,
         }
+    }
+}
+
+/// Largest baseline (and current file) a `roo/files/didChange` gets a `diffStat` for: the stat
+/// is computed while the change is persisted, so it must stay well under the fsync it overlaps.
+pub const DID_CHANGE_STAT_MAX_BYTES: u64 = 256 * 1024;
+/// Longest a `didChange` stat may take; past it the notification goes without one.
+const DID_CHANGE_STAT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// What a `didChange` stat reads: the baseline's blob and the file now.
+#[derive(Debug, Clone)]
+pub struct StatInput {
+    /// The content the notification is about: a file on disk that no longer (or not yet)
+    /// holds it, such as an unsaved editor buffer, gets no stat rather than another's.
+    judged: Fingerprint,
+    blob: String,
+    absolute: PathBuf,
+    /// The real file the baseline was read from.
+    real: Option<PathBuf>,
+    store: BlobSource,
+}
+
+/// The counts of the diff between a file's baseline and its content now, for
+/// `roo/files/didChange`; `None` for a blocked, binary, oversized, unreadable or missing file,
+/// a missing or corrupt baseline, a file that no longer holds the judged content (or never
+/// did: an unsaved editor buffer), no difference, or past the deadline. The counts come from the diff that
+/// `withDiffs` shows ([`stale_diff::unified_diff`] with the same context), so both agree.
+pub fn did_change_stat(input: &StatInput, state: &SharedState) -> Option<wire::DiffStat> {
+    let baseline = input.store.read(&input.blob)?;
+    let old = text_of(&baseline, DID_CHANGE_STAT_MAX_BYTES).ok()?;
+    let current = read_current(state, &input.absolute, Some(input.real.as_deref())).ok()?;
+    if Fingerprint::of(&current) != input.judged {
+        return None;
+    }
+    let new = text_of(&current, DID_CHANGE_STAT_MAX_BYTES).ok()?;
+    let deadline = std::time::Instant::now().checked_add(DID_CHANGE_STAT_TIMEOUT);
+    let context = DiffLimits::default().context_lines;
+    let (_, stat) = stale_diff::unified_diff(old, new, context, deadline)?;
+    (stat.hunks > 0).then(|| wire_stat(stat))
+}
+
+fn wire_stat(stat: stale_diff::DiffStat) -> wire::DiffStat {
+    wire::DiffStat {
+        added: stat.added as u64,
+        removed: stat.removed as u64,
+        hunks: stat.hunks as u64,
+    }
+}
+
+/// See [`Baselines::restore_source`].
+#[derive(Debug)]
+pub struct RestoreSource {
+    watched: BTreeMap<String, WatchedEntry>,
+    blobs: HashMap<String, String>,
+    trusted_fingerprints: bool,
+    store: BlobSource,
+}
+
+impl RestoreSource {
+    /// The persisted base of `key`, if any (an absolute path without `..`: anything else is
+    /// ignored; the key is then judged against it by the access rule, as when tracked).
+    pub fn base(&self, key: &str) -> Option<PathBuf> {
+        self.watched
+            .get(key)
+            .map(|w| PathBuf::from(&w.base))
+            .filter(|base| {
+                base.is_absolute()
+                    && !base
+                        .components()
+                        .any(|c| matches!(c, std::path::Component::ParentDir))
+            })
+    }
+
+    /// What the agent last saw of `key`, or `None` when unknown. Reads the baseline's blob
+    /// (bounded, hash-checked) only when no trusted fingerprint was persisted.
+    pub fn known(&self, key: &str) -> Option<Fingerprint> {
+        if self.trusted_fingerprints
+            && let Some(known) = self.watched.get(key).and_then(|w| w.known.as_deref())
+        {
+            return parse_fingerprint(known);
+        }
+        let blob = self.store.read(self.blobs.get(key)?)?;
+        Some(Fingerprint::of(&blob))
     }
 }
 

@@ -172,16 +172,22 @@ if roo.supports("roo/files/ackNotice", 0) then
     roo.request("roo/files/track", { taskId = "nv", storageDir = storage, path = "src/diffed.ts", source = "read_tool" }, 0)
     local before = #roo.notifications
     write("src/diffed.ts", { "one", "TWO", "three" })
+    local change
     local arrived = vim.wait(20000, function()
       for i = before + 1, #roo.notifications do
         local n = roo.notifications[i]
         if n.method == "roo/files/didChange" and n.params.path == "src/diffed.ts" then
+          change = n
           return true
         end
       end
       return false
     end, 20)
     assert(arrived, "no roo/files/didChange: " .. vim.inspect(roo.notifications))
+    -- The notification carries the stat against what the agent read, and shows it.
+    eq(change.params.diffStat, { added = 1, removed = 1, hunks = 1 }, "didChange diffStat")
+    eq(roo.describe_notification(change.method, change.params),
+      "src/diffed.ts was modified (+1 -1, 1 hunk) outside the agent (task nv)", "described")
     -- A delivery that fails is not acknowledged: the next call repeats the notice.
     local patient = { timeoutMs = 10000 } -- no test depends on time
     local failed = pcall(roo.user_diffs, "nv", function() error("condensed away") end, 0, patient)
@@ -192,6 +198,21 @@ if roo.supports("roo/files/ackNotice", 0) then
     -- No (+1 -1) after the path: the hunk header carries the counts.
     assert(delivered[1]:find("\n## src/diffed.ts\n```diff\n@@ -1,3 +1,3 @@\n", 1, true), vim.inspect(delivered))
     eq(roo.user_diffs("nv", function() error("nothing to deliver") end, 0, patient).paths, {}, "acknowledged")
+    -- A partial read (a line range) passes through: the next change is flagged partial.
+    roo.request("roo/files/track", { taskId = "nv", storageDir = storage, path = "src/diffed.ts",
+      source = "read_tool", content = "TWO\n", partial = true }, 0)
+    before = #roo.notifications
+    write("src/diffed.ts", { "one", "TWO", "3" })
+    assert(vim.wait(20000, function()
+      for i = before + 1, #roo.notifications do
+        if roo.notifications[i].method == "roo/files/didChange" then
+          return true
+        end
+      end
+      return false
+    end, 20), "no second roo/files/didChange")
+    local partial = roo.user_diffs("nv", function() end, 0, patient)
+    eq(partial.changes[1].partial, true, "partial flag")
     roo.request("roo/files/disposeTask", { taskId = "nv" }, 0)
     vim.fn.delete(storage, "rf")
   end)

@@ -415,7 +415,8 @@ try {
     await clearToasts();
     fs.appendFileSync(path.join(main.ws, "src", "components", "greeter.ts"), "\n// edited by the user outside the agent\n");
     const msg = await toast(/outside the agent/);
-    assert(msg === "roo-context: src/components/greeter.ts was modified outside the agent (task e2e-task)", `didChange notification: ${msg}`);
+    // With the diffStat against what the agent read (issue 19): two lines appended.
+    assert(msg === "roo-context: src/components/greeter.ts was modified (+2 -0, 1 hunk) outside the agent (task e2e-task)", `didChange notification: ${msg}`);
     assert(main.channel().includes("Received notification 'roo/files/didChange'"), "the channel traced roo/files/didChange");
     await shot("07-user-edit.png");
   });

@@ -872,6 +872,11 @@ export interface FileChange {
    * Counts, whenever a diff was computed (also for `tooManyChanges`, `diffTooLong`, `budget`).
    */
   diffStat?: DiffStat | null;
+  /**
+   * The baseline is the whole file, but the agent read only part of it (`track` with
+   * `partial`): lines outside the diff may be unknown to it.
+   */
+  partial?: boolean;
 }
 /**
  * Params of the server-to-client notification `roo/files/didChange`.
@@ -896,6 +901,12 @@ export interface FileDidChangeParams {
    * For `renamed`: the new path (relative to the same base as `path` when inside it), if known.
    */
   newPath?: string | null;
+  /**
+   * For `modified`, when the task has a baseline of the file (what the agent last saw) and
+   * both sides are small text files (at most 256 KiB): the counts of the diff a
+   * `withDiffs` take would show now. Absent for blocked, binary or oversized files.
+   */
+  diffStat?: DiffStat | null;
 }
 /**
  * Params of `roo/files/read` (the original's `getFilesReadByRoo`).
@@ -2355,6 +2366,12 @@ export interface TrackParams {
    * Base folder for a relative `path`; defaults to the first workspace folder.
    */
   cwd?: string | null;
+  /**
+   * The agent saw only part of the file (a read with offset/limit or a line range). Then
+   * `content` (the part) is not what the agent last saw of the file: the whole file is read
+   * now as its baseline, flagged `partial` (shown in `takeRecentlyModified` changes).
+   */
+  partial?: boolean;
 }
 /**
  * Result of `roo/files/track`.

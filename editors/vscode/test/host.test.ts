@@ -8,9 +8,11 @@ import {
   abortSignalOf,
   answerHostRequest,
   describeContextEvents,
+  describeDiffStat,
   describeVerification,
   describeNotification,
 } from "../src/client/host";
+import { describeUserDiffs } from "../src/client/userDiffs";
 
 test("a request without a handler answers not available", async () => {
   const outcome = await answerHostRequest("roo/host/somethingNew", undefined, {});
@@ -76,6 +78,14 @@ test("user edits and condense events pop up; unknown notifications are logged", 
     level: "popup",
     text: "roo-context: a.ts was modified outside the agent (task t1)",
   });
+  // The stat of the change against what the agent last saw (issue 19), when the server sends one.
+  const stat = { added: 2, removed: 1, hunks: 1 };
+  assert.deepEqual(describeNotification("roo/files/didChange", { taskId: "t1", path: "a.ts", kind: "modified", diffStat: stat }), {
+    level: "popup",
+    text: "roo-context: a.ts was modified (+2 -1, 1 hunk) outside the agent (task t1)",
+  });
+  assert.equal(describeDiffStat({ added: 0, removed: 3, hunks: 2 }), " (+0 -3, 2 hunks)");
+  for (const bad of [null, undefined, {}, { added: "1", removed: 0, hunks: 1 }]) assert.equal(describeDiffStat(bad), "");
   assert.equal(describeNotification("roo/files/userEdit", { path: "a.ts" }).level, "popup");
   assert.equal(describeNotification("roo/context/didCondense", { tokens: 1 }).level, "popup");
 });
@@ -123,4 +133,18 @@ test("a summary verification that did not pass is shown as a warning after the c
   });
   assert.equal(refused.length, 2);
   assert.match(refused[1].text, /not restored$/);
+});
+
+test("a change of a partly read file says so in the output channel", () => {
+  const lines = describeUserDiffs("t1", {
+    paths: ["a.ts", "b.ts"],
+    changes: [
+      { path: "a.ts", kind: "modified", diff: "@@ -1 +1 @@\n-a\n+b\n", diffStat: { added: 1, removed: 1, hunks: 1 }, partial: true },
+      { path: "b.ts", kind: "modified", fallback: "tooLarge" },
+    ],
+  });
+  assert.deepEqual(lines, [
+    "roo-context: task t1: a.ts modified (+1 -1) [the agent read only part of this file] outside the agent:\n@@ -1 +1 @@\n-a\n+b\n",
+    "roo-context: task t1: b.ts modified, no diff (tooLarge)",
+  ]);
 });

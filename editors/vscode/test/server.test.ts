@@ -253,7 +253,9 @@ test("the user's edit comes back as a diff, is shown, and is repeated until deli
     "roo/files/didChange",
   );
   fs.writeFileSync(file, original.replace("v5 = 5", "v5 = 55"));
-  await changed;
+  const change = await changed;
+  // The notification already says how much changed against what the agent read.
+  assert.deepEqual((change.params as { diffStat?: unknown }).diffStat, { added: 1, removed: 1, hunks: 1 });
   const log: string[] = [];
   // A deadline no loaded machine reaches: the test does not depend on time.
   const patient = { timeoutMs: 10_000 };

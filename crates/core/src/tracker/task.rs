@@ -34,7 +34,17 @@ pub struct TaskFiles {
     checkpoint_possible: OrderedPaths,
     /// What the agent last read or wrote, per watched path.
     known: HashMap<String, Fingerprint>,
+    /// What a path held before the agent announced a write (`markRooEdited` comes before the
+    /// write): until the write is seen, reading the old content is no user edit. Without this,
+    /// a read that started before the write and is judged after the mark was a false "modified".
+    superseded: HashMap<String, Vec<Fingerprint>>,
+    /// Paths restored after a restart with no known content: the first observation becomes the
+    /// known content (nothing to compare it with), later ones are judged.
+    adopt: std::collections::HashSet<String>,
 }
+
+/// Most superseded contents kept per path (agent writes announced before any was seen).
+const MAX_SUPERSEDED: usize = 4;
 
 /// A change the task must report to the host.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,13 +118,49 @@ impl TaskFiles {
         self.metadata.files_in_context.push(entry);
         if let Some(seen) = seen {
             self.known.insert(path.to_owned(), seen);
+            self.superseded.remove(path);
+            self.adopt.remove(path);
         }
     }
 
     /// Records that the agent wrote (or is about to write) `content` to `path`: events whose
-    /// content matches are its own write, not the user's. Adds no record.
+    /// content matches are its own write, not the user's. Adds no record. Until the written
+    /// content is observed, the content it replaces is not a user edit either (the write may
+    /// not have landed when the file was read).
     pub fn mark_agent_edited(&mut self, path: &str, written: Fingerprint) {
-        self.known.insert(path.to_owned(), written);
+        self.adopt.remove(path);
+        if let Some(previous) = self.known.insert(path.to_owned(), written)
+            && previous != written
+        {
+            let superseded = self.superseded.entry(path.to_owned()).or_default();
+            superseded.retain(|f| *f != written && *f != previous);
+            superseded.push(previous);
+            if superseded.len() > MAX_SUPERSEDED {
+                superseded.remove(0);
+            }
+        }
+    }
+
+    /// Watches `path` again after a restart: `known` is what the agent last saw, as persisted,
+    /// or `None` when that is unknown (then the first observation is adopted). A path tracked
+    /// since the task was opened keeps its fresher knowledge.
+    pub fn restore(&mut self, path: &str, known: Option<Fingerprint>) {
+        if self.is_watched(path) {
+            return;
+        }
+        match known {
+            Some(known) => {
+                self.known.insert(path.to_owned(), known);
+            }
+            None => {
+                self.adopt.insert(path.to_owned());
+            }
+        }
+    }
+
+    /// What the tracker holds as the agent's last view of `path` (to persist it).
+    pub fn known(&self, path: &str) -> Option<Fingerprint> {
+        self.known.get(path).copied()
     }
 
     /// Judges the content of a watched path now. A change is recorded as a `user_edited` record,
@@ -127,7 +173,23 @@ impl TaskFiles {
         hint: &ChangeHint,
         now: i64,
     ) -> Option<ObservedChange> {
+        if self.adopt.remove(path) {
+            self.known.insert(path.to_owned(), observed);
+            return None;
+        }
         let known = *self.known.get(path)?;
+        if known == observed {
+            // The agent's announced write has landed: what it replaced is a change again.
+            self.superseded.remove(path);
+            return None;
+        }
+        if self
+            .superseded
+            .get(path)
+            .is_some_and(|old| old.contains(&observed))
+        {
+            return None;
+        }
         let kind = classify(known, observed, hint)?;
         self.track(path, RecordSource::UserEdited, Some(observed), now);
         Some(ObservedChange {
@@ -138,17 +200,36 @@ impl TaskFiles {
 
     /// Paths whose changes are watched (tracked in this session), in no particular order.
     pub fn watched_paths(&self) -> impl Iterator<Item = &str> {
-        self.known.keys().map(String::as_str)
+        self.known
+            .keys()
+            .chain(self.adopt.iter())
+            .map(String::as_str)
     }
 
     /// Whether `path` is watched.
     pub fn is_watched(&self, path: &str) -> bool {
-        self.known.contains_key(path)
+        self.known.contains_key(path) || self.adopt.contains(path)
     }
 
     /// Stops watching every path (the records and sets stay).
     pub fn stop_watching(&mut self) {
         self.known.clear();
+        self.superseded.clear();
+        self.adopt.clear();
+    }
+
+    /// The paths of the active records, most recently recorded first, each once: what a
+    /// restored task watches again.
+    pub fn active_paths(&self) -> Vec<String> {
+        let mut seen = std::collections::HashSet::new();
+        self.metadata
+            .files_in_context
+            .iter()
+            .rev()
+            .filter(|e| e.record_state == RecordState::Active)
+            .filter(|e| seen.insert(e.path.as_str()))
+            .map(|e| e.path.clone())
+            .collect()
     }
 
     /// The original's `getAndClearRecentlyModifiedFiles`, in insertion order.

@@ -439,3 +439,80 @@ fn files_edited_by_the_agent_come_newest_edit_first_each_once() {
     task.track("src/user.ts", RecordSource::UserEdited, None, T3);
     assert_eq!(task.files_edited_by_agent(), ["src/old.ts", "src/new.ts"]);
 }
+
+#[test]
+fn content_read_before_an_announced_agent_write_landed_is_not_a_user_edit() {
+    // The flaky `files::the_agent_own_write...` run: a rescan read the old content, then the
+    // mark was applied, then the stale observation was judged against the marked content.
+    let mut task = TaskFiles::default();
+    task.track("a", RecordSource::ReadTool, Some(content("original")), T1);
+    task.mark_agent_edited("a", content("agent"));
+    assert_eq!(
+        task.observe("a", content("original"), &ChangeHint::Changed, T2),
+        None
+    );
+    assert_eq!(
+        task.observe("a", content("agent"), &ChangeHint::Changed, T2),
+        None
+    );
+    // Once the write is seen, the old content coming back is the user's (an undo).
+    let undo = task.observe("a", content("original"), &ChangeHint::Changed, T3);
+    assert_eq!(undo.map(|c| c.kind), Some(ChangeKind::Modified));
+    assert_eq!(task.take_recently_modified(), ["a"]);
+}
+
+#[test]
+fn a_file_the_agent_creates_is_not_reported_missing_before_the_write_lands() {
+    let mut task = TaskFiles::default();
+    task.track(
+        "new",
+        RecordSource::ReadTool,
+        Some(Fingerprint::Missing),
+        T1,
+    );
+    task.mark_agent_edited("new", content("created"));
+    assert_eq!(
+        task.observe("new", Fingerprint::Missing, &ChangeHint::Changed, T2),
+        None
+    );
+    let edit = task.observe("new", content("user"), &ChangeHint::Changed, T3);
+    assert_eq!(edit.map(|c| c.kind), Some(ChangeKind::Modified));
+}
+
+#[test]
+fn a_restored_path_is_judged_against_what_was_persisted_or_adopts_its_first_observation() {
+    let mut task = TaskFiles::default();
+    task.restore("known", Some(content("seen")));
+    task.restore("unknown", None);
+    assert!(task.is_watched("known") && task.is_watched("unknown"));
+    // Edited while the server was down: reported once.
+    let offline = task.observe("known", content("edited"), &ChangeHint::Changed, T2);
+    assert_eq!(offline.map(|c| c.kind), Some(ChangeKind::Modified));
+    assert_eq!(
+        task.observe("known", content("edited"), &ChangeHint::Changed, T2),
+        None
+    );
+    // Nothing to compare with: the first observation is adopted, the next change reported.
+    assert_eq!(
+        task.observe("unknown", content("x"), &ChangeHint::Changed, T2),
+        None
+    );
+    assert!(
+        task.observe("unknown", content("y"), &ChangeHint::Changed, T3)
+            .is_some()
+    );
+    // A path tracked since the task was opened keeps its fresher knowledge.
+    task.track("fresh", RecordSource::ReadTool, Some(content("new")), T1);
+    task.restore("fresh", Some(content("old")));
+    assert_eq!(task.known("fresh"), Some(content("new")));
+    assert_eq!(task.take_recently_modified(), ["known", "unknown"]);
+}
+
+#[test]
+fn active_paths_are_newest_first_and_each_once() {
+    let mut task = TaskFiles::default();
+    task.track("a", RecordSource::ReadTool, None, T1);
+    task.track("b", RecordSource::ReadTool, None, T2);
+    task.track("a", RecordSource::RooEdited, None, T3);
+    assert_eq!(task.active_paths(), ["a", "b"]);
+}

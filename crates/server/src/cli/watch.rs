@@ -65,7 +65,7 @@ pub fn run(args: WatchArgs) -> ExitCode {
         let mut watched = 0;
         for path in &args.paths {
             match tracker
-                .track("cli", None, path, RecordSource::ReadTool, None, None)
+                .track("cli", None, path, RecordSource::ReadTool, None, None, false)
                 .await
             {
                 Ok((Ok(()), _)) => watched += 1,

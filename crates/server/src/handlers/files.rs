@@ -45,6 +45,7 @@ impl WaitingHandler for requests::FilesTrack {
                 record_source(params.source),
                 params.content.as_deref(),
                 params.cwd.as_deref(),
+                params.partial,
             )
             .await?;
         Ok(TrackResult {

@@ -446,6 +446,7 @@ async fn track_mentioned_files(ctx: &Context, files: &[String]) -> Vec<core::Men
                 RecordSource::FileMentioned,
                 None,
                 None,
+                false,
             )
             .await
         {

@@ -16,6 +16,7 @@ pub(super) enum Command {
         source: RecordSource,
         seen: Seen,
         baseline: Option<SeenContent>,
+        partial: bool,
         reply: oneshot::Sender<Result<Option<MetadataRecovery>, TrackerError>>,
     },
     Mark {
@@ -89,7 +90,19 @@ pub(super) struct TaskActor {
     pub(super) failure: Arc<std::sync::OnceLock<TrackerError>>,
     pub(super) registry: Arc<Mutex<Registry>>,
     pub(super) changes: mpsc::UnboundedSender<FileDidChangeParams>,
+    /// For the restore of a reopened task and the `diffStat` of its notifications.
+    pub(super) state: Arc<SharedState>,
+    pub(super) index: Arc<WatchIndex>,
+    pub(super) events: mpsc::UnboundedSender<FileEvent>,
 }
+
+/// The `diffStat` computed for each notification (by its index in the batch).
+type Stats = Vec<(usize, Option<roo_context_protocol::files::DiffStat>)>;
+
+/// Most tracked files a reopened task watches again (the most recently recorded first).
+pub(super) const MAX_RESTORED_WATCHES: usize = 10_000;
+/// Most `didChange` notifications of one batch that get a `diffStat` (each reads two files).
+const MAX_STATS_PER_BATCH: usize = 16;
 
 /// A reply owed once the batch is persisted.
 pub(super) enum Owed {
@@ -124,10 +137,22 @@ impl TaskActor {
         };
         let mut task = TaskFiles::new(metadata);
         let mut baselines = Baselines::open(self.storage.clone()).await;
+        // The restored files' observations go first in the first batch.
+        let mut initial = if self.storage.is_some() {
+            self.restore(&mut task, &mut baselines).await
+        } else {
+            Vec::new()
+        };
         let mut dirty = false;
         let mut retire = None;
-        while let Some(first) = mailbox.recv().await {
-            let mut batch = vec![first];
+        loop {
+            let mut batch = std::mem::take(&mut initial);
+            if batch.is_empty() {
+                match mailbox.recv().await {
+                    Some(first) => batch.push(first),
+                    None => break,
+                }
+            }
             while let Ok(more) = mailbox.try_recv() {
                 batch.push(more);
             }
@@ -136,6 +161,11 @@ impl TaskActor {
             let mut disposing = false;
             // Sent once the records behind them are on disk.
             let mut notices = Vec::new();
+            // The content each notice judged (its stat must describe that content).
+            let mut judged = Vec::new();
+            // Keys whose known content may have changed (persisted for a restore).
+            let mut touched = Vec::new();
+            let mut observed_keys = Vec::new();
             for command in batch {
                 match command {
                     Command::Track {
@@ -143,13 +173,16 @@ impl TaskActor {
                         source,
                         seen,
                         baseline,
+                        partial,
                         reply,
                     } => {
                         let seen = resolve_seen(seen).await;
                         if source != RecordSource::UserEdited {
+                            let baseline = baseline.map(|b| SeenContent { partial, ..b });
                             baselines.saw(&key, &source, baseline, seen, now).await;
                         }
                         task.track(&key, source, seen, now);
+                        touched.push(key);
                         dirty = true;
                         owed.push(Owed::Track(reply, recovery.take()));
                     }
@@ -165,6 +198,7 @@ impl TaskActor {
                         if let Some(seen) = seen {
                             task.mark_agent_edited(&key, seen);
                         }
+                        touched.push(key);
                         let _ = reply.send(Ok(()));
                     }
                     Command::Read { since, reply } => {
@@ -198,7 +232,9 @@ impl TaskActor {
                         observed,
                         hint,
                     } => {
-                        if let Some(change) = task.observe(&key, observed, &hint, now) {
+                        let change = task.observe(&key, observed, &hint, now);
+                        observed_keys.push(key);
+                        if let Some(change) = change {
                             baselines.observed(&change);
                             dirty = true;
                             let (kind, new_path) = match change.kind {
@@ -211,7 +247,9 @@ impl TaskActor {
                                 path: change.path,
                                 kind,
                                 new_path,
+                                diff_stat: None,
                             });
+                            judged.push(observed);
                         }
                     }
                     Command::Dispose { reply, done } => {
@@ -222,12 +260,25 @@ impl TaskActor {
                     }
                 }
             }
+            for key in &touched {
+                baselines.set_known(key, task.known(key));
+            }
             baselines.flush().await;
+            // The stats of the notifications are computed while the records are written, so
+            // they cost the notification nothing as long as they are quicker than the write.
+            let stats = self.start_stats(&notices, &judged, &baselines);
             let outcome = if dirty {
                 self.persist(&task).await
             } else {
                 Ok(())
             };
+            if let Some(stats) = stats
+                && let Ok(stats) = stats.await
+            {
+                for (index, stat) in stats {
+                    notices[index].diff_stat = stat;
+                }
+            }
             if outcome.is_ok() {
                 dirty = false;
             } else if let Err(error) = &outcome {
@@ -235,6 +286,15 @@ impl TaskActor {
             }
             for notice in notices {
                 let _ = self.changes.send(notice);
+            }
+            // After the notifications: what the watcher judged becomes the known content a
+            // restart compares with (written now, off the edit-to-notification path).
+            let mut observed_changed = false;
+            for key in &observed_keys {
+                observed_changed |= baselines.set_known(key, task.known(key));
+            }
+            if observed_changed {
+                baselines.flush().await;
             }
             for debt in owed {
                 match debt {
@@ -251,6 +311,123 @@ impl TaskActor {
             }
         }
         drop(retire);
+    }
+
+    /// Watches the active tracked files of a reopened task again (`task_metadata.json` names
+    /// them, `seen.json` says against which folder and what the agent last saw). Every path is
+    /// judged by the same rule as `roo/files/track` (persisted paths are untrusted), at most
+    /// [`MAX_RESTORED_WATCHES`], on the blocking pool. The watches are installed first, then
+    /// each file is read once (bounded): the observations returned go first in the actor's
+    /// first batch, so a file edited while nobody watched is reported once, before the request
+    /// that opened the task is answered; an edit after its watch is installed arrives as an
+    /// event and is judged after them. Files not read here (over the bounds) are judged by the
+    /// event loop with the live events.
+    async fn restore(&self, task: &mut TaskFiles, baselines: &mut Baselines) -> Vec<Command> {
+        let keys: Vec<String> = task
+            .active_paths()
+            .into_iter()
+            .take(MAX_RESTORED_WATCHES)
+            .collect();
+        if keys.is_empty() {
+            return Vec::new();
+        }
+        let source = baselines.restore_source();
+        let state = self.state.clone();
+        let task_id = self.task_id.clone();
+        let planned = tokio::task::spawn_blocking(move || {
+            let policy = state.policy();
+            keys.into_iter()
+                .filter_map(|key| {
+                    let base = source
+                        .base(&key)
+                        .unwrap_or_else(|| policy.base().to_path_buf());
+                    let target = watch_target(&state, &policy, &task_id, &key, base).ok()?;
+                    let known = source.known(&key);
+                    Some((key, known, target))
+                })
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        let mut restored = Vec::with_capacity(planned.len());
+        {
+            // Under the registry's lock, and only while this actor is the task's: a dispose
+            // that removed the task's watches is never undone by a late restore.
+            let registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
+            if registry
+                .open
+                .get(&self.task_id)
+                .is_none_or(|h| h.generation != self.generation)
+            {
+                return Vec::new();
+            }
+            for (key, known, target) in planned {
+                let absolute = target.insert_into(&self.index);
+                restored.push((key, known, absolute));
+            }
+        }
+        let policy = self.state.policy();
+        let paths: Vec<PathBuf> = restored.iter().map(|(_, _, a)| a.clone()).collect();
+        let now_on_disk = tokio::task::spawn_blocking(move || {
+            let mut budget = RESTORE_READ_BUDGET;
+            paths
+                .iter()
+                .map(|path| restore_fingerprint(&policy, path, &mut budget))
+                .collect::<Vec<_>>()
+        })
+        .await
+        .unwrap_or_default();
+        let count = restored.len();
+        let mut observations = Vec::new();
+        for (i, (key, known, absolute)) in restored.into_iter().enumerate() {
+            baselines.restored(&key, absolute.clone());
+            match (known, now_on_disk.get(i).copied().flatten()) {
+                (Some(known), Some(observed)) => {
+                    task.restore(&key, Some(known));
+                    observations.push(Command::Observe {
+                        key,
+                        observed,
+                        hint: ChangeHint::Changed,
+                    });
+                }
+                // Nothing to compare with: what is there now is what the agent is taken to
+                // have seen.
+                (None, Some(observed)) => task.restore(&key, Some(observed)),
+                (known, None) => {
+                    task.restore(&key, known);
+                    let _ = self.events.send(FileEvent::Disk(absolute));
+                }
+            }
+        }
+        tracing::info!(task = %self.task_id, count, "watches restored");
+        observations
+    }
+
+    /// Starts computing the `diffStat` of the `Modified` notifications whose file has a small
+    /// baseline; `None` when none has.
+    fn start_stats(
+        &self,
+        notices: &[FileDidChangeParams],
+        judged: &[Fingerprint],
+        baselines: &Baselines,
+    ) -> Option<tokio::task::JoinHandle<Stats>> {
+        let inputs: Vec<(usize, crate::baselines::StatInput)> = notices
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.kind == FileChangeKind::Modified)
+            .filter_map(|(i, n)| Some((i, baselines.stat_input(&n.path, judged[i])?)))
+            .take(MAX_STATS_PER_BATCH)
+            .collect();
+        if inputs.is_empty() {
+            return None;
+        }
+        let state = self.state.clone();
+        Some(tokio::task::spawn_blocking(move || {
+            inputs
+                .into_iter()
+                .map(|(i, input)| (i, crate::baselines::did_change_stat(&input, &state)))
+                .collect()
+        }))
     }
 
     async fn persist(&self, task: &TaskFiles) -> Result<(), TrackerError> {
@@ -312,6 +489,29 @@ impl TaskActor {
                 Command::Observe { .. } => {}
             }
         }
+    }
+}
+
+/// Most bytes a restore reads to judge its files at once; the rest are judged by the event loop.
+const RESTORE_READ_BUDGET: u64 = 64 * 1024 * 1024;
+
+/// The fingerprint of a restored file read now through the read gate, within `budget` and
+/// the baseline bound (a larger file is judged by the event loop); `None` when not read.
+fn restore_fingerprint(policy: &Policy, path: &Path, budget: &mut u64) -> Option<Fingerprint> {
+    let limit = (*budget).min(roo_context_core::stale_diff::MAX_FILE_BYTES);
+    let opened = open_gated(&OsFs, path, limit, true, &|opened| {
+        policy.allows_opened(opened)
+    });
+    match opened.map(GatedFile::read_all) {
+        Ok(Ok(bytes)) => {
+            *budget = budget.saturating_sub(bytes.len() as u64);
+            Some(Fingerprint::of(&bytes))
+        }
+        Err(GateRefusal::Io(error)) if error.kind() == std::io::ErrorKind::NotFound => {
+            Some(Fingerprint::Missing)
+        }
+        Err(GateRefusal::Directory) => Some(Fingerprint::Missing),
+        _ => None,
     }
 }
 

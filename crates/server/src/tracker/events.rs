@@ -82,6 +82,8 @@ pub(super) enum FileEvent {
     /// Events may have been lost (overflow) or the watcher just became ready: judge every
     /// tracked file again.
     Rescan,
+    /// Judge this path again after it was found empty: an empty file is taken as it is now.
+    Settled(PathBuf),
 }
 
 /// The watcher's side of the tracker: cheap to clone, callable from notify's thread.
@@ -160,8 +162,12 @@ impl FileEventSink {
 
 impl FileTracker {
     /// Judges the debounced `pending` paths (or every tracked path on a rescan) and sends each
-    /// task actor what it must observe. Runs on the blocking pool (it reads files).
-    fn judge(&self, pending: Pending) {
+    /// task actor what it must observe. Runs on the blocking pool (it reads files). Returns the
+    /// paths found empty on disk, to judge again after [`EMPTY_SETTLE`]: an editor that saves
+    /// in place (VS Code without atomic saves: open with truncation, then write) shows an empty
+    /// file between the two calls, and a loaded machine can stretch that past the debounce.
+    fn judge(&self, pending: Pending) -> Vec<PathBuf> {
+        let mut unsettled = Vec::new();
         let paths: Vec<PathBuf> = if pending.rescan {
             self.index.paths()
         } else {
@@ -178,6 +184,12 @@ impl FileTracker {
                 _ => fingerprint_of_file(&policy, &path),
             };
             let Some(observed) = observed else { continue };
+            if observed == Fingerprint::of(b"")
+                && matches!(pending.paths.get(&path), None | Some(PendingKind::Disk))
+            {
+                unsettled.push(path);
+                continue;
+            }
             let renamed_to = match pending.paths.get(&path) {
                 Some(PendingKind::RenamedAway(to)) => Some(to.clone()),
                 _ => None,
@@ -208,12 +220,18 @@ impl FileTracker {
                 }
             }
         }
+        unsettled
     }
 }
+
+/// How long a file found empty is given to receive its content before it is judged empty.
+pub const EMPTY_SETTLE: Duration = Duration::from_millis(50);
 
 #[derive(Debug, Clone)]
 pub(super) enum PendingKind {
     Disk,
+    /// Judged as it is, even empty.
+    Settled,
     RenamedAway(Option<PathBuf>),
     Buffer(Fingerprint),
 }
@@ -242,9 +260,18 @@ impl Pending {
             FileEvent::Buffer(path, fingerprint) => {
                 self.paths.insert(path, PendingKind::Buffer(fingerprint));
             }
+            FileEvent::Settled(path) => {
+                let entry = self.paths.entry(path).or_insert(PendingKind::Settled);
+                if matches!(entry, PendingKind::Disk) {
+                    *entry = PendingKind::Settled;
+                }
+            }
         }
     }
 }
+
+/// Most distinct paths judged in one batch.
+const MAX_BATCH_PATHS: usize = 256;
 
 pub(super) async fn event_loop(
     tracker: std::sync::Weak<FileTracker>,
@@ -255,7 +282,9 @@ pub(super) async fn event_loop(
         let mut pending = Pending::default();
         pending.add(first);
         let deadline = tokio::time::Instant::now() + DEBOUNCE_MAX;
-        loop {
+        // Bounded batches: thousands of paths at once (a restored task) are judged a slice at
+        // a time, so live edits queued behind them wait for one slice, not for all.
+        while pending.paths.len() < MAX_BATCH_PATHS {
             let quiet_until = (tokio::time::Instant::now() + DEBOUNCE_QUIET).min(deadline);
             match tokio::time::timeout_at(quiet_until, events.recv()).await {
                 Ok(Some(event)) => pending.add(event),
@@ -266,9 +295,19 @@ pub(super) async fn event_loop(
             return;
         };
         let rescan = pending.rescan;
+        let events_again = tracker.events.clone();
         let judged = tokio::task::spawn_blocking(move || tracker.judge(pending)).await;
-        if let Err(error) = judged {
-            tracing::error!(%error, "judging file events failed");
+        match judged {
+            Err(error) => tracing::error!(%error, "judging file events failed"),
+            Ok(unsettled) if !unsettled.is_empty() => {
+                tokio::spawn(async move {
+                    tokio::time::sleep(EMPTY_SETTLE).await;
+                    for path in unsettled {
+                        let _ = events_again.send(FileEvent::Settled(path));
+                    }
+                });
+            }
+            Ok(_) => {}
         }
         if rescan {
             ready.send_modify(|count| *count += 1);

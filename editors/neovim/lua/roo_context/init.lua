@@ -80,8 +80,15 @@ function M.describe_notification(method, params)
   params = params or {}
   if method == "roo/files/didChange" then
     local moved = params.newPath and (" to " .. params.newPath) or ""
-    return string.format("%s was %s%s outside the agent (task %s)", tostring(params.path),
-      tostring(params.kind or "changed"), moved, tostring(params.taskId)), vim.log.levels.WARN
+    -- How much differs from what the agent last saw (issue 19); absent for blocked, binary or
+    -- oversized files.
+    local stat = ""
+    local s = params.diffStat
+    if type(s) == "table" and type(s.added) == "number" and type(s.removed) == "number" and type(s.hunks) == "number" then
+      stat = string.format(" (+%d -%d, %d hunk%s)", s.added, s.removed, s.hunks, s.hunks == 1 and "" or "s")
+    end
+    return string.format("%s was %s%s%s outside the agent (task %s)", tostring(params.path),
+      tostring(params.kind or "changed"), moved, stat, tostring(params.taskId)), vim.log.levels.WARN
   end
   if method == "roo/ignore/didReload" then
     local err = (params.error and params.error ~= vim.NIL) and (" (error: " .. params.error .. ")") or ""

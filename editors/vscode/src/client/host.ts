@@ -117,6 +117,16 @@ export interface Presentation {
   text: string;
 }
 
+/**
+ * ` (+2 -1, 1 hunk)` for the `diffStat` of a `roo/files/didChange` (issue 19): how much differs from
+ * what the agent last saw. Empty when absent or malformed (blocked, binary, oversized files have none).
+ */
+export function describeDiffStat(stat: unknown): string {
+  const s = stat as { added?: unknown; removed?: unknown; hunks?: unknown } | null | undefined;
+  if (!s || typeof s.added !== "number" || typeof s.removed !== "number" || typeof s.hunks !== "number") return "";
+  return ` (+${s.added} -${s.removed}, ${s.hunks} hunk${s.hunks === 1 ? "" : "s"})`;
+}
+
 /** Describes a server notification for the user, without knowing every method by hand. */
 export function describeNotification(method: string, params: unknown): Presentation {
   const p = (params ?? {}) as Record<string, unknown>;
@@ -127,7 +137,7 @@ export function describeNotification(method: string, params: unknown): Presentat
   }
   if (method === "roo/files/didChange") {
     const moved = typeof p.newPath === "string" ? ` to ${p.newPath}` : "";
-    return { level: "popup", text: `roo-context: ${p.path} was ${p.kind ?? "changed"}${moved} outside the agent (task ${p.taskId})` };
+    return { level: "popup", text: `roo-context: ${p.path} was ${p.kind ?? "changed"}${moved}${describeDiffStat(p.diffStat)} outside the agent (task ${p.taskId})` };
   }
   const popup = /user.?edit|didEdit|userChange|condense|summar/i.test(method);
   const details = JSON.stringify(params);

@@ -10,8 +10,10 @@ export function describeUserDiffs(taskId: string, notice: FilesTakeResult): stri
   const changes: FileChange[] = notice.changes ?? [];
   return changes.map((change) => {
     const stat = change.diffStat ? ` (+${change.diffStat.added} -${change.diffStat.removed})` : "";
-    if (change.diff) return `roo-context: task ${taskId}: ${change.path} ${change.kind}${stat} outside the agent:\n${change.diff}`;
-    return `roo-context: task ${taskId}: ${change.path} ${change.kind}${stat}, no diff (${change.fallback ?? "unknown"})`;
+    // The agent read only part of the file: lines outside the diff may be new to it too.
+    const partial = change.partial ? " [the agent read only part of this file]" : "";
+    if (change.diff) return `roo-context: task ${taskId}: ${change.path} ${change.kind}${stat}${partial} outside the agent:\n${change.diff}`;
+    return `roo-context: task ${taskId}: ${change.path} ${change.kind}${stat}${partial}, no diff (${change.fallback ?? "unknown"})`;
   });
 }
 
