@@ -1092,6 +1092,7 @@ fn rule_phrase(words: &[Word<'_>], start: usize, at: usize) -> bool {
             at > 0 && matches!(words[at - 1].text, "is" | "are" | "strictly" | "be")
         }
         "hard" => next == "requirement",
+        "goes" | "go" | "lives" | "live" | "belongs" | "belong" => placement_rule(words, start, at),
         "at" => seq(words, at + 1, &["all", "costs"]) || seq(words, at + 1, &["all", "times"]),
         "is" => seq(words, at + 1, &["a", "must"]),
         "important" => next == "that" && at > 0 && matches!(words[at - 1].text, "it's" | "is"),
@@ -1391,22 +1392,17 @@ fn universal_requirement(words: &[Word<'_>], start: usize) -> bool {
 
 /// `X goes in Y and nowhere else`, `X belongs in Y`: where a kind of thing must live. `goes` and
 /// `lives` describe unless made exclusive (`nowhere else`, `only`); `belongs` is a norm itself.
-fn placement_rule(words: &[Word<'_>], start: usize) -> bool {
-    if matches!(
-        text_at(words, start),
-        "i" | "we" | "you" | "he" | "she" | "they" | "if" | "when"
-    ) {
+/// Called from [`rule_phrase`]'s walk at each placement verb, so it adds no scan of its own.
+fn placement_rule(words: &[Word<'_>], start: usize, verb: usize) -> bool {
+    if verb == start
+        || verb > start + 7
+        || matches!(
+            text_at(words, start),
+            "i" | "we" | "you" | "he" | "she" | "they" | "if" | "when"
+        )
+    {
         return false;
     }
-    let end = (start + 8).min(words.len());
-    let Some(verb) = (start + 1..end).find(|&index| {
-        matches!(
-            words[index].text,
-            "goes" | "go" | "lives" | "live" | "belongs" | "belong"
-        )
-    }) else {
-        return false;
-    };
     let mut place = verb + 1;
     let exclusive_here = text_at(words, place) == "only";
     if exclusive_here {
@@ -1456,12 +1452,34 @@ fn conditional_rule(words: &[Word<'_>], start: usize) -> bool {
     let universal = every_time
         || matches!(first, "whenever" | "anytime")
         || condition.iter().enumerate().any(|(index, word)| {
+            // "any test", "a dependency": a kind of event, not one; not a moment of time or
+            // an availability ("if you have a minute", "any chance").
             matches!(
                 word.text,
-                "any" | "anything" | "anyone" | "every" | "each" | "other" | "another" | "ever"
+                "any"
+                    | "anything"
+                    | "anyone"
+                    | "every"
+                    | "each"
+                    | "other"
+                    | "another"
+                    | "ever"
+                    | "a"
+                    | "an"
             ) && !matches!(
                 condition.get(index + 1).map_or("", |word| word.text),
-                "time" | "chance" | "questions" | "question" | "luck"
+                "time"
+                    | "chance"
+                    | "questions"
+                    | "question"
+                    | "luck"
+                    | "minute"
+                    | "moment"
+                    | "second"
+                    | "sec"
+                    | "bit"
+                    | "while"
+                    | "few"
             )
         });
     if !universal || condition.iter().any(|word| word.text == "chance") {
@@ -1547,11 +1565,7 @@ fn classify(words: &[Word<'_>], question: bool) -> bool {
     if let Some(decided) = wish(words, start) {
         return decided && !is_hedged;
     }
-    if !is_hedged
-        && (conditional_rule(words, start)
-            || universal_requirement(words, start)
-            || placement_rule(words, start))
-    {
+    if !is_hedged && (conditional_rule(words, start) || universal_requirement(words, start)) {
         return true;
     }
     for at in start + 1..words.len() {
@@ -1781,6 +1795,7 @@ mod tests {
             "Whenever you touch the parser, rerun the fuzz tests.",
             "If any migration fails, roll it back rather than editing it by hand.",
             "Before deleting any branch, ask me for permission.",
+            "If you add a dependency, pin its version.",
             "Every new crate needs a README.",
             "Config belongs in one place.",
             "Fixtures go in tests/data and nowhere else.",
@@ -1794,6 +1809,7 @@ mod tests {
         for negative in [
             "If you can, rerun the fuzz tests.",
             "If you have any questions, ask me.",
+            "If you have a minute, check the logs.",
             "All the pods need a restart.",
             "Every deploy needs about ten minutes.",
             "The bug shows up in Chrome and nowhere else.",
