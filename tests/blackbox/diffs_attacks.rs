@@ -606,3 +606,48 @@ fn seen_json_describes_each_file_in_one_place() {
         "{index}"
     );
 }
+
+/// The name is judged before the file is opened; a link renamed over the file between the two
+/// must not be read either: the opened object itself has to be the file the baseline was read
+/// from. A loop of swaps while takes repeat (nothing acknowledged, so each take diffs again):
+/// the outside file never shows, and the regular file still gets its diff.
+#[test]
+fn a_link_swapped_in_while_a_take_reads_never_shows_the_other_file() {
+    let outside = tempfile::tempdir().unwrap();
+    let secret = outside.path().join("credentials");
+    std::fs::write(&secret, "hello\nOUTSIDE-SECRET\n").unwrap();
+    let mut s = Setup::new(&[("a.ts", "hello\n")]);
+    s.track("t", "a.ts");
+    s.user_edit("a.ts", "hello\nUSER-EDIT\n");
+    let file = s.workspace.path("a.ts");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let swapper = {
+        let stop = stop.clone();
+        let file = file.clone();
+        std::thread::spawn(move || {
+            let as_link = file.with_extension("swap-link");
+            let as_file = file.with_extension("swap-file");
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let _ = std::fs::remove_file(&as_link);
+                std::os::unix::fs::symlink(&secret, &as_link).unwrap();
+                std::fs::rename(&as_link, &file).unwrap();
+                std::fs::write(&as_file, "hello\nUSER-EDIT\n").unwrap();
+                std::fs::rename(&as_file, &file).unwrap();
+            }
+        })
+    };
+    let mut diffs = 0;
+    for _ in 0..300 {
+        let notice = s.take("t");
+        assert!(!notice.to_string().contains("OUTSIDE-SECRET"), "{notice}");
+        diffs += notice["changes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|change| change.get("diff").is_some())
+            .count();
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(diffs > 0, "no take ever diffed the regular file");
+}

@@ -438,6 +438,13 @@ fn read_current(
     match open_gated(&OsFs, absolute, MAX_FILE_BYTES, true, &|opened| {
         policy.allows_opened(opened)
     }) {
+        // The name was judged before the open; a link swapped in between is caught here, on
+        // the object actually opened.
+        Ok(file)
+            if baseline_of.is_some_and(|expected| Some(file.real_path.as_path()) != expected) =>
+        {
+            Err(Fallback::NoBaseline)
+        }
         // File text reaches the reply: encoded as every text the sidecar reads (wire_text).
         Ok(file) => file
             .read_all()
@@ -728,8 +735,10 @@ impl Baselines {
         self.paths.insert(key.to_owned(), content.absolute.clone());
         let partial = content.partial;
         let read = tokio::task::spawn_blocking(move || -> Option<(Vec<u8>, PathBuf)> {
-            // The file the baseline is of, links resolved (a file not created yet: its name).
-            let real = real_file(&content.absolute).unwrap_or_else(|| content.absolute.clone());
+            // The file the baseline is of, links resolved (a file not created yet: its name);
+            // once opened, the opened object's own path (a link swapped in meanwhile is caught
+            // at the take, which compares the object it opens with this).
+            let mut real = real_file(&content.absolute).unwrap_or_else(|| content.absolute.clone());
             let bytes = match &content.text {
                 Some(text) => {
                     // The host's text is stored only if the file itself may be opened now (or
@@ -739,7 +748,7 @@ impl Baselines {
                         content.policy.allows_opened(opened)
                     });
                     match judged {
-                        Ok(_) => {}
+                        Ok(file) => real = file.real_path,
                         Err(GateRefusal::Io(error))
                             if error.kind() == std::io::ErrorKind::NotFound => {}
                         Err(_) => return None,
@@ -747,13 +756,13 @@ impl Baselines {
                     text.as_bytes().to_vec()
                 }
                 None => {
-                    let raw =
+                    let file =
                         open_gated(&OsFs, &content.absolute, MAX_FILE_BYTES, true, &|opened| {
                             content.policy.allows_opened(opened)
                         })
-                        .ok()?
-                        .read_all()
                         .ok()?;
+                    real = file.real_path.clone();
+                    let raw = file.read_all().ok()?;
                     // Another content than the tracker judged (changed between the reads): no
                     // baseline rather than a wrong one.
                     if Fingerprint::of(&raw) != known {
