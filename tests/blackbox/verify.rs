@@ -636,6 +636,11 @@ fn verify_bad_options_are_invalid_params_naming_the_field() {
             json!({"todos": [{"content": "x", "status": "later"}]}),
             "status",
         ),
+        // An empty heading would be found in any summary (red team): refused, by index.
+        (
+            json!({"requiredSections": ["Context", " \t"]}),
+            "verify.requiredSections[1]",
+        ),
     ] {
         let error = server
             .request(
@@ -726,4 +731,28 @@ fn verify_survives_hostile_inputs() {
         "10k open TODOs exceed the default cap"
     );
     server.assert_alive();
+}
+
+/// `roo/context/manage` with `verify` judges the same options before anything else runs.
+#[test]
+fn manage_refuses_an_empty_required_section_before_asking_the_host() {
+    let mut server = Server::start(&[], Value::Null);
+    let error = server
+        .request(
+            "roo/context/manage",
+            json!({
+                "messages": [{"role": "user", "content": "hi"}],
+                "totalTokens": 10, "contextWindow": 1000, "maxTokens": 100,
+                "trigger": "manual", "verify": {"requiredSections": [""]}
+            }),
+        )
+        .unwrap_err();
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("verify.requiredSections[0]"),
+        "{error}"
+    );
 }

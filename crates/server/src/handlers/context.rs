@@ -270,7 +270,7 @@ async fn manage(
 ) -> Result<ManageContextResult, RpcError> {
     let mode = count_mode(params.token_count_mode);
     let mut input = manage_input(&mut params)?;
-    input.verify = manage_verify_config(&deps, &params).await;
+    input.verify = manage_verify_config(&deps, &params).await?;
     let tokens = deps.tokens.clone();
     let step = blocking(move || {
         with_counter(&tokens, mode, |counter| {

@@ -5,10 +5,26 @@
 
 use super::*;
 
-/// The core's settings for `verify` options.
-fn verify_settings(options: &VerifyOptions, custom_prompt: bool) -> VerifySettings {
+/// The core's settings for `verify` options; `field` names the options in errors. A required
+/// section with no text would count as found in any summary: refused.
+fn verify_settings(
+    options: &VerifyOptions,
+    custom_prompt: bool,
+    field: &str,
+) -> Result<VerifySettings, RpcError> {
+    if let Some(index) = options
+        .required_sections
+        .iter()
+        .flatten()
+        .position(|section| section.trim().is_empty())
+    {
+        return Err(RpcError::field(
+            format!("{field}.requiredSections[{index}]"),
+            "a required section needs a heading text",
+        ));
+    }
     let defaults = VerifySettings::default();
-    VerifySettings {
+    Ok(VerifySettings {
         checks: options.checks.as_ref().map_or(defaults.checks, |checks| {
             checks.iter().map(|id| check_id(*id)).collect()
         }),
@@ -23,7 +39,7 @@ fn verify_settings(options: &VerifyOptions, custom_prompt: bool) -> VerifySettin
             .max_addendum_tokens
             .unwrap_or(defaults.max_addendum_tokens),
         files_from_history: options.files != Some(VerifyFilesSource::None),
-    }
+    })
 }
 
 fn check_id(id: VerifyCheckId) -> CheckId {
@@ -155,6 +171,7 @@ async fn verify_summary(
         .map_err(|e| RpcError::field("messages", e))?
         .messages;
     let options = params.verify.clone().unwrap_or_default();
+    let settings = verify_settings(&options, params.custom_prompt.unwrap_or(false), "verify")?;
     let files = verify_files(deps.files.as_deref(), params.task_id.as_deref(), &options).await;
     let cwd = params.cwd.clone().or_else(|| {
         deps.state
@@ -165,7 +182,6 @@ async fn verify_summary(
     let tokens = deps.tokens.clone();
     blocking(move || {
         with_counter(&tokens, mode, |counter| {
-            let settings = verify_settings(&options, params.custom_prompt.unwrap_or(false));
             let todos = host_todos(&options);
             let extra = options.constraints.clone().unwrap_or_default();
             let folded = params.folded_files.clone().unwrap_or_default();
@@ -223,8 +239,11 @@ async fn verify_summary(
 pub(super) async fn manage_verify_config(
     deps: &Snapshot,
     params: &ManageContextParams,
-) -> Option<VerifyConfig> {
-    let options = params.verify.as_ref()?;
+) -> Result<Option<VerifyConfig>, RpcError> {
+    let Some(options) = params.verify.as_ref() else {
+        return Ok(None);
+    };
+    let settings = verify_settings(options, false, "verify")?;
     let tracked_files =
         verify_files(deps.files.as_deref(), params.task_id.as_deref(), options).await;
     let cwd = params.cwd.clone().or_else(|| {
@@ -233,13 +252,13 @@ pub(super) async fn manage_verify_config(
             .first()
             .map(|folder| folder.to_string_lossy().into_owned())
     });
-    Some(VerifyConfig {
-        settings: verify_settings(options, false),
+    Ok(Some(VerifyConfig {
+        settings,
         tracked_files,
         host_todos: host_todos(options),
         extra_constraints: options.constraints.clone().unwrap_or_default(),
         cwd,
-    })
+    }))
 }
 
 /// The one retry of `onFail: "retryThenRepair"`: when the first answer lacks sections, asks
