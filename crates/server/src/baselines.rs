@@ -975,26 +975,45 @@ impl Baselines {
         }
         self.dirty = false;
         let mut dropped = std::mem::take(&mut self.dropped);
-        loop {
-            let mut sizes: HashMap<&str, u64> = HashMap::new();
-            for entry in self.index.files.values() {
-                sizes.insert(&entry.blob, entry.bytes);
-            }
-            let total = sizes.values().fold(0u64, |sum, b| sum.saturating_add(*b));
-            if total <= self.cap && self.index.files.len() <= MAX_ENTRIES {
-                break;
-            }
-            let Some(oldest) = self
+        // Least recently used first, in one sort (evicting one by one with a scan each was
+        // quadratic when many baselines had to go at once); a blob shared by several keys
+        // counts once and frees its bytes when its last key goes.
+        let mut blobs: HashMap<&str, (u64, usize)> = HashMap::new();
+        for entry in self.index.files.values() {
+            blobs.entry(&entry.blob).or_insert((entry.bytes, 0)).1 += 1;
+        }
+        let mut total = blobs
+            .values()
+            .fold(0u64, |sum, (bytes, _)| sum.saturating_add(*bytes));
+        let over = |total: u64, entries: usize| total > self.cap || entries > MAX_ENTRIES;
+        if over(total, self.index.files.len()) {
+            let mut by_age: Vec<(u64, &String)> = self
                 .index
                 .files
                 .iter()
-                .min_by_key(|(_, e)| e.used)
-                .map(|(k, _)| k.clone())
-            else {
-                break;
-            };
-            if let Some(entry) = self.index.files.remove(&oldest) {
-                dropped.push(entry.blob);
+                .map(|(key, entry)| (entry.used, key))
+                .collect();
+            by_age.sort_unstable();
+            let mut entries = self.index.files.len();
+            let mut evicted = Vec::new();
+            for (_, key) in by_age {
+                if !over(total, entries) {
+                    break;
+                }
+                let blob = self.index.files[key].blob.as_str();
+                if let Some((bytes, keys)) = blobs.get_mut(blob) {
+                    *keys -= 1;
+                    if *keys == 0 {
+                        total = total.saturating_sub(*bytes);
+                    }
+                }
+                entries -= 1;
+                evicted.push(key.clone());
+            }
+            for key in evicted {
+                if let Some(entry) = self.index.files.remove(&key) {
+                    dropped.push(entry.blob);
+                }
             }
         }
         let referenced = self.referenced();
