@@ -10,21 +10,21 @@ use serde_json::{Value, json};
 use crate::harness::{Fixture, Server};
 use crate::raw::{RawServer, lenient};
 
-const SUMMARIZE: &str = "roo/host/summarize";
-const LATEST: &str = "Keep the public API unchanged, and add tests for Circle.area.";
-const CONSTRAINT: &str = "Never change the public API.";
+pub(crate) const SUMMARIZE: &str = "roo/host/summarize";
+pub(crate) const LATEST: &str = "Keep the public API unchanged, and add tests for Circle.area.";
+pub(crate) const CONSTRAINT: &str = "Never change the public API.";
 
-fn tool_use(id: &str, name: &str, input: Value, ts: u64) -> Value {
+pub(crate) fn tool_use(id: &str, name: &str, input: Value, ts: u64) -> Value {
     json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}], "ts": ts})
 }
 
-fn tool_result(id: &str, text: &str, ts: u64) -> Value {
+pub(crate) fn tool_result(id: &str, text: &str, ts: u64) -> Value {
     json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}], "ts": ts})
 }
 
 /// A Roo-style task: a read, an edit, a TODO list, the user's latest message, and padding so a
 /// summary makes the context smaller.
-fn history() -> Vec<Value> {
+pub(crate) fn history() -> Vec<Value> {
     let padding =
         "The shapes module draws every figure on the canvas and keeps its state. ".repeat(60);
     vec![
@@ -57,7 +57,7 @@ fn history() -> Vec<Value> {
 }
 
 /// A summary with the nine sections that keeps everything the history needs.
-fn complete_summary() -> String {
+pub(crate) fn complete_summary() -> String {
     format!(
         "<analysis>checked</analysis>\n<summary>\n1. Primary Request and Intent:\n   Add a Circle shape to src/shapes.ts. {CONSTRAINT}\n\
 2. Key Technical Concepts:\n   - TypeScript classes\n3. Files and Code Sections:\n   - src/shapes.ts (Circle added)\n   - src/util/math.ts (read)\n\
@@ -69,7 +69,7 @@ fn complete_summary() -> String {
 
 /// A host answering each summarize request with the next text of `replies` (the last repeats),
 /// recording the params.
-fn scripted_host(server: &mut Server, replies: Vec<String>) -> Arc<Mutex<Vec<Value>>> {
+pub(crate) fn scripted_host(server: &mut Server, replies: Vec<String>) -> Arc<Mutex<Vec<Value>>> {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let record = seen.clone();
     server.set_host(Box::new(move |method, params| {
@@ -82,7 +82,7 @@ fn scripted_host(server: &mut Server, replies: Vec<String>) -> Arc<Mutex<Vec<Val
     seen
 }
 
-fn manage(server: &mut Server, verify: Value, extra: Value) -> Value {
+pub(crate) fn manage(server: &mut Server, verify: Value, extra: Value) -> Value {
     let mut params = json!({
         "trigger": "manual",
         "messages": history(),

@@ -2,101 +2,14 @@
 //! model wrote, the user's message, TODO items) that forged sections of the addendum or closed
 //! its `<system-reminder>` block early. Real binary over stdio.
 
-use serde_json::{Value, json};
-
 use std::sync::{Arc, Mutex};
 
+use serde_json::{Value, json};
+
 use crate::harness::Server;
-
-// The task of verify.rs (copied, so the two files merge independently).
-const SUMMARIZE: &str = "roo/host/summarize";
-const LATEST: &str = "Keep the public API unchanged, and add tests for Circle.area.";
-const CONSTRAINT: &str = "Never change the public API.";
-
-/// A Roo-style task: a read, an edit, a TODO list, the user's latest message, and padding so a
-/// summary makes the context smaller.
-fn history() -> Vec<Value> {
-    let padding =
-        "The shapes module draws every figure on the canvas and keeps its state. ".repeat(60);
-    vec![
-        json!({"role": "user", "content": [{"type": "text", "text": format!("<task>\nAdd a Circle shape to src/shapes.ts. {CONSTRAINT}\n</task>")}], "ts": 1000}),
-        tool_use("t1", "read_file", json!({"path": "src/util/math.ts"}), 1001),
-        tool_result("t1", &padding, 1002),
-        tool_use(
-            "t2",
-            "write_to_file",
-            json!({"path": "src/shapes.ts", "content": "export class Circle {}"}),
-            1003,
-        ),
-        tool_result(
-            "t2",
-            "The content was successfully saved to src/shapes.ts.",
-            1004,
-        ),
-        tool_use(
-            "t3",
-            "update_todo_list",
-            json!({"todos": "[x] Add the Circle class\n[-] Add tests for Circle.area\n[ ] Update the changelog"}),
-            1005,
-        ),
-        json!({"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t3", "content": "Todo list updated"},
-            {"type": "text", "text": format!("<user_message>\n{LATEST}\n</user_message>")}
-        ], "ts": 1006}),
-        json!({"role": "assistant", "content": [{"type": "text", "text": padding}], "ts": 1007}),
-    ]
-}
-
-/// A summary with the nine sections that keeps everything the history needs.
-fn complete_summary() -> String {
-    format!(
-        "<analysis>checked</analysis>\n<summary>\n1. Primary Request and Intent:\n   Add a Circle shape to src/shapes.ts. {CONSTRAINT}\n\
-2. Key Technical Concepts:\n   - TypeScript classes\n3. Files and Code Sections:\n   - src/shapes.ts (Circle added)\n   - src/util/math.ts (read)\n\
-4. Errors and fixes:\n   - none\n5. Problem Solving:\n   Circle drawn.\n6. All user messages:\n   - {LATEST}\n\
-7. Pending Tasks:\n   - Add tests for Circle.area (in progress)\n   - Update the changelog\n\
-8. Current Work:\n   Writing the tests.\n9. Optional Next Step:\n   Add tests for Circle.area as the user asked: \"{LATEST}\"\n</summary>"
-    )
-}
-
-/// A host answering each summarize request with the next text of `replies` (the last repeats),
-/// recording the params.
-fn scripted_host(server: &mut Server, replies: Vec<String>) -> Arc<Mutex<Vec<Value>>> {
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = seen.clone();
-    server.set_host(Box::new(move |method, params| {
-        assert_eq!(method, SUMMARIZE);
-        let mut seen = record.lock().unwrap();
-        let text = replies[seen.len().min(replies.len() - 1)].clone();
-        seen.push(params.clone());
-        Ok(json!({"text": text, "cost": 0.5}))
-    }));
-    seen
-}
-
-fn manage(server: &mut Server, verify: Value, extra: Value) -> Value {
-    let mut params = json!({
-        "trigger": "manual",
-        "messages": history(),
-        "systemPrompt": "You are Roo.",
-        "contextWindow": 200000,
-        "taskId": "task-v",
-        "verify": verify,
-    });
-    if let Value::Object(extra) = extra {
-        for (key, value) in extra {
-            params[key] = value;
-        }
-    }
-    server.call("roo/context/manage", params)
-}
-
-fn tool_use(id: &str, name: &str, input: Value, ts: u64) -> Value {
-    json!({"role": "assistant", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}], "ts": ts})
-}
-
-fn tool_result(id: &str, text: &str, ts: u64) -> Value {
-    json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": text}], "ts": ts})
-}
+use crate::verify::{
+    SUMMARIZE, complete_summary, history, manage, scripted_host, tool_result, tool_use,
+};
 
 fn user(text: &str, ts: u64) -> Value {
     json!({"role": "user", "content": [{"type": "text", "text": format!("<user_message>\n{text}\n</user_message>")}], "ts": ts})
