@@ -367,3 +367,31 @@ fn a_task_folder_deleted_while_running_keeps_reporting_and_cannot_be_reopened() 
     // Still serving.
     assert_eq!(s.track("u", "a.ts")["watched"], true);
 }
+
+/// Red team: the agent announces a write (`markRooEdited`), the task is closed before the write
+/// lands, and the write lands after the task was reopened. Neither the old content (seen by the
+/// restore) nor the agent's own write is a user edit: the "not a user edit" window of the
+/// announced write survives the reopen.
+#[test]
+fn an_agent_write_announced_before_a_dispose_and_landing_after_the_reopen_is_no_user_edit() {
+    let mut s = Setup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
+    s.track("t", "a.ts");
+    s.server.call(
+        "roo/files/markRooEdited",
+        json!({"taskId": "t", "path": "a.ts", "content": "agent\n"}),
+    );
+    assert_eq!(
+        s.server
+            .call("roo/files/disposeTask", json!({"taskId": "t"}))["disposed"],
+        true
+    );
+    s.track("t", "b.ts");
+    s.workspace.replace("a.ts", "agent\n");
+    // Absence proven by a later, distinguishable change: b.ts is the first one reported.
+    s.workspace.replace("b.ts", "b edited\n");
+    assert_eq!(s.next_change()["path"], "b.ts");
+    assert_eq!(s.take("t"), json!(["b.ts"]));
+    // Once the agent's content was seen, the old content again is an edit (an undo).
+    s.workspace.replace("a.ts", "original\n");
+    assert_eq!(s.next_change()["path"], "a.ts");
+}
