@@ -253,6 +253,12 @@ impl TaskActor {
                         }
                     }
                     Command::Dispose { reply, done } => {
+                        // What the agent saw, as tracked or judged earlier in this batch, is
+                        // persisted before the watches stop: the next reopen compares with it
+                        // (after `stop_watching` it would be persisted as unknown).
+                        for key in touched.drain(..).chain(observed_keys.drain(..)) {
+                            baselines.set_known(&key, task.known(&key), task.superseded(&key));
+                        }
                         task.stop_watching();
                         disposing = true;
                         retire = Some(done);
