@@ -726,6 +726,15 @@ impl Baselines {
         known: Option<Fingerprint>,
         now: i64,
     ) {
+        if let Some(content) = &content
+            && content.partial
+            && (self.index.files.contains_key(key) || self.pending.contains_key(key))
+        {
+            // A partial read saw a line range only: the agent's last full view stays the
+            // baseline and a change not shown yet stays pending (it may lie outside the range).
+            self.watch_base(key, &content.base, &content.absolute);
+            return;
+        }
         let seq = self.tick();
         self.saw_seq.insert(key.to_owned(), seq);
         self.pending.remove(key);
