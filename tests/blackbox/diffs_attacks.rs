@@ -651,3 +651,31 @@ fn a_link_swapped_in_while_a_take_reads_never_shows_the_other_file() {
     swapper.join().unwrap();
     assert!(diffs > 0, "no take ever diffed the regular file");
 }
+
+/// Red team: a user edit far from the lines the agent then reads partially (offset/limit) is
+/// still shown: a partial read must not make the whole changed file the agent's last view,
+/// or the edit outside the range read is never reported.
+#[test]
+fn a_partial_read_does_not_swallow_a_user_edit_outside_the_range_read() {
+    let original = lines(40, "a");
+    let mut s = Setup::new(&[("a.ts", &original)]);
+    s.track("t", "a.ts");
+    let edited = original.replace("a line 35\n", "user edit far below\n");
+    s.user_edit("a.ts", &edited);
+    // The agent reads lines 1-10 only.
+    let dir = s.task_dir("t");
+    s.server.call(
+        "roo/files/track",
+        json!({"taskId": "t", "storageDir": dir, "path": "a.ts", "source": "read_tool",
+               "partial": true}),
+    );
+    let notice = s.take("t");
+    assert_eq!(notice["paths"], json!(["a.ts"]), "{notice}");
+    let diff = notice["changes"][0]["diff"].as_str().unwrap_or_default();
+    assert!(
+        diff.contains("-a line 35\n+user edit far below\n"),
+        "the edit outside the range read is lost: {notice}"
+    );
+    // The baseline is still the agent's full view: not flagged partial.
+    assert_ne!(notice["changes"][0]["partial"], json!(true), "{notice}");
+}

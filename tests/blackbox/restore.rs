@@ -367,3 +367,139 @@ fn a_task_folder_deleted_while_running_keeps_reporting_and_cannot_be_reopened() 
     // Still serving.
     assert_eq!(s.track("u", "a.ts")["watched"], true);
 }
+
+/// Red team: the agent announces a write (`markRooEdited`), the task is closed before the write
+/// lands, and the write lands after the task was reopened. Neither the old content (seen by the
+/// restore) nor the agent's own write is a user edit: the "not a user edit" window of the
+/// announced write survives the reopen.
+#[test]
+fn an_agent_write_announced_before_a_dispose_and_landing_after_the_reopen_is_no_user_edit() {
+    let mut s = Setup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
+    s.track("t", "a.ts");
+    s.server.call(
+        "roo/files/markRooEdited",
+        json!({"taskId": "t", "path": "a.ts", "content": "agent\n"}),
+    );
+    assert_eq!(
+        s.server
+            .call("roo/files/disposeTask", json!({"taskId": "t"}))["disposed"],
+        true
+    );
+    s.track("t", "b.ts");
+    s.workspace.replace("a.ts", "agent\n");
+    // Absence proven by a later, distinguishable change: b.ts is the first one reported.
+    s.workspace.replace("b.ts", "b edited\n");
+    assert_eq!(s.next_change()["path"], "b.ts");
+    assert_eq!(s.take("t"), json!(["b.ts"]));
+    // Once the agent's content was seen, the old content again is an edit (an undo).
+    s.workspace.replace("a.ts", "original\n");
+    assert_eq!(s.next_change()["path"], "a.ts");
+}
+
+/// Red team: `disposeTask` sent right behind the request that reopens a task may land in the
+/// same actor batch as the restore's observations; what the agent last saw must still be
+/// persisted, or the next reopen adopts an offline edit silently. (A dispose that wins the race
+/// against the restore leaves the offline edit to the next reopen: reported then.)
+#[test]
+fn a_dispose_right_behind_the_reopen_never_loses_an_offline_edit() {
+    let tasks = ["t0", "t1", "t2", "t3", "t4", "t5"];
+    let mut s = Setup::new(&[("a.ts", "v1\n"), ("b.ts", "b\n")]);
+    for task in tasks {
+        s.track(task, "a.ts");
+    }
+    s.restart(|w| w.replace("a.ts", "v2 offline\n"));
+    for task in tasks {
+        let dir = s.task_dir(task);
+        let open = s
+            .server
+            .send_request("roo/files/read", json!({"taskId": task, "storageDir": dir}));
+        let dispose = s
+            .server
+            .send_request("roo/files/disposeTask", json!({"taskId": task}));
+        s.server.response(open);
+        s.server.response(dispose);
+    }
+    s.workspace.replace("a.ts", "v3 while disposed\n");
+    for task in tasks {
+        s.track(task, "b.ts");
+    }
+    s.workspace.replace("b.ts", "b edited\n");
+    for task in tasks {
+        // Each task reports b.ts; a.ts (restored and changed) must come before or with it.
+        let mut all = Vec::new();
+        for _ in 0..100 {
+            let taken = s.take(task);
+            all.extend(
+                taken
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned),
+            );
+            if all.iter().any(|p| p == "b.ts") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(all, ["a.ts", "b.ts"], "{task}");
+    }
+}
+
+/// Red team: a `track` queued behind a slow one and followed at once by `disposeTask` lands in
+/// the same actor batch as the dispose: what the agent saw must be persisted as it was before
+/// the dispose stopped the watches, or the next reopen adopts an offline edit silently.
+#[test]
+fn a_track_in_the_same_batch_as_a_dispose_keeps_what_the_agent_saw() {
+    let big: String = (0..20_000)
+        .map(|i| format!("line {i} of a big file\n"))
+        .collect();
+    let tasks = ["t0", "t1", "t2", "t3", "t4", "t5"];
+    let mut s = Setup::new(&[
+        ("a.ts", "v1\0 binary: no baseline\n"),
+        ("b.ts", "b\n"),
+        ("big.ts", &big),
+    ]);
+    for task in tasks {
+        s.track(task, "a.ts");
+        let dir = s.task_dir(task);
+        let slow = s.server.send_request(
+            "roo/files/track",
+            json!({"taskId": task, "storageDir": dir, "path": "big.ts", "source": "read_tool"}),
+        );
+        let again = s.server.send_request(
+            "roo/files/track",
+            json!({"taskId": task, "storageDir": dir, "path": "a.ts", "source": "read_tool"}),
+        );
+        let dispose = s
+            .server
+            .send_request("roo/files/disposeTask", json!({"taskId": task}));
+        s.server.response(slow);
+        s.server.response(again);
+        s.server.response(dispose);
+    }
+    s.workspace.replace("a.ts", "v2\0 while disposed\n");
+    for task in tasks {
+        s.track(task, "b.ts");
+    }
+    s.workspace.replace("b.ts", "b edited\n");
+    for task in tasks {
+        let mut all = Vec::new();
+        for _ in 0..100 {
+            let taken = s.take(task);
+            all.extend(
+                taken
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned),
+            );
+            if all.iter().any(|p| p == "b.ts") {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        assert_eq!(all, ["a.ts", "b.ts"], "{task}");
+    }
+}

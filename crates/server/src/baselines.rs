@@ -99,6 +99,10 @@ pub struct WatchedEntry {
     /// The tracker's fingerprint of what the agent last saw ([`persist_fingerprint`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub known: Option<String>,
+    /// What the file held before agent writes announced but not seen yet (persisted
+    /// fingerprints): still no user edit after a reopen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub superseded: Vec<String>,
 }
 
 /// A fingerprint as persisted: `missing` or `<len>:<hash0 hex>:<hash1 hex>`.
@@ -722,6 +726,15 @@ impl Baselines {
         known: Option<Fingerprint>,
         now: i64,
     ) {
+        if let Some(content) = &content
+            && content.partial
+            && (self.index.files.contains_key(key) || self.pending.contains_key(key))
+        {
+            // A partial read saw a line range only: the agent's last full view stays the
+            // baseline and a change not shown yet stays pending (it may lie outside the range).
+            self.watch_base(key, &content.base, &content.absolute);
+            return;
+        }
         let seq = self.tick();
         self.saw_seq.insert(key.to_owned(), seq);
         self.pending.remove(key);
@@ -831,6 +844,7 @@ impl Baselines {
                     absolute,
                     real: None,
                     known: None,
+                    superseded: Vec::new(),
                 },
             );
             self.dirty = true;
@@ -839,15 +853,26 @@ impl Baselines {
 
     /// The tracker's fingerprint of what the agent last saw of `key` changed: persisted with
     /// the next write of the index. Returns whether it changed.
-    pub fn set_known(&mut self, key: &str, known: Option<Fingerprint>) -> bool {
+    pub fn set_known(
+        &mut self,
+        key: &str,
+        known: Option<Fingerprint>,
+        superseded: &[Fingerprint],
+    ) -> bool {
         let Some(entry) = self.index.watched.get_mut(key) else {
             return false;
         };
         let known = known.map(persist_fingerprint);
-        if entry.known == known {
+        let superseded: Vec<String> = superseded
+            .iter()
+            .copied()
+            .map(persist_fingerprint)
+            .collect();
+        if entry.known == known && entry.superseded == superseded {
             return false;
         }
         entry.known = known;
+        entry.superseded = superseded;
         self.dirty = true;
         true
     }
@@ -1365,6 +1390,23 @@ impl RestoreSource {
         }
         let blob = self.store.read(self.blobs.get(key)?)?;
         Some(Fingerprint::of(&blob))
+    }
+
+    /// What `key` held before agent writes announced but not seen yet (see
+    /// [`WatchedEntry::superseded`]); empty when unknown or untrusted.
+    pub fn superseded(&self, key: &str) -> Vec<Fingerprint> {
+        if !self.trusted_fingerprints {
+            return Vec::new();
+        }
+        self.watched
+            .get(key)
+            .map(|w| {
+                w.superseded
+                    .iter()
+                    .filter_map(|f| parse_fingerprint(f))
+                    .collect()
+            })
+            .unwrap_or_default()
     }
 }
 

@@ -158,6 +158,27 @@ impl TaskFiles {
         }
     }
 
+    /// Contents `path` held before agent writes announced and not seen yet (to persist them,
+    /// so a write announced before a restart or `disposeTask` and landing after the reopen is
+    /// no user edit, nor is the content it replaces).
+    pub fn superseded(&self, path: &str) -> &[Fingerprint] {
+        self.superseded
+            .get(path)
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+    }
+
+    /// Restores the [`TaskFiles::superseded`] contents of a path just restored with a known
+    /// content (bounded like the live ones); a path with fresher ones keeps them.
+    pub fn restore_superseded(&mut self, path: &str, old: Vec<Fingerprint>) {
+        if old.is_empty() || !self.known.contains_key(path) || self.superseded.contains_key(path) {
+            return;
+        }
+        let skip = old.len().saturating_sub(MAX_SUPERSEDED);
+        self.superseded
+            .insert(path.to_owned(), old.into_iter().skip(skip).collect());
+    }
+
     /// What the tracker holds as the agent's last view of `path` (to persist it).
     pub fn known(&self, path: &str) -> Option<Fingerprint> {
         self.known.get(path).copied()

@@ -253,6 +253,12 @@ impl TaskActor {
                         }
                     }
                     Command::Dispose { reply, done } => {
+                        // What the agent saw, as tracked or judged earlier in this batch, is
+                        // persisted before the watches stop: the next reopen compares with it
+                        // (after `stop_watching` it would be persisted as unknown).
+                        for key in touched.drain(..).chain(observed_keys.drain(..)) {
+                            baselines.set_known(&key, task.known(&key), task.superseded(&key));
+                        }
                         task.stop_watching();
                         disposing = true;
                         retire = Some(done);
@@ -261,7 +267,7 @@ impl TaskActor {
                 }
             }
             for key in &touched {
-                baselines.set_known(key, task.known(key));
+                baselines.set_known(key, task.known(key), task.superseded(key));
             }
             baselines.flush().await;
             // The stats of the notifications are computed while the records are written, so
@@ -291,7 +297,7 @@ impl TaskActor {
             // restart compares with (written now, off the edit-to-notification path).
             let mut observed_changed = false;
             for key in &observed_keys {
-                observed_changed |= baselines.set_known(key, task.known(key));
+                observed_changed |= baselines.set_known(key, task.known(key), task.superseded(key));
             }
             if observed_changed {
                 baselines.flush().await;
@@ -343,7 +349,8 @@ impl TaskActor {
                         .unwrap_or_else(|| policy.base().to_path_buf());
                     let target = watch_target(&state, &policy, &task_id, &key, base).ok()?;
                     let known = source.known(&key);
-                    Some((key, known, target))
+                    let superseded = source.superseded(&key);
+                    Some((key, known, superseded, target))
                 })
                 .collect::<Vec<_>>()
         })
@@ -361,13 +368,13 @@ impl TaskActor {
             {
                 return Vec::new();
             }
-            for (key, known, target) in planned {
+            for (key, known, superseded, target) in planned {
                 let absolute = target.insert_into(&self.index);
-                restored.push((key, known, absolute));
+                restored.push((key, known, superseded, absolute));
             }
         }
         let policy = self.state.policy();
-        let paths: Vec<PathBuf> = restored.iter().map(|(_, _, a)| a.clone()).collect();
+        let paths: Vec<PathBuf> = restored.iter().map(|(_, _, _, a)| a.clone()).collect();
         let now_on_disk = tokio::task::spawn_blocking(move || {
             let mut budget = RESTORE_READ_BUDGET;
             paths
@@ -379,11 +386,13 @@ impl TaskActor {
         .unwrap_or_default();
         let count = restored.len();
         let mut observations = Vec::new();
-        for (i, (key, known, absolute)) in restored.into_iter().enumerate() {
+        for (i, (key, known, superseded, absolute)) in restored.into_iter().enumerate() {
             baselines.restored(&key, absolute.clone());
             match (known, now_on_disk.get(i).copied().flatten()) {
                 (Some(known), Some(observed)) => {
                     task.restore(&key, Some(known));
+                    // An agent write announced before the task was closed may land now.
+                    task.restore_superseded(&key, superseded);
                     observations.push(Command::Observe {
                         key,
                         observed,
@@ -395,6 +404,7 @@ impl TaskActor {
                 (None, Some(observed)) => task.restore(&key, Some(observed)),
                 (known, None) => {
                     task.restore(&key, known);
+                    task.restore_superseded(&key, superseded);
                     let _ = self.events.send(FileEvent::Disk(absolute));
                 }
             }
