@@ -198,20 +198,25 @@ if roo.supports("roo/files/ackNotice", 0) then
     -- No (+1 -1) after the path: the hunk header carries the counts.
     assert(delivered[1]:find("\n## src/diffed.ts\n```diff\n@@ -1,3 +1,3 @@\n", 1, true), vim.inspect(delivered))
     eq(roo.user_diffs("nv", function() error("nothing to deliver") end, 0, patient).paths, {}, "acknowledged")
-    -- A partial read (a line range) passes through: the next change is flagged partial.
-    roo.request("roo/files/track", { taskId = "nv", storageDir = storage, path = "src/diffed.ts",
-      source = "read_tool", content = "TWO\n", partial = true }, 0)
+    -- A partial read (a line range) of a file the agent has not seen whole passes through: its
+    -- next change is flagged partial. (A partial read of a file with a baseline keeps that
+    -- baseline, the agent's last whole view, and is not flagged.)
+    write("src/part.ts", { "a", "b", "c" })
+    roo.request("roo/files/track", { taskId = "nv", storageDir = storage, path = "src/part.ts",
+      source = "read_tool", partial = true }, 0)
     before = #roo.notifications
-    write("src/diffed.ts", { "one", "TWO", "3" })
+    write("src/part.ts", { "a", "b", "C" })
     assert(vim.wait(20000, function()
       for i = before + 1, #roo.notifications do
-        if roo.notifications[i].method == "roo/files/didChange" then
+        local n = roo.notifications[i]
+        if n.method == "roo/files/didChange" and n.params.path == "src/part.ts" then
           return true
         end
       end
       return false
-    end, 20), "no second roo/files/didChange")
+    end, 20), "no roo/files/didChange for src/part.ts")
     local partial = roo.user_diffs("nv", function() end, 0, patient)
+    eq(partial.changes[1].path, "src/part.ts", "the partial file's change")
     eq(partial.changes[1].partial, true, "partial flag")
     roo.request("roo/files/disposeTask", { taskId = "nv" }, 0)
     vim.fn.delete(storage, "rf")
