@@ -290,9 +290,16 @@ async function statusBarShows(text) {
     throw new Error(`${e.message}; status bar: ${JSON.stringify(shown.filter(Boolean))}`);
   });
 }
-/** Outline rows as "name detail" strings with whitespace squeezed out. */
+/** Outline rows as "name detail" strings with whitespace squeezed out. Rows that came up
+ * collapsed are expanded first: `outline.collapseItems: alwaysExpand` does not hold for the
+ * provider groups when a second provider's symbols arrive later (seen as a flaky timeout with
+ * both groups collapsed and the sidecar's symbols already answered). */
 async function outlineRows() {
   const pane = page.locator(".pane", { has: page.locator(".pane-header", { hasText: /^Outline/ }) }).first();
+  const collapsed = pane.locator('.monaco-list-row[aria-expanded="false"] .monaco-tl-twistie');
+  for (let i = await collapsed.count(); i > 0; i--) {
+    await collapsed.first().click({ timeout: 2000 }).catch(() => {});
+  }
   return (await pane.locator(".monaco-list-row").allInnerTexts()).map((s) => s.replace(/\s+/g, ""));
 }
 async function focusOutline() {
