@@ -45,6 +45,28 @@ impl Setup {
         )
     }
 
+    /// Every path the task's takes report, in order, until `last` is among them (at most ten
+    /// seconds: the watcher's notice may come after the take is sent).
+    fn take_until(&mut self, task: &str, last: &str) -> Vec<String> {
+        let mut all = Vec::new();
+        for _ in 0..100 {
+            let taken = self.take(task);
+            all.extend(
+                taken
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_owned),
+            );
+            if all.iter().any(|p| p == last) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        all
+    }
+
     /// Opens the task from its folder without tracking anything (a resumed task).
     fn open(&mut self, task: &str) -> Value {
         let dir = self.task_dir(task);
@@ -426,23 +448,7 @@ fn a_dispose_right_behind_the_reopen_never_loses_an_offline_edit() {
     s.workspace.replace("b.ts", "b edited\n");
     for task in tasks {
         // Each task reports b.ts; a.ts (restored and changed) must come before or with it.
-        let mut all = Vec::new();
-        for _ in 0..100 {
-            let taken = s.take(task);
-            all.extend(
-                taken
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned),
-            );
-            if all.iter().any(|p| p == "b.ts") {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert_eq!(all, ["a.ts", "b.ts"], "{task}");
+        assert_eq!(s.take_until(task, "b.ts"), ["a.ts", "b.ts"], "{task}");
     }
 }
 
@@ -484,22 +490,6 @@ fn a_track_in_the_same_batch_as_a_dispose_keeps_what_the_agent_saw() {
     }
     s.workspace.replace("b.ts", "b edited\n");
     for task in tasks {
-        let mut all = Vec::new();
-        for _ in 0..100 {
-            let taken = s.take(task);
-            all.extend(
-                taken
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .filter_map(Value::as_str)
-                    .map(str::to_owned),
-            );
-            if all.iter().any(|p| p == "b.ts") {
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(100));
-        }
-        assert_eq!(all, ["a.ts", "b.ts"], "{task}");
+        assert_eq!(s.take_until(task, "b.ts"), ["a.ts", "b.ts"], "{task}");
     }
 }

@@ -372,12 +372,13 @@ fn write_blob(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
 /// path without `..` inside a workspace folder (the access rule resolves links: one leading
 /// outside is outside) is ever read (`noBaseline` otherwise: only such files are watched, so
 /// only they have changes to show), and only if the access rule allows it now (`blocked`; a
-/// name that is not UTF-8 cannot be judged exactly: blocked).
+/// name that is not UTF-8 cannot be judged exactly: blocked). Returns the real file the path
+/// leads to now, when it exists (resolved once here; the caller compares it with the baseline's).
 pub fn persisted_path(
     state: &SharedState,
     policy: &Policy,
     absolute: &Path,
-) -> Result<(), Fallback> {
+) -> Result<Option<PathBuf>, Fallback> {
     if !absolute.is_absolute()
         || absolute
             .components()
@@ -395,7 +396,8 @@ pub fn persisted_path(
     }
     // The access rule counts a name inside a folder as inside even when it links elsewhere;
     // a stored path must also lead inside (the real file, judged without links on the way).
-    if let Some(real) = real_file_if_exists(absolute) {
+    let real = real_file_if_exists(absolute);
+    if let Some(real) = &real {
         let real_name = real.to_str().ok_or(Fallback::Blocked)?;
         if policy
             .check_access(&state.resolver, &state.fs, None, real_name)
@@ -405,7 +407,7 @@ pub fn persisted_path(
             return Err(Fallback::NoBaseline);
         }
     }
-    Ok(())
+    Ok(real)
 }
 
 /// The real file `absolute` names now (every link resolved), when it exists.
@@ -432,9 +434,9 @@ fn read_current(
     baseline_of: Option<Option<&Path>>,
 ) -> Result<Vec<u8>, Fallback> {
     let policy = state.policy();
-    persisted_path(state, &policy, absolute)?;
+    let now = persisted_path(state, &policy, absolute)?;
     if let Some(expected) = baseline_of
-        && let Some(now) = real_file_if_exists(absolute)
+        && let Some(now) = now
         && Some(now.as_path()) != expected
     {
         return Err(Fallback::NoBaseline);
