@@ -141,6 +141,29 @@ impl TaskFiles {
         }
     }
 
+    /// The host told what the agent saw of `path` (its `content`), and the disk held
+    /// `on_disk` when that was recorded, which differs (an unsaved buffer, line endings the
+    /// read tool normalised, a file not written yet). The disk's content is then no user edit
+    /// until the disk changes: without this, any judgement that no event prompted (the
+    /// watcher-ready rescan, an overflow rescan, a reopen) reported the difference as an edit
+    /// nobody made. Kept with the superseded contents, so it is persisted and restored the
+    /// same way and ends the same way: when the agent's view is seen on disk, or when a change
+    /// is reported (which becomes the new known content).
+    pub fn disk_differs_from_seen(&mut self, path: &str, on_disk: Fingerprint) {
+        let Some(known) = self.known.get(path) else {
+            return;
+        };
+        if *known == on_disk {
+            return;
+        }
+        let superseded = self.superseded.entry(path.to_owned()).or_default();
+        superseded.retain(|f| *f != on_disk);
+        superseded.push(on_disk);
+        if superseded.len() > MAX_SUPERSEDED {
+            superseded.remove(0);
+        }
+    }
+
     /// Watches `path` again after a restart: `known` is what the agent last saw, as persisted,
     /// or `None` when that is unknown (then the first observation is adopted). A path tracked
     /// since the task was opened keeps its fresher knowledge.

@@ -516,3 +516,40 @@ fn active_paths_are_newest_first_and_each_once() {
     task.track("a", RecordSource::RooEdited, None, T3);
     assert_eq!(task.active_paths(), ["a", "b"]);
 }
+
+#[test]
+fn the_disk_differing_from_what_the_host_told_is_no_edit_until_the_disk_changes() {
+    // (told, on disk when tracked, then observed in order, whether each is reported)
+    let missing = Fingerprint::Missing;
+    let cases: &[(&str, Fingerprint, &[(Fingerprint, bool)])] = &[
+        ("crlf", content("a\r\n"), &[(content("a\r\n"), false)]),
+        ("absent", missing, &[(missing, false), (missing, false)]),
+        // A real edit is reported; undoing it back to the old disk content is one too.
+        (
+            "edited",
+            content("disk"),
+            &[(content("user"), true), (content("disk"), true)],
+        ),
+        // Once the disk shows what the host told, the old disk content is an edit again.
+        (
+            "caught up",
+            content("disk"),
+            &[(content("told"), false), (content("disk"), true)],
+        ),
+        // The same content as told: nothing is remembered.
+        ("same", content("told"), &[(missing, true)]),
+    ];
+    for (name, on_disk, observations) in cases {
+        let mut task = TaskFiles::default();
+        task.track("a", RecordSource::ReadTool, Some(content("told")), T1);
+        task.disk_differs_from_seen("a", *on_disk);
+        for (i, (observed, reported)) in observations.iter().enumerate() {
+            let change = task.observe("a", *observed, &ChangeHint::Changed, T2);
+            assert_eq!(change.is_some(), *reported, "{name}: observation {i}");
+        }
+    }
+    // An untracked path gains nothing.
+    let mut task = TaskFiles::default();
+    task.disk_differs_from_seen("a", content("disk"));
+    assert!(task.superseded("a").is_empty());
+}

@@ -15,6 +15,8 @@ pub(super) enum Command {
         key: String,
         source: RecordSource,
         seen: Seen,
+        /// When `seen` is what the host told: the file to fingerprint as it is on disk now.
+        disk: Option<Seen>,
         baseline: Option<SeenContent>,
         partial: bool,
         reply: oneshot::Sender<Result<Option<MetadataRecovery>, TrackerError>>,
@@ -172,6 +174,7 @@ impl TaskActor {
                         key,
                         source,
                         seen,
+                        disk,
                         baseline,
                         partial,
                         reply,
@@ -182,6 +185,11 @@ impl TaskActor {
                             baselines.saw(&key, &source, baseline, seen, now).await;
                         }
                         task.track(&key, source, seen, now);
+                        if let Some(disk) = disk
+                            && let Some(on_disk) = resolve_seen(disk).await
+                        {
+                            task.disk_differs_from_seen(&key, on_disk);
+                        }
                         touched.push(key);
                         dirty = true;
                         owed.push(Owed::Track(reply, recovery.take()));

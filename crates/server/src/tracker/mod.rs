@@ -386,6 +386,13 @@ impl FileTracker {
             (Ok(_), Some(content)) => Seen::Known(Fingerprint::of(content.as_bytes())),
             (Ok(absolute), None) => Seen::ReadFrom(absolute.clone(), self.state.policy()),
         };
+        // What the host told may differ from the disk: that difference is no user edit.
+        let disk = match (&watched, &seen) {
+            (Ok(absolute), Seen::Known(_)) => {
+                Some(Seen::ReadFrom(absolute.clone(), self.state.policy()))
+            }
+            _ => None,
+        };
         let baseline = self.seen_content(&watched, content, cwd);
         let (reply, answer) = oneshot::channel();
         send(
@@ -394,6 +401,7 @@ impl FileTracker {
                 key: path.to_owned(),
                 source,
                 seen,
+                disk,
                 baseline,
                 partial,
                 reply,
@@ -702,6 +710,53 @@ mod tests {
         std::fs::write(dir.path().join("a.ts"), "original\n").unwrap();
         rescan_judged(&tracker).await;
         assert_eq!(next_change(&mut changes).await.path, "a.ts");
+    }
+
+    /// The root cause of the flaky `files::a_thousand_concurrent_tracks_...` (issue 25): the
+    /// watcher-ready rescan, which comes up about when the first tracks land, judged files
+    /// tracked with host-given `content` against the disk, and a file whose disk content
+    /// differs (here: one that does not exist, one with other line endings) was reported as a
+    /// user edit nobody made. The rescan is triggered here at the racing point, after the
+    /// tracks, so this fails without the fix every time.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_rescan_reports_no_edit_for_content_the_host_told_that_differs_from_the_disk() {
+        let (dir, state) = workspace(&[("crlf.ts", "a\r\nb\r\n")]);
+        let (tracker, mut changes) = FileTracker::start(state);
+        for (path, told) in [("crlf.ts", "a\nb\n"), ("absent.ts", "absent")] {
+            let (watched, _) = tracker
+                .track(
+                    "t",
+                    None,
+                    path,
+                    RecordSource::ReadTool,
+                    Some(told),
+                    None,
+                    false,
+                )
+                .await
+                .unwrap();
+            assert_eq!(watched, Ok(()));
+        }
+        rescan_judged(&tracker).await;
+        rescan_judged(&tracker).await;
+        assert_eq!(tracker.take_recently_modified("t").await.unwrap(), [""; 0]);
+        let records = tracker.records("t").await.unwrap().files_in_context;
+        let sources: Vec<String> = records
+            .iter()
+            .map(|r| format!("{} {:?}", r.path, r.record_source))
+            .collect();
+        assert_eq!(sources, ["crlf.ts ReadTool", "absent.ts ReadTool"]);
+        // A real edit is still an edit, and undoing it is one too.
+        std::fs::write(dir.path().join("crlf.ts"), "user\r\n").unwrap();
+        rescan_judged(&tracker).await;
+        assert_eq!(next_change(&mut changes).await.path, "crlf.ts");
+        std::fs::write(dir.path().join("crlf.ts"), "a\r\nb\r\n").unwrap();
+        rescan_judged(&tracker).await;
+        assert_eq!(next_change(&mut changes).await.path, "crlf.ts");
+        // The file appearing with other content than the host told is an edit as well.
+        std::fs::write(dir.path().join("absent.ts"), "written by the user").unwrap();
+        rescan_judged(&tracker).await;
+        assert_eq!(next_change(&mut changes).await.path, "absent.ts");
     }
 
     /// The root cause of the flaky `files::a_save_with_identical_content_is_not_reported`: an
