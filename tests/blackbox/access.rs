@@ -80,12 +80,43 @@ fn instructions_are_the_originals_text() {
     let protect = server.call("roo/protect/instructions", json!({}));
     assert_eq!(
         protect["instructions"],
-        "# Protected Files\n\n(The following Roo configuration file patterns are write-protected and always require approval for modifications, regardless of autoapproval settings. When using list_files, you'll notice a \u{1F6E1} next to files that are write-protected.)\n\nProtected patterns: .zooignore, .rooignore, .zoomodes, .roomodes, .roorules*, .clinerules*, .zoo/**, .roo/**, .vscode/**, *.code-workspace, .rooprotected, AGENTS.md, AGENT.md"
+        "# Protected Files\n\n(The following Roo configuration file patterns are write-protected and always require approval for modifications, regardless of autoapproval settings. When using list_files, you'll notice a \u{1F6E1} next to files that are write-protected.)\n\nProtected patterns: .rooignore, .roomodes, .roorules*, .clinerules*, .roo/**, .vscode/**, *.code-workspace, .rooprotected, AGENTS.md, AGENT.md"
     );
     assert_eq!(
         protect["message"],
         "This is a Roo configuration file and requires approval for modifications"
     );
+}
+
+/// Roo's texts report Roo's own ten patterns (its system prompt and `getProtectedPatterns`);
+/// Zoo's report the union. The decisions are the union's under both: Roo still asks before a
+/// write to a `.zoo/` folder.
+#[test]
+fn each_flavor_reports_its_own_protected_patterns_and_both_protect_the_union() {
+    let fixture = fixture();
+    for (flavor, reported) in [("roo", 10), ("zoo", 13)] {
+        let mut server =
+            Server::start_in_process(&[fixture.root()], json!({ "flavor": flavor }));
+        let protect = server.call("roo/protect/instructions", json!({}));
+        let patterns = protect["patterns"].as_array().unwrap();
+        assert_eq!(patterns.len(), reported, "{flavor}: {patterns:?}");
+        assert_eq!(
+            patterns.iter().any(|p| p == ".zooignore"),
+            flavor == "zoo",
+            "{flavor}"
+        );
+        let checked = server.call(
+            "roo/protect/check",
+            json!({"paths": [".zoo/x.json", ".zooignore", ".roo/mcp.json", "src/a.ts"]}),
+        );
+        let flags: Vec<bool> = checked["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["isProtected"].as_bool().unwrap())
+            .collect();
+        assert_eq!(flags, [true, true, true, false], "{flavor}");
+    }
 }
 
 #[test]

@@ -195,13 +195,30 @@ pub const PROTECTED_PATTERNS: [&str; 13] = [
     "AGENT.md",
 ];
 
+/// Roo Code's own list, in its order: what Roo's texts report (its system prompt and
+/// `getProtectedPatterns`) under [`Flavor::Roo`]. The decisions always use the union above (a
+/// `.zoo/` folder is no less a configuration folder in Roo), only the reported list differs.
+pub const ROO_PROTECTED_PATTERNS: [&str; 10] = [
+    ".rooignore",
+    ".roomodes",
+    ".roorules*",
+    ".clinerules*",
+    ".roo/**",
+    ".vscode/**",
+    "*.code-workspace",
+    ".rooprotected",
+    "AGENTS.md",
+    "AGENT.md",
+];
+
 /// Config folders are protected at any depth too (the original only protects them at the root).
 const NESTED_CONFIG_PATTERNS: [&str; 3] = ["**/.zoo/**", "**/.roo/**", "**/.vscode/**"];
 
 /// Write protection for configuration files.
 #[derive(Debug)]
 pub struct ProtectRules {
-    /// Patterns in the order they are reported: the built-in list, then configured extras.
+    /// Patterns in the order they are reported: the flavor's built-in list, then configured
+    /// extras.
     pub patterns: Vec<String>,
     rules: RuleSet,
     flavor: Flavor,
@@ -210,13 +227,23 @@ pub struct ProtectRules {
 impl ProtectRules {
     /// Built-in patterns plus `extra` ones from settings.
     pub fn new(extra: &[String], flavor: Flavor) -> ProtectRules {
-        let mut patterns: Vec<String> =
-            PROTECTED_PATTERNS.iter().map(|p| (*p).to_owned()).collect();
-        patterns.extend(extra.iter().filter(|p| !p.trim().is_empty()).cloned());
+        let extra: Vec<String> = extra
+            .iter()
+            .filter(|p| !p.trim().is_empty())
+            .cloned()
+            .collect();
+        let reported: &[&str] = match flavor {
+            Flavor::Roo => &ROO_PROTECTED_PATTERNS,
+            Flavor::Zoo => &PROTECTED_PATTERNS,
+        };
+        let mut patterns: Vec<String> = reported.iter().map(|p| (*p).to_owned()).collect();
+        patterns.extend(extra.iter().cloned());
         // Nested patterns first: on a tie the later, more familiar pattern is the one reported.
         let mut content = NESTED_CONFIG_PATTERNS.join("\n");
         content.push('\n');
-        content.push_str(&patterns.join("\n"));
+        content.push_str(&PROTECTED_PATTERNS.join("\n"));
+        content.push('\n');
+        content.push_str(&extra.join("\n"));
         ProtectRules {
             rules: RuleSet::new(None, &content, &[]),
             patterns,
