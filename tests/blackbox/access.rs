@@ -95,8 +95,7 @@ fn instructions_are_the_originals_text() {
 fn each_flavor_reports_its_own_protected_patterns_and_both_protect_the_union() {
     let fixture = fixture();
     for (flavor, reported) in [("roo", 10), ("zoo", 13)] {
-        let mut server =
-            Server::start_in_process(&[fixture.root()], json!({ "flavor": flavor }));
+        let mut server = Server::start_in_process(&[fixture.root()], json!({ "flavor": flavor }));
         let protect = server.call("roo/protect/instructions", json!({}));
         let patterns = protect["patterns"].as_array().unwrap();
         assert_eq!(patterns.len(), reported, "{flavor}: {patterns:?}");
@@ -279,5 +278,74 @@ fn large_batches_are_decided_in_order() {
     for (i, r) in results.iter().enumerate() {
         assert_eq!(r["path"], paths[i]);
         assert_eq!(r["allowed"], i % 3 != 0);
+    }
+}
+
+/// `roo/ignore/setRules`: a host whose files are not on the sidecar's disk (an in-memory file
+/// system, `vscode.workspace.fs`) provides the ignore file's text; while it does, the disk's
+/// file is not read; `hostOwned: false` gives the folder back to its disk.
+#[test]
+fn host_provided_rules_replace_the_disk_ones_until_given_back() {
+    let fixture = fixture();
+    let root = fixture.root().to_string_lossy().into_owned();
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    let paths = ["secrets/api.json", "src/app.ts", "keep.log"];
+    assert_eq!(allowed(&mut server, &paths), [false, true, true]);
+    let set = |server: &mut Server, params: Value| server.call("roo/ignore/setRules", params);
+    let result = set(
+        &mut server,
+        json!({"folder": root, "file": ".rooignore", "content": "src/\n"}),
+    );
+    assert_eq!(result["activeIgnoreFile"], ".rooignore");
+    assert!(result["ruleCount"].as_u64().unwrap() >= 1, "{result}");
+    assert_eq!(allowed(&mut server, &paths), [true, false, true]);
+    let instructions = server.call("roo/ignore/instructions", json!({}));
+    assert!(
+        instructions["instructions"]
+            .as_str()
+            .unwrap()
+            .ends_with("src/\n\n.rooignore"),
+        "{instructions}"
+    );
+    // A host .zooignore wins over its .rooignore, as on disk.
+    set(
+        &mut server,
+        json!({"folder": root, "file": ".zooignore", "content": "*.log\n"}),
+    );
+    assert_eq!(allowed(&mut server, &paths), [true, true, false]);
+    // The host has no ignore file at all: nothing is blocked by one (the disk's is not read).
+    set(
+        &mut server,
+        json!({"folder": root, "file": ".zooignore", "content": null}),
+    );
+    let none = set(
+        &mut server,
+        json!({"folder": root, "file": ".rooignore", "content": null}),
+    );
+    assert_eq!(none["activeIgnoreFile"], Value::Null);
+    assert_eq!(allowed(&mut server, &paths), [true, true, true]);
+    // Given back: the disk's .rooignore again.
+    set(
+        &mut server,
+        json!({"folder": root, "file": ".rooignore", "content": null, "hostOwned": false}),
+    );
+    assert_eq!(allowed(&mut server, &paths), [false, true, true]);
+    // Bad params name the field.
+    for (params, field) in [
+        (
+            json!({"folder": "/no/such/folder", "file": ".rooignore", "content": ""}),
+            "folder",
+        ),
+        (
+            json!({"folder": root, "file": ".gitignore", "content": ""}),
+            "file",
+        ),
+    ] {
+        let error = server.request("roo/ignore/setRules", params).unwrap_err();
+        assert_eq!(error["code"], -32602);
+        assert!(
+            error["message"].as_str().unwrap().contains(field),
+            "{error}"
+        );
     }
 }

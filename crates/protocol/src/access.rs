@@ -185,6 +185,50 @@ pub struct IgnoreInstructionsResult {
     pub active_ignore_file: Option<String>,
 }
 
+/// Params of `roo/ignore/setRules`: the ignore file of a folder as the host has it, for hosts
+/// whose files live elsewhere than the sidecar's disk (`vscode.workspace.fs`, an in-memory test
+/// file system). While set, the folder's ignore file on disk is not read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SetIgnoreRulesParams {
+    /// The workspace folder (as given in `initialize` or a folder change).
+    pub folder: String,
+    /// Which ignore file the content is: `.rooignore` or `.zooignore`.
+    pub file: IgnoreFileName,
+    /// The file's text; `null` means the host has no such file (nothing is blocked by it).
+    pub content: Option<String>,
+    /// `false` gives the folder back to its ignore file on disk. Default `true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_owned: Option<bool>,
+}
+
+/// The two ignore file names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum IgnoreFileName {
+    /// Roo's.
+    #[serde(rename = ".rooignore")]
+    Roo,
+    /// Zoo's (wins over `.rooignore`).
+    #[serde(rename = ".zooignore")]
+    Zoo,
+}
+
+/// Result of `roo/ignore/setRules`: the folder's rules now.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SetIgnoreRulesResult {
+    /// The active ignore file's name, if any.
+    pub active_ignore_file: Option<String>,
+    /// Rules compiled.
+    pub rule_count: usize,
+    /// Why the rules cannot be used (then the folder is blocked), if so.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
 /// Params of `roo/protect/check` and `roo/protect/annotate`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

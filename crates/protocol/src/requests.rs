@@ -56,6 +56,8 @@ macro_rules! for_each_request {
             ValidateCommand = IGNORE_VALIDATE_COMMAND "roo/ignore/validateCommand", access::ValidateCommandParams => access::ValidateCommandResult, blocking;
             /// The ignore file's LLM instructions.
             IgnoreInstructions = IGNORE_INSTRUCTIONS "roo/ignore/instructions", access::IgnoreInstructionsParams => access::IgnoreInstructionsResult, inline;
+            /// The ignore file of a folder as the host has it (instead of the disk's).
+            IgnoreSetRules = IGNORE_SET_RULES "roo/ignore/setRules", access::SetIgnoreRulesParams => access::SetIgnoreRulesResult, inline;
             /// Write protection for a batch of paths.
             ProtectCheck = PROTECT_CHECK "roo/protect/check", access::ProtectParams => access::ProtectCheckResult, blocking;
             /// The original's `annotatePathsWithProtection`.

@@ -20,6 +20,47 @@ struct Folder {
     root: WorkspaceRoot,
     ignore: Option<Arc<IgnoreFile>>,
     last_error: Option<String>,
+    /// The ignore files as the host has them (`roo/ignore/setRules`): while set, the disk's are
+    /// not read.
+    host: Option<HostIgnore>,
+}
+
+/// The ignore files a host provided for a folder, by name (`None`: the host has no such file).
+#[derive(Debug, Clone, Default)]
+struct HostIgnore {
+    roo: Option<String>,
+    zoo: Option<String>,
+}
+
+/// The active ignore file among the host's, judged as a file on disk would be.
+fn load_host_ignore(host: &HostIgnore) -> Result<Option<IgnoreFile>, Unusable> {
+    let Some(name) = active_ignore_file_name(host.zoo.is_some(), host.roo.is_some()) else {
+        return Ok(None);
+    };
+    let content = if name == ZOO_IGNORE_FILE {
+        &host.zoo
+    } else {
+        &host.roo
+    };
+    let file = IgnoreFile::from_bytes(name, content.as_deref().unwrap_or("").as_bytes());
+    match file.unusable_reason() {
+        Some(reason) => Err(Unusable {
+            name,
+            message: format!("cannot use the host's {name}: {reason}"),
+        }),
+        None => Ok(Some(file)),
+    }
+}
+
+/// A folder's ignore file: the host's when it provided them, else the disk's.
+fn load_folder_ignore(
+    host: Option<&HostIgnore>,
+    root: &Path,
+) -> Result<Option<IgnoreFile>, Unusable> {
+    match host {
+        Some(host) => load_host_ignore(host),
+        None => load_ignore_file(root),
+    }
 }
 
 /// What write protection is compiled from: the extra patterns and the wording.
@@ -253,16 +294,17 @@ impl SharedState {
             .iter()
             .map(|given| {
                 let root = WorkspaceRoot::new(given, &self.fs);
-                let last = previous
-                    .iter()
-                    .find(|f| &f.given == given)
-                    .and_then(|f| f.ignore.clone());
-                let (ignore, last_error) = apply_load(last, load_ignore_file(&root.lexical));
+                let before = previous.iter().find(|f| &f.given == given);
+                let last = before.and_then(|f| f.ignore.clone());
+                let host = before.and_then(|f| f.host.clone());
+                let loaded = load_folder_ignore(host.as_ref(), &root.lexical);
+                let (ignore, last_error) = apply_load(last, loaded);
                 Folder {
                     given: given.clone(),
                     root,
                     ignore,
                     last_error,
+                    host,
                 }
             })
             .collect();
@@ -315,9 +357,13 @@ impl SharedState {
     pub fn reload_ignore(&self, root: &Path) -> Option<IgnoreDidReloadParams> {
         let is_it = |f: &Folder| f.root.lexical == root || f.given == root;
         // Read and compile outside the lock: requests keep reading the current policy meanwhile.
-        let given = self.read().folders.iter().find(|f| is_it(f))?.given.clone();
+        let (given, host) = {
+            let workspace = self.read();
+            let folder = workspace.folders.iter().find(|f| is_it(f))?;
+            (folder.given.clone(), folder.host.clone())
+        };
         let resolved = WorkspaceRoot::new(&given, &self.fs);
-        let loaded = load_ignore_file(&resolved.lexical);
+        let loaded = load_folder_ignore(host.as_ref(), &resolved.lexical);
         let mut workspace = self.write();
         let folder = workspace.folders.iter_mut().find(|f| is_it(f))?;
         let moved = folder.root != resolved;
@@ -340,6 +386,36 @@ impl SharedState {
             self.resolver.set_watched_roots(roots);
         }
         Some(outcome)
+    }
+
+    /// `roo/ignore/setRules`: the host's text of one ignore file of the folder `given` (`None`:
+    /// the host has no such file), or, with `host_owned` false, the folder back to its disk.
+    /// Answers as a reload does; `None` when `given` is no workspace folder.
+    pub fn set_host_ignore(
+        &self,
+        given: &Path,
+        name: &str,
+        content: Option<String>,
+        host_owned: bool,
+    ) -> Option<IgnoreDidReloadParams> {
+        {
+            let mut workspace = self.write();
+            let folder = workspace
+                .folders
+                .iter_mut()
+                .find(|f| f.given == given || f.root.lexical == given)?;
+            if host_owned {
+                let host = folder.host.get_or_insert_with(HostIgnore::default);
+                if name == ZOO_IGNORE_FILE {
+                    host.zoo = content;
+                } else {
+                    host.roo = content;
+                }
+            } else {
+                folder.host = None;
+            }
+        }
+        self.reload_ignore(given)
     }
 
     /// The settings in force.

@@ -254,6 +254,35 @@ impl Handler for requests::IgnoreInstructions {
     }
 }
 
+/// `roo/ignore/setRules`.
+impl Handler for requests::IgnoreSetRules {
+    fn handle(
+        snapshot: &Snapshot,
+        params: SetIgnoreRulesParams,
+    ) -> Result<SetIgnoreRulesResult, RpcError> {
+        let name = match params.file {
+            IgnoreFileName::Roo => roo_context_core::access::ROO_IGNORE_FILE,
+            IgnoreFileName::Zoo => roo_context_core::access::ZOO_IGNORE_FILE,
+        };
+        let folder = Path::new(&params.folder);
+        let host_owned = params.host_owned.unwrap_or(true);
+        let outcome = snapshot
+            .state
+            .set_host_ignore(folder, name, params.content, host_owned)
+            .ok_or_else(|| {
+                RpcError::field(
+                    "folder",
+                    format!("{} is not a workspace folder", params.folder),
+                )
+            })?;
+        Ok(SetIgnoreRulesResult {
+            active_ignore_file: outcome.active_ignore_file,
+            rule_count: outcome.rule_count,
+            error: outcome.error,
+        })
+    }
+}
+
 /// `roo/protect/check`.
 impl Handler for requests::ProtectCheck {
     fn handle(snapshot: &Snapshot, params: ProtectParams) -> Result<ProtectCheckResult, RpcError> {
