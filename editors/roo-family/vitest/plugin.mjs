@@ -36,6 +36,20 @@ export function rooContextAdapters({ upstreamSrc, enabled = true }) {
 	return {
 		name: "roo-context-adapters",
 		enforce: "pre",
+		// An adapter imports the agent's own modules (its `utils/fs`, its types) by the path the
+		// original would use: a relative import that leads nowhere inside the adapters resolves
+		// from the original's folder.
+		async resolveId(source, importer, options) {
+			if (!importer || !importer.startsWith(ADAPTERS) || !source.startsWith(".")) return null
+			const candidate = path.resolve(path.dirname(importer), source)
+			const inside = ["", ".ts", ".mjs", ".js"].some((ext) => fs.existsSync(candidate + ext))
+			if (inside) return null
+			const original = path.join(upstreamSrc, path.relative(ADAPTERS, candidate))
+			return this.resolve(original, path.join(upstreamSrc, path.relative(ADAPTERS, importer)), {
+				...options,
+				skipSelf: true,
+			})
+		},
 		load(id) {
 			const adapter = map.get(id.split("?")[0])
 			if (!adapter) return null

@@ -19,6 +19,7 @@ export const SYNC_METHODS = [
 	"roo/ignore/formatFilesList",
 	"roo/ignore/validateCommand",
 	"roo/ignore/instructions",
+	"roo/ignore/setRules",
 	"roo/protect/check",
 	"roo/protect/annotate",
 	"roo/protect/instructions",
