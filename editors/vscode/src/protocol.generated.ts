@@ -135,6 +135,13 @@ export type FoldDiagnosticKind =
  */
 export type HostMentionKind = "problems" | "terminal" | "url";
 /**
+ * The two ignore file names.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "IgnoreFileName".
+ */
+export type IgnoreFileName = ".rooignore" | ".zooignore";
+/**
  * What `roo/context/manage` did.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -239,6 +246,7 @@ export interface RooProtocolDefinitions {
   HostSummarizeParams: HostSummarizeParams;
   HostSummarizeResult: HostSummarizeResult;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
+  IgnoreFileName: IgnoreFileName;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
   ManageAction: ManageAction;
@@ -274,6 +282,8 @@ export interface RooProtocolDefinitions {
   ResolveMentionResult: ResolveMentionResult;
   RewindParams: RewindParams;
   RewindResult: RewindResult;
+  SetIgnoreRulesParams: SetIgnoreRulesParams;
+  SetIgnoreRulesResult: SetIgnoreRulesResult;
   Settings: Settings;
   SummarizerModel: SummarizerModel;
   SummaryVerificationInfo: SummaryVerificationInfo;
@@ -2284,6 +2294,52 @@ export interface RewindResult {
   diagnostics: HistoryDiagnostic[];
 }
 /**
+ * Params of `roo/ignore/setRules`: the ignore file of a folder as the host has it, for hosts
+ * whose files live elsewhere than the sidecar's disk (`vscode.workspace.fs`, an in-memory test
+ * file system). While set, the folder's ignore file on disk is not read.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SetIgnoreRulesParams".
+ */
+export interface SetIgnoreRulesParams {
+  /**
+   * The workspace folder (as given in `initialize` or a folder change).
+   */
+  folder: string;
+  /**
+   * Which ignore file the content is: `.rooignore` or `.zooignore`.
+   */
+  file: IgnoreFileName;
+  /**
+   * The file's text; `null` means the host has no such file (nothing is blocked by it).
+   */
+  content?: string | null;
+  /**
+   * `false` gives the folder back to its ignore file on disk. Default `true`.
+   */
+  hostOwned?: boolean | null;
+}
+/**
+ * Result of `roo/ignore/setRules`: the folder's rules now.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SetIgnoreRulesResult".
+ */
+export interface SetIgnoreRulesResult {
+  /**
+   * The active ignore file's name, if any.
+   */
+  activeIgnoreFile?: string | null;
+  /**
+   * Rules compiled.
+   */
+  ruleCount: number;
+  /**
+   * Why the rules cannot be used (then the folder is blocked), if so.
+   */
+  error?: string | null;
+}
+/**
  * Settings, given as `initializationOptions`, in `workspace/didChangeConfiguration`
  * (`settings.rooContext` or `settings` itself) or with `roo/settings/update`. Every field is
  * optional; an update changes only the fields it names.
@@ -2658,6 +2714,7 @@ export interface RooRequests {
   "roo/ignore/formatFilesList": { params: FormatFilesListParams; result: FormatFilesListResult };
   "roo/ignore/validateCommand": { params: ValidateCommandParams; result: ValidateCommandResult };
   "roo/ignore/instructions": { params: IgnoreInstructionsParams; result: IgnoreInstructionsResult };
+  "roo/ignore/setRules": { params: SetIgnoreRulesParams; result: SetIgnoreRulesResult };
   "roo/protect/check": { params: ProtectParams; result: ProtectCheckResult };
   "roo/protect/annotate": { params: ProtectParams; result: ProtectAnnotateResult };
   "roo/protect/instructions": { params: ProtectInstructionsParams; result: ProtectInstructionsResult };
@@ -2709,6 +2766,7 @@ export const ROO_REQUEST_METHODS = {
   ignoreFormatFilesList: "roo/ignore/formatFilesList",
   ignoreValidateCommand: "roo/ignore/validateCommand",
   ignoreInstructions: "roo/ignore/instructions",
+  ignoreSetRules: "roo/ignore/setRules",
   protectCheck: "roo/protect/check",
   protectAnnotate: "roo/protect/annotate",
   protectInstructions: "roo/protect/instructions",

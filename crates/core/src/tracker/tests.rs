@@ -519,9 +519,10 @@ fn active_paths_are_newest_first_and_each_once() {
 
 #[test]
 fn the_disk_differing_from_what_the_host_told_is_no_edit_until_the_disk_changes() {
-    // (told, on disk when tracked, then observed in order, whether each is reported)
+    // (name, on disk when tracked, then observed in order with whether each is reported)
+    type Case<'a> = (&'a str, Fingerprint, &'a [(Fingerprint, bool)]);
     let missing = Fingerprint::Missing;
-    let cases: &[(&str, Fingerprint, &[(Fingerprint, bool)])] = &[
+    let cases: &[Case] = &[
         ("crlf", content("a\r\n"), &[(content("a\r\n"), false)]),
         ("absent", missing, &[(missing, false), (missing, false)]),
         // A real edit is reported; undoing it back to the old disk content is one too.
