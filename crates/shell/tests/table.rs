@@ -209,7 +209,7 @@ A  curl -H 'Accept: application/json' https://example.com
 A  wget https://example.com/file.tgz
 A  dd if=/dev/zero of=/tmp/x bs=1 count=1
 A  git show HEAD:src/app.ts
-A  git diff
+U  git diff
 A  git log --oneline
 # --- wrappers
 B  sudo cat .env
@@ -667,7 +667,7 @@ A  python3 -m pytest tests
 # --- red team: a link to a blocked folder made in the same command
 B  ln -sf secrets d && cat d/key.json
 B  ln -s secrets/ d; cat d/*
-U  ln -s config c && cat c/private.json
+B  ln -s config c && cat c/private.json
 A  ln -s src s && cat s/app.ts
 # --- red team: git pathspecs and work trees that are blocked folders
 B  git log -p -- secrets
@@ -716,7 +716,7 @@ B  cmd /c "type .e^nv"
 B  type .e^nv
 B  cmd /c type se^crets\key.json
 A  git show HEAD^:src/app.ts
-A  git diff HEAD^ HEAD
+U  git diff HEAD^ HEAD
 # --- red team: scripts from another command's output, later or elsewhere
 U  . <(echo cat .env)
 U  source <(cat list.txt)
