@@ -262,10 +262,13 @@ impl Walker<'_> {
                     if option == "--" || option == "-" || !option.starts_with(['-', '+']) {
                         break;
                     }
-                    let safe = if matches!(option, "-o" | "+o") {
+                    let letters = &option[1..];
+                    let mut safe = letters.chars().all(|c| "euxvfnCETbo".contains(c));
+                    if letters.contains('o') {
+                        // `-o name`, `-euo pipefail`: the option's name is the next word.
                         let value = args.get(k).map_or("", |v| v.text.as_str());
                         k += 1;
-                        matches!(
+                        safe &= matches!(
                             value,
                             "" | "pipefail"
                                 | "errexit"
@@ -278,11 +281,13 @@ impl Walker<'_> {
                                 | "functrace"
                                 | "noexec"
                                 | "notify"
-                        )
-                    } else {
-                        option[1..].chars().all(|c| "euxvfnCETb".contains(c))
-                    };
-                    if !safe || args[k - 1].dynamic.is_some() {
+                        );
+                    }
+                    if !safe
+                        || args[..k.min(args.len())]
+                            .iter()
+                            .any(|v| v.dynamic.is_some())
+                    {
                         self.undecide(Construct::ShellState, &text());
                     }
                 }

@@ -337,6 +337,12 @@ impl Walker<'_> {
                 self.state_assignments(node, cx);
                 self.substitutions(node, folders, cx)
             }
+            "unset_command" => {
+                for child in named(node) {
+                    self.state_name(cx.text(child), cx.text(node));
+                }
+                self.substitutions(node, folders, cx)
+            }
             "function_definition" => {
                 let name = node.child_by_field_name("name").map_or("", |n| cx.text(n));
                 if shadows_builtin(name) {
@@ -419,15 +425,18 @@ impl Walker<'_> {
     /// text the grammar did not parse as one (`${x:-`cat .env`}` is a plain word to it) still
     /// runs in bash. Its body is walked as a script, and what it yields is unknown.
     fn hidden_substitutions(&mut self, root: Node, folders: &Folders, cx: &mut Cx) {
-        let mut stack = vec![root];
+        // Inside `${…}` the word is a variable's already (dynamic wherever it is used), so
+        // only the body matters there.
+        let mut stack = vec![(root, false)];
         let mut seen = Vec::new();
-        while let Some(node) = stack.pop() {
+        while let Some((node, in_expansion)) = stack.pop() {
             if self.done() {
                 return;
             }
             if is_literal_region(node, cx) {
                 continue;
             }
+            let in_expansion = in_expansion || node.kind() == "expansion";
             let kids: Vec<Node> = children(node).collect();
             let mut gaps = Vec::new();
             if kids.is_empty() {
@@ -439,7 +448,7 @@ impl Walker<'_> {
                     at = kid.end_byte().max(at);
                 }
                 gaps.push((at, node.end_byte(), true));
-                stack.extend(kids.iter().rev());
+                stack.extend(kids.iter().rev().map(|kid| (*kid, in_expansion)));
             }
             for (from, to, dollar) in gaps {
                 for opener in hidden_openers(cx.src, from, to, dollar) {
@@ -450,7 +459,9 @@ impl Walker<'_> {
                     let body = opened_body(cx.src, opener);
                     let mut inner = folders.clone();
                     self.script(&body, &mut inner, &Stdin::Terminal, cx.depth + 1);
-                    self.undecide(Construct::Substitution, &cx.src[opener..]);
+                    if !in_expansion {
+                        self.undecide(Construct::Substitution, &cx.src[opener..]);
+                    }
                 }
             }
         }
