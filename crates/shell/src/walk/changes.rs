@@ -266,18 +266,15 @@ impl Walker<'_> {
                     self.changes.anything(name.to_owned());
                 }
             }
-            "7z" | "7za" | "7zr" => {
+            "7z" | "7za" | "7zr"
                 if args
                     .first()
-                    .is_some_and(|v| matches!(v.text.as_str(), "x" | "e"))
-                {
-                    self.changes.anything(name.to_owned());
-                }
+                    .is_some_and(|v| matches!(v.text.as_str(), "x" | "e")) =>
+            {
+                self.changes.anything(name.to_owned());
             }
-            "cpio" => {
-                if has_option(args, &['i'], &["--extract"]) {
-                    self.changes.anything(name.to_owned());
-                }
+            "cpio" if has_option(args, &['i'], &["--extract"]) => {
+                self.changes.anything(name.to_owned());
             }
             "git" => {
                 let sub = args

@@ -308,18 +308,15 @@ pub(super) fn process_view(path: &str) -> bool {
     for (i, pair) in parts.windows(2).enumerate() {
         let rest = &parts[i + 2..];
         let plain_fd = matches!(rest, [fd, n] if *fd == "fd" && digits(n));
-        match pair {
+        let seen_from_reader = match pair {
             ["proc", who] if matches!(*who, "self" | "thread-self") || digits(who) => {
-                if !(plain_fd && !digits(who) && i == 0) {
-                    return true;
-                }
+                !(plain_fd && !digits(who) && i == 0)
             }
-            ["dev", "fd"] => {
-                if !(i == 0 && matches!(rest, [n] if digits(n))) {
-                    return true;
-                }
-            }
-            _ => {}
+            ["dev", "fd"] => !(i == 0 && matches!(rest, [n] if digits(n))),
+            _ => false,
+        };
+        if seen_from_reader {
+            return true;
         }
     }
     false

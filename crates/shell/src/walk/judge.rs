@@ -292,22 +292,22 @@ impl Walker<'_> {
                     }
                 }
             }
-            "shopt" => {
+            "shopt"
                 if args.iter().any(|v| {
                     v.dynamic.is_some()
                         || (v.text.starts_with('-') && v.text.contains(['s', 'u', 'o']))
-                }) {
-                    self.undecide(Construct::ShellState, &text());
-                }
+                }) =>
+            {
+                self.undecide(Construct::ShellState, &text());
             }
             "enable" if !args.is_empty() => self.undecide(Construct::ShellState, &text()),
-            "cd" | "pushd" => {
-                // `cd -P`/`-e`/`-@`: the folder is resolved physically, not as the walk does.
+            // `cd -P`/`-e`/`-@`: the folder is resolved physically, not as the walk does.
+            "cd" | "pushd"
                 if args.iter().take_while(|v| v.text != "--").any(|v| {
                     v.text.starts_with('-') && v.text.len() > 1 && v.text.contains(['P', '@', 'e'])
-                }) {
-                    self.undecide(Construct::ShellState, &text());
-                }
+                }) =>
+            {
+                self.undecide(Construct::ShellState, &text());
             }
             _ => {}
         }

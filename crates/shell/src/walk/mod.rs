@@ -890,11 +890,13 @@ fn hidden_openers(src: &str, from: usize, to: usize, dollar: bool) -> Vec<usize>
         match bytes[i] {
             b'\\' => i += 1,
             b'`' => out.push(from + i),
-            b'$' | b'<' | b'>' if dollar && bytes.get(i + 1) == Some(&b'(') => {
-                // `$((` is arithmetic: its substitutions are nodes of their own.
-                if !(bytes[i] == b'$' && bytes.get(i + 2) == Some(&b'(')) {
-                    out.push(from + i);
-                }
+            // `$((` is arithmetic: its substitutions are nodes of their own.
+            b'$' | b'<' | b'>'
+                if dollar
+                    && bytes.get(i + 1) == Some(&b'(')
+                    && !(bytes[i] == b'$' && bytes.get(i + 2) == Some(&b'(')) =>
+            {
+                out.push(from + i);
             }
             _ => {}
         }
