@@ -7,6 +7,9 @@
 
 use super::*;
 
+/// A name no one uses: when `folder/<probe>` is protected, the folder's contents are.
+const PROBE: &str = ".roo-context-probe";
+
 /// Most link hops followed from a read to what an `ln` of the same line made it name.
 const MAX_LINK_HOPS: usize = 8;
 
@@ -374,7 +377,9 @@ impl Walker<'_> {
                         let typed = target.typed.clone();
                         let one = Val::literal(&typed, &path);
                         self.check(&one, &Folders::start(), Mode::Tree);
-                        if self.oracle.protected(&path) {
+                        // A folder whose contents are protected (`cp -al .roo x`).
+                        let inside = format!("{}/{PROBE}", path.trim_end_matches('/'));
+                        if self.oracle.protected(&path) || self.oracle.protected(&inside) {
                             self.undecide(Construct::ProtectedLink, &typed);
                         }
                         self.changes.link(name.clone(), path);

@@ -176,8 +176,13 @@ impl Walker<'_> {
                 readings.push((rest.to_owned(), val.glob));
             }
         }
-        if val.text.starts_with('-') && !val.text.starts_with("--") && val.text.len() > 2 {
-            existing.push((val.text[2..].to_owned(), val.glob));
+        if !val.text.starts_with("--")
+            && let Some(glued) = val.text.strip_prefix('-')
+            && let Some((_, letter)) = glued.char_indices().next()
+            && let Some(rest) = glued.get(letter.len_utf8()..)
+            && !rest.is_empty()
+        {
+            existing.push((rest.to_owned(), val.glob));
         }
         if !val.text.starts_with('-')
             && let Some((_, v)) = val.text.split_once('=')

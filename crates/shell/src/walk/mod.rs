@@ -335,6 +335,15 @@ impl Walker<'_> {
             "comment" => {}
             "variable_assignment" | "variable_assignments" | "declaration_command" => {
                 self.state_assignments(node, cx);
+                if node.kind() == "declaration_command" {
+                    // `export {HOME,X}=y`, `declare "HOME=y"`: the words as bash expands them.
+                    for child in named(node).filter(|c| c.kind() != "variable_assignment") {
+                        for val in self.word(child, folders, cx) {
+                            let name = val.text.trim_start_matches('-');
+                            self.state_name(name.split('=').next().unwrap_or(""), &val.typed);
+                        }
+                    }
+                }
                 self.substitutions(node, folders, cx)
             }
             "unset_command" => {

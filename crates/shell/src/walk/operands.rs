@@ -128,6 +128,11 @@ impl Walker<'_> {
             self.find(args, folders, stdin);
             return;
         }
+        if matches!(name, "tig" | "lazygit" | "gitui" | "gitk") {
+            // Terminal git browsers show every tracked file's diffs and blobs.
+            self.check(&Val::literal(name, "."), folders, Mode::Tree);
+            self.undecide(Construct::RecursiveRead, &command_text());
+        }
         let git_sub = if name == "git" {
             args.iter()
                 .enumerate()
@@ -218,7 +223,9 @@ impl Walker<'_> {
             let val = &args[k];
             k += 1;
             if let Some(is_file) = skip_next.take() {
-                if is_file {
+                if is_file && name == "curl" && val.dynamic.is_none() {
+                    self.curl_file(&val.typed, &val.text, &folder);
+                } else if is_file {
                     self.check(val, &folder, Mode::Read);
                 } else if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
                     && matches!(
@@ -231,7 +238,7 @@ impl Walker<'_> {
                 } else if name == "curl"
                     && let Some(file) = curl_file_in(&val.text)
                 {
-                    self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                    self.curl_file(&val.typed, file, &folder);
                 }
                 continue;
             }
@@ -293,7 +300,7 @@ impl Walker<'_> {
                 if name == "curl"
                     && let Some(file) = curl_file_in(value.split_once('=').map_or("", |(_, v)| v))
                 {
-                    self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                    self.curl_file(&val.typed, file, &folder);
                     continue;
                 }
                 if val.dynamic.is_none() && !never_open {
@@ -334,7 +341,7 @@ impl Walker<'_> {
             if name == "curl"
                 && let Some(file) = curl_file_in(value)
             {
-                self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                self.curl_file(&val.typed, file, &folder);
                 continue;
             }
             let path_like = value.contains('/') || value.contains('\\');
@@ -378,6 +385,18 @@ impl Walker<'_> {
     /// `Some(is_script)` when the word was handled.
     fn attached_option_value(&mut self, name: &str, val: &Val, folder: &Folders) -> Option<bool> {
         let text = val.text.as_str();
+        if let Some((option, rest)) = text.split_once('=').filter(|_| text.starts_with("--")) {
+            // `sed --expression=1r.env`, `awk --source=…`: a script glued with `=`.
+            if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
+                && matches!(option, "--expression" | "--source")
+            {
+                if val.dynamic.is_some() || script_reads_files(name, rest) {
+                    self.undecide(Construct::InlineCode, &val.typed);
+                }
+                return Some(true);
+            }
+            return None;
+        }
         if text.starts_with("--") || text.len() <= 2 || !text.starts_with('-') {
             return None;
         }
@@ -389,16 +408,12 @@ impl Walker<'_> {
                     None => continue,
                     Some(_) if rest.is_empty() => return None,
                     Some(true) => {
-                        let file = Val {
-                            text: rest.to_owned(),
-                            ..val.clone()
-                        };
-                        self.check(&file, folder, Mode::Read);
+                        self.curl_file(&val.typed, rest, folder);
                         return Some(false);
                     }
                     Some(false) => {
                         if let Some(file) = curl_file_in(rest) {
-                            self.check(&Val::literal(&val.typed, file), folder, Mode::Read);
+                            self.curl_file(&val.typed, file, folder);
                         }
                         return Some(false);
                     }
@@ -406,7 +421,7 @@ impl Walker<'_> {
             }
             return None;
         }
-        let (option, rest) = text.split_at(2);
+        let (option, rest) = text.split_at_checked(2)?;
         let is_file = option_value(name, option)?;
         if is_file {
             let file = Val {
@@ -424,6 +439,19 @@ impl Walker<'_> {
             self.undecide(Construct::InlineCode, &val.typed);
         }
         Some(script)
+    }
+
+    /// A file curl opens: curl expands `{a,b}` and `[a-z]` in upload names and URLs itself, and
+    /// takes `-F` file names in double quotes.
+    fn curl_file(&mut self, typed: &str, file: &str, folder: &Folders) {
+        let file = match file.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or(quoted),
+            None => file,
+        };
+        if file.contains(['{', '[']) {
+            self.undecide(Construct::Unparsed, typed);
+        }
+        self.check(&Val::literal(typed, file), folder, Mode::Read);
     }
 
     /// git subcommands that print file contents (`diff`, `show`, `log -p`, `stash show -p`,
@@ -511,19 +539,26 @@ impl Walker<'_> {
         // A pathspec after `--`, an operand that names an existing path, or `REV:path`
         // limits what is printed; the operands are judged as trees by the caller.
         let dashes = texts.iter().position(|t| *t == "--");
-        let limited = match dashes {
-            Some(at) => texts[at + 1..].iter().any(|t| !t.is_empty()),
-            None => args.iter().any(|v| {
-                !v.text.starts_with('-')
-                    && v.dynamic.is_none()
-                    && (v.text.split_once(':').is_some_and(|(rev, path)| {
-                        !rev.is_empty() && !path.is_empty() && !path.starts_with('/')
-                    }) || folders
-                        .dirs
-                        .iter()
-                        .any(|d| self.oracle.exists(&join(d, &v.text))))
-            }),
-        };
+        // Pathspec magic (`:!src`, `:(exclude)`, `:/`) and globs (`*.json` crosses folders in
+        // git) do not limit the way a path does.
+        let magic = args.iter().skip(dashes.map_or(0, |at| at + 1)).any(|v| {
+            // Quoted or not: git matches the glob itself.
+            v.text.contains(['*', '?', '[']) || v.text.starts_with(':') || v.dynamic.is_some()
+        });
+        let limited = !magic
+            && match dashes {
+                Some(at) => texts[at + 1..].iter().any(|t| !t.is_empty()),
+                None => args.iter().any(|v| {
+                    !v.text.starts_with('-')
+                        && v.dynamic.is_none()
+                        && (v.text.split_once(':').is_some_and(|(rev, path)| {
+                            !rev.is_empty() && !path.is_empty() && !path.starts_with('/')
+                        }) || folders
+                            .dirs
+                            .iter()
+                            .any(|d| self.oracle.exists(&join(d, &v.text))))
+                }),
+            };
         // An object named by hash (`git show 1a2b3c`, `git cat-file -p 1a2b3c`) may be any
         // blob, whatever the pathspec.
         let object_by_hash = matches!(sub, "show" | "cat-file")
