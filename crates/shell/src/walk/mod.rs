@@ -1,8 +1,10 @@
 //! The walk over the tree-sitter-bash tree: every statement (lists, pipelines, loops,
 //! conditionals, groups, functions, subshells, substitutions, here-documents, redirections) and
 //! the folder each command runs in; words are expanded in `expand`, each simple command is judged
-//! in `judge` and a program's operands in `operands`. The statement walk stays one file: each
-//! statement kind recurses into the others.
+//! in `judge` and a program's operands in `operands`; `changes` keeps what the line does to names
+//! (links it makes, names it replaces). Substitutions are walked wherever they are, and a net
+//! under the grammar walks openers it left in plain text. The statement walk stays one file:
+//! each statement kind recurses into the others.
 
 use std::cell::RefCell;
 
