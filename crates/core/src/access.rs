@@ -211,6 +211,11 @@ pub const ROO_PROTECTED_PATTERNS: [&str; 10] = [
     "AGENT.md",
 ];
 
+/// The pattern reported for a regular file with more than one name: one of its other names may
+/// be protected (`ln .roo/mcp.json src/x`), and nothing finds a file's other names short of
+/// walking every folder, so it is protected whatever its name.
+pub const HARD_LINK_PROTECTION: &str = "(a hard link: another name of this file may be protected)";
+
 /// Config folders are protected at any depth too (the original only protects them at the root).
 const NESTED_CONFIG_PATTERNS: [&str; 3] = ["**/.zoo/**", "**/.roo/**", "**/.vscode/**"];
 
@@ -533,6 +538,17 @@ impl Policy {
                     };
                 }
             }
+        }
+        // Protection judges the file, not only the name: a second name of a protected file
+        // writes the protected file.
+        if fs
+            .hard_links(&resolved.canonical)
+            .is_some_and(|links| links > 1)
+        {
+            return ProtectionDecision {
+                pattern: Some(HARD_LINK_PROTECTION.to_owned()),
+                via: Some(PathForm::Canonical),
+            };
         }
         ProtectionDecision {
             pattern: None,

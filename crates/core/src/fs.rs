@@ -46,6 +46,13 @@ pub trait FileSystem: Send + Sync {
         ))
     }
 
+    /// How many names (hard links) the regular file at `path` has, links followed; `None` when
+    /// it is not a regular file or the file system cannot tell.
+    fn hard_links(&self, path: &Path) -> Option<u64> {
+        let _ = path;
+        None
+    }
+
     /// The entries of a directory, sorted by name so listings are the same on every file system.
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
         let _ = path;
@@ -377,6 +384,11 @@ impl FileSystem for OsFs {
 
     fn kind(&self, path: &Path) -> io::Result<EntryKind> {
         std::fs::metadata(path).map(|m| kind_of(m.file_type()))
+    }
+
+    fn hard_links(&self, path: &Path) -> Option<u64> {
+        let metadata = std::fs::metadata(path).ok()?;
+        metadata.is_file().then(|| link_count(&metadata))
     }
 
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {

@@ -16,7 +16,7 @@ use roo_context_core::path::{Resolver, WorkspaceRoot};
 /// Builds `/ws` from `fixture` and judges each path of `paths` (relative to `/ws`).
 ///
 /// Fixture sections: `//- /abs/path` then the file's lines; `//- /abs/link -> target` for a
-/// symlink. `/ws/.rooignore` and `/ws/.zooignore` become the folder's ignore file.
+/// symlink; `//- /abs/name => existing` for a second name (hard link). `/ws/.rooignore` and `/ws/.zooignore` become the folder's ignore file.
 fn check(fixture: &str, paths: &[&str], expect: Expect) {
     let fs = MemFs::default();
     let mut files: Vec<(String, String)> = Vec::new();
@@ -25,6 +25,8 @@ fn check(fixture: &str, paths: &[&str], expect: Expect) {
         let header = header.trim();
         if let Some((link, target)) = header.split_once(" -> ") {
             fs.symlink(link, target);
+        } else if let Some((name, existing)) = header.split_once(" => ") {
+            fs.hard_link(name, existing);
         } else {
             fs.file(header, body);
             files.push((header.to_owned(), body.to_owned()));
@@ -167,6 +169,29 @@ m
             sub/.vscode/settings.json: allowed; protected by `**/.vscode/**` (lexical)
             .roomodes: allowed; protected by `.roomodes` (lexical)
             build/out.js: blocked by .rooignore:1 `build/` on build/out.js (lexical)
+        "#]],
+    );
+}
+
+/// Issue 26: `ln .roo/mcp.json src/x` made `src/x` a writable name of a protected file (it was
+/// `allowed` with no protection before).
+#[test]
+fn a_second_hard_link_of_a_protected_file_is_protected_whatever_its_name() {
+    check(
+        r#"
+//- /ws/.roo/mcp.json
+{}
+//- /ws/src/x => /ws/.roo/mcp.json
+//- /ws/src/plain.ts
+p
+//- /ws/src/link -> x
+"#,
+        &["src/x", "src/link", ".roo/mcp.json", "src/plain.ts"],
+        expect![[r#"
+            src/x: allowed; protected by `(a hard link: another name of this file may be protected)` (canonical)
+            src/link: allowed; protected by `(a hard link: another name of this file may be protected)` (canonical)
+            .roo/mcp.json: allowed; protected by `.roo/**` (lexical)
+            src/plain.ts: allowed
         "#]],
     );
 }

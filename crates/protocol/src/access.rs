@@ -147,7 +147,8 @@ pub struct ValidateCommandResult {
     pub reason: Option<String>,
     /// When undecidable: the construct that hides what is read (`variable`,
     /// `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
-    /// `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`).
+    /// `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`,
+    /// `shellState`, `changedFile`, `processFile`, `protectedLink`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub construct: Option<String>,
     /// When undecidable: the source text of that construct (at most 200 bytes).

@@ -21,6 +21,7 @@ const PROBE: &str = ".roo-context-probe-\u{2400}";
 pub struct FsOracle<'a> {
     base: PathBuf,
     blocked: &'a dyn Fn(&str) -> bool,
+    protected: Option<&'a dyn Fn(&str) -> bool>,
     visits: Cell<usize>,
     globs: Cell<usize>,
     home: Option<String>,
@@ -46,6 +47,7 @@ impl<'a> FsOracle<'a> {
         FsOracle {
             base: base.to_path_buf(),
             blocked,
+            protected: None,
             visits: Cell::new(0),
             globs: Cell::new(0),
             home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
@@ -55,6 +57,13 @@ impl<'a> FsOracle<'a> {
     /// Sets the home folder `~` stands for (`None`: `~` is undecidable).
     pub fn with_home(mut self, home: Option<String>) -> Self {
         self.home = home;
+        self
+    }
+
+    /// Sets the write-protection rule (same paths as `blocked`), so a command that links a
+    /// protected file is not allowed.
+    pub fn with_protection(mut self, protected: &'a dyn Fn(&str) -> bool) -> Self {
+        self.protected = Some(protected);
         self
     }
 
@@ -216,5 +225,13 @@ impl Oracle for FsOracle<'_> {
 
     fn home(&self) -> Option<String> {
         self.home.clone()
+    }
+
+    fn exists(&self, path: &str) -> bool {
+        std::fs::symlink_metadata(self.absolute(path)).is_ok()
+    }
+
+    fn protected(&self, path: &str) -> bool {
+        self.protected.is_some_and(|protected| protected(path))
     }
 }

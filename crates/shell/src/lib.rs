@@ -79,6 +79,18 @@ pub enum Construct {
     Limit,
     /// The command does not parse as shell syntax.
     Unparsed,
+    /// Shell state the vetting does not model changes (`HOME=x`, `CDPATH`, `BASH_ENV`,
+    /// `shopt -s cdable_vars`, a function named `cd`), so later names mean something else.
+    ShellState,
+    /// A name an earlier command may have created or replaced (`ln`, `mv`, `tar x`, `unzip`,
+    /// `git checkout`) is read, and what it is now cannot be judged.
+    ChangedFile,
+    /// A path under `/proc/self`, `/proc/<pid>` or `/dev/fd` other than a plain descriptor: it
+    /// is seen from the process that opens it (its folder, its root), not from the sidecar.
+    ProcessFile,
+    /// A link (hard or symbolic) to a write-protected file: writes through the new name would
+    /// change the protected file.
+    ProtectedLink,
 }
 
 impl Construct {
@@ -97,6 +109,10 @@ impl Construct {
             Construct::RecursiveRead => "recursiveRead",
             Construct::Limit => "limit",
             Construct::Unparsed => "unparsed",
+            Construct::ShellState => "shellState",
+            Construct::ChangedFile => "changedFile",
+            Construct::ProcessFile => "processFile",
+            Construct::ProtectedLink => "protectedLink",
         }
     }
 
@@ -119,6 +135,16 @@ impl Construct {
             Construct::RecursiveRead => "a recursive read covers a folder with blocked files",
             Construct::Limit => "a size, depth or walk limit was reached",
             Construct::Unparsed => "the command does not parse as shell syntax",
+            Construct::ShellState => {
+                "the command changes shell state (HOME, CDPATH, BASH_ENV, shell options) that decides what names mean"
+            }
+            Construct::ChangedFile => {
+                "a file is read after the command may have created or replaced it (a link, a move, an unpacked archive, a checkout)"
+            }
+            Construct::ProcessFile => {
+                "a /proc or /dev/fd path is seen from the reading process, not from the workspace"
+            }
+            Construct::ProtectedLink => "a link to a write-protected file would let writes through",
         }
     }
 }
@@ -147,6 +173,17 @@ pub trait Oracle {
     /// The home folder for `~`, when known.
     fn home(&self) -> Option<String> {
         None
+    }
+    /// Whether `path` names an existing file or folder (links followed or not): a git operand
+    /// that exists is a pathspec, one that does not is a revision.
+    fn exists(&self, path: &str) -> bool {
+        let _ = path;
+        false
+    }
+    /// Whether `path` is write-protected (a link to it must not be made without asking).
+    fn protected(&self, path: &str) -> bool {
+        let _ = path;
+        false
     }
 }
 

@@ -292,25 +292,114 @@ pub fn option_value(program: &str, option: &str) -> Option<bool> {
     }
 }
 
-fn curl_option(option: &str) -> Option<bool> {
+/// Programs that read more arguments from `@file` (GCC's and the JDK's response files,
+/// rustc, binutils, MSVC, .NET): the file's words are operands too.
+pub const RESPONSE_FILE_PROGRAMS: &[&str] = &[
+    "gcc",
+    "g++",
+    "cc",
+    "c++",
+    "clang",
+    "clang++",
+    "clang-cl",
+    "cpp",
+    "ld",
+    "ld.lld",
+    "ld.gold",
+    "lld",
+    "as",
+    "ar",
+    "nm",
+    "objdump",
+    "objcopy",
+    "strip",
+    "readelf",
+    "size",
+    "strings",
+    "ranlib",
+    "addr2line",
+    "rustc",
+    "rustdoc",
+    "javac",
+    "java",
+    "javadoc",
+    "jar",
+    "kotlinc",
+    "scalac",
+    "cl",
+    "link",
+    "lib",
+    "csc",
+    "vbc",
+    "dotnet",
+    "msbuild",
+    "nvcc",
+    "gfortran",
+    "swiftc",
+    "zig",
+    "tcc",
+    "emcc",
+    "wasm-ld",
+    "go",
+    "ghc",
+];
+
+/// A curl option that takes a value: `Some(true)` when the value is a file it opens.
+pub fn curl_option(option: &str) -> Option<bool> {
     match option {
-        "-T" | "--upload-file" | "-K" | "--config" | "--cacert" | "--cert" | "--key"
-        | "--netrc-file" | "-b" | "--cookie" | "-c" | "--cookie-jar" | "-o" | "--output" | "-D"
-        | "--dump-header" => Some(true),
+        "-T"
+        | "--upload-file"
+        | "-K"
+        | "--config"
+        | "--cacert"
+        | "--cert"
+        | "--key"
+        | "--netrc-file"
+        | "-b"
+        | "--cookie"
+        | "-c"
+        | "--cookie-jar"
+        | "-o"
+        | "--output"
+        | "-D"
+        | "--dump-header"
+        | "--url"
+        | "-E"
+        | "--capath"
+        | "--crlfile"
+        | "--key-type"
+        | "--proxy-cacert"
+        | "--proxy-cert"
+        | "--proxy-key"
+        | "--etag-compare"
+        | "--etag-save"
+        | "--trace"
+        | "--trace-ascii"
+        | "--stderr"
+        | "--libcurl"
+        | "--unix-socket"
+        | "--abstract-unix-socket"
+        | "--expand-url" => Some(true),
         "-d" | "--data" | "--data-binary" | "--data-ascii" | "--data-urlencode" | "--json"
         | "-F" | "--form" | "--form-string" | "-H" | "--header" | "-X" | "--request" | "-u"
         | "--user" | "-A" | "--user-agent" | "-e" | "--referer" | "-x" | "--proxy" | "-m"
-        | "--max-time" | "-w" | "--write-out" | "--data-raw" | "--url" => Some(false),
+        | "--max-time" | "-w" | "--write-out" | "--data-raw" | "-r" | "--range" | "-C"
+        | "--continue-at" | "-Y" | "-y" | "-z" | "--time-cond" | "-Q" | "--quote" | "-t"
+        | "--telnet-option" | "--retry" | "--connect-timeout" | "--resolve" | "--connect-to"
+        | "--variable" => Some(false),
         _ => None,
     }
 }
 
-/// The file a curl data or form value reads: `@file`, `name=@file`, `name=<file`.
+/// The file a curl data or form value reads: `@file`, `name=@file`, `name=<file`, and
+/// `--data-urlencode`'s `name@file` (any `@` counts: a read of a name that is no file is clear).
 pub fn curl_file_in(value: &str) -> Option<&str> {
     let file = if let Some(rest) = value.strip_prefix('@') {
         rest
-    } else if let Some(i) = value.find("=@").or_else(|| value.find("=<")) {
+    } else if let Some(i) = value.find("=<") {
         &value[i + 2..]
+    } else if let Some(i) = value.find('@') {
+        &value[i + 1..]
     } else {
         return None;
     };

@@ -2512,7 +2512,8 @@ export interface ValidateCommandResult {
   /**
    * When undecidable: the construct that hides what is read (`variable`,
    * `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
-   * `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`).
+   * `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`,
+   * `shellState`, `changedFile`, `processFile`, `protectedLink`).
    */
   construct?: string | null;
   /**

@@ -187,6 +187,14 @@ impl FileSystem for MemFs {
         self.node(&real).map(|n| kind_of(&n)).ok_or(not_found(path))
     }
 
+    fn hard_links(&self, path: &Path) -> Option<u64> {
+        let real = self.resolve(path, true).ok()?;
+        match self.node(&real)? {
+            Node::File(bytes) => Some(self.links_of(&bytes)),
+            _ => None,
+        }
+    }
+
     fn read_dir(&self, path: &Path) -> io::Result<Vec<DirEntry>> {
         let real = self.resolve(path, true)?;
         if !matches!(self.node(&real), Some(Node::Directory)) {

@@ -195,7 +195,13 @@ impl Handler for requests::ValidateCommand {
                 .blocked
         };
         let blocked = |path: &str| decide(path).is_some();
-        let oracle = FsOracle::new(&base, &blocked);
+        let protected = |path: &str| {
+            policy
+                .check_protection(&state.resolver, &state.fs, Some(&base), path)
+                .pattern
+                .is_some()
+        };
+        let oracle = FsOracle::new(&base, &blocked).with_protection(&protected);
         Ok(match roo_context_shell::vet(&params.command, &oracle) {
             Verdict::Allowed => ValidateCommandResult {
                 verdict: CommandVerdict::Allowed,

@@ -122,13 +122,11 @@ impl Walker<'_> {
                 *dynamic = dynamic.or(Some(Construct::Variable));
             }
             "command_substitution" => {
-                let mut inner = folders.clone();
-                self.children(node, &mut inner, &Stdin::Terminal, cx);
+                self.substitution(node, folders, cx);
                 *dynamic = Some(Construct::Substitution);
             }
             "process_substitution" => {
-                let mut inner = folders.clone();
-                self.children(node, &mut inner, &Stdin::Terminal, cx);
+                self.substitution(node, folders, cx);
                 out.extend("/dev/fd/63".chars().map(|c| (c, true)));
             }
             "word"
@@ -165,8 +163,32 @@ impl Walker<'_> {
             return;
         }
         let mut readings = Vec::new();
+        // Readings that count only when they name an existing blocked path, whatever the
+        // program: the value glued to a short option (`-f.env`), of `key=value`, after `@`.
+        let mut existing = Vec::new();
         if !val.text.starts_with('-') {
             readings.push((val.text.clone(), val.glob));
+        }
+        if let Some(rest) = val.text.strip_prefix('@').filter(|r| !r.is_empty()) {
+            // A response file (`gcc @args`, `curl -d @file`): the program opens it.
+            existing.push((rest.to_owned(), val.glob));
+            if mode != Mode::Existing {
+                readings.push((rest.to_owned(), val.glob));
+            }
+        }
+        if !val.text.starts_with("--")
+            && let Some(glued) = val.text.strip_prefix('-')
+            && let Some((_, letter)) = glued.char_indices().next()
+            && let Some(rest) = glued.get(letter.len_utf8()..)
+            && !rest.is_empty()
+        {
+            existing.push((rest.to_owned(), val.glob));
+        }
+        if !val.text.starts_with('-')
+            && let Some((_, v)) = val.text.split_once('=')
+            && !v.is_empty()
+        {
+            existing.push((v.to_owned(), val.glob));
         }
         if mode != Mode::Existing {
             if val.text.starts_with('-')
@@ -186,6 +208,15 @@ impl Walker<'_> {
                 readings.push((val.typed.replace('\\', "/"), val.glob));
             }
         }
+        // `file:///ws/.env` (curl, git, browsers, pandoc): the path of a file URL is opened.
+        for (reading, _) in readings.clone().iter().chain(existing.clone().iter()) {
+            if let Some(url) = file_url_start(reading) {
+                match file_url_path(url) {
+                    Some(path) => readings.push((path, false)),
+                    None => self.undecide(Construct::Unparsed, &val.typed),
+                }
+            }
+        }
         // cmd's escape character: `type .e^nv` opens `.env`.
         let escaped: Vec<(String, bool)> = readings
             .iter()
@@ -193,27 +224,48 @@ impl Walker<'_> {
             .map(|(r, g)| (cmd_unescape(r), *g))
             .collect();
         readings.extend(escaped);
-        for (reading, glob) in readings {
+        let judged = readings
+            .into_iter()
+            .map(|r| (r, mode))
+            .chain(existing.into_iter().map(|r| (r, Mode::Existing)));
+        for ((reading, glob), mode) in judged {
             for dir in &folders.dirs {
                 let path = join(dir, &reading);
-                let judgement = match mode {
-                    Mode::Read => self.oracle.path(&path, glob),
-                    Mode::Tree => self.oracle.tree(&path, glob),
-                    Mode::Existing => {
-                        if self.oracle.existing_blocked(&path) {
-                            Judgement::Blocked(path)
-                        } else {
-                            Judgement::Clear
+                if process_view(&path) {
+                    self.undecide(Construct::ProcessFile, &val.typed);
+                    continue;
+                }
+                if !self.changes_exempt
+                    && let Some(what) = self.changes.unknown_at(&path)
+                {
+                    let what = what.to_owned();
+                    self.undecide(Construct::ChangedFile, &format!("{what} … {}", val.typed));
+                }
+                let mut paths = vec![path.clone()];
+                match self.changes.through_links(&path) {
+                    Ok(more) => paths.extend(more),
+                    Err(construct) => self.undecide(construct, &val.typed),
+                }
+                for path in paths {
+                    let judgement = match mode {
+                        Mode::Read => self.oracle.path(&path, glob),
+                        Mode::Tree => self.oracle.tree(&path, glob),
+                        Mode::Existing => {
+                            if self.oracle.existing_blocked(&path) {
+                                Judgement::Blocked(path)
+                            } else {
+                                Judgement::Clear
+                            }
                         }
+                    };
+                    match judgement {
+                        Judgement::Clear => {}
+                        Judgement::Blocked(path) => {
+                            self.block(&val.typed, path);
+                            return;
+                        }
+                        Judgement::Unknown(construct) => self.undecide(construct, &val.typed),
                     }
-                };
-                match judgement {
-                    Judgement::Clear => {}
-                    Judgement::Blocked(path) => {
-                        self.block(&val.typed, path);
-                        return;
-                    }
-                    Judgement::Unknown(construct) => self.undecide(construct, &val.typed),
                 }
             }
         }
@@ -221,4 +273,56 @@ impl Walker<'_> {
             self.undecide(Construct::DynamicDirectory, &val.typed);
         }
     }
+}
+
+/// The rest of `text` after a `file:` scheme (any case), if it is a file URL.
+fn file_url_start(text: &str) -> Option<&str> {
+    let scheme = text.get(..5)?;
+    scheme.eq_ignore_ascii_case("file:").then(|| &text[5..])
+}
+
+/// The path a file URL opens (`file:///x`, `file://localhost/x`, `file:x`); `None` when it
+/// cannot be told: another host, percent-escapes, or curl's URL globs (`{a,b}`, `[a-z]`).
+fn file_url_path(rest: &str) -> Option<String> {
+    let path = match rest.strip_prefix("//") {
+        Some(after) => {
+            let (host, path) = after.split_at(after.find('/').unwrap_or(after.len()));
+            if !host.is_empty() && !host.eq_ignore_ascii_case("localhost") {
+                return None;
+            }
+            path
+        }
+        None => rest,
+    };
+    let path = path.split(['?', '#']).next().unwrap_or(path);
+    if path.contains(['%', '{', '}', '[', ']']) || path.is_empty() {
+        return None;
+    }
+    Some(path.to_owned())
+}
+
+/// Whether `path` is seen from the process that opens it: under `/proc/self`,
+/// `/proc/thread-self`, `/proc/<pid>` or `/dev/fd`, except a plain descriptor of the reader
+/// (`/dev/fd/3`, `/proc/self/fd/3`). Found anywhere in the path (`../../proc/self/cwd`).
+pub(super) fn process_view(path: &str) -> bool {
+    let parts: Vec<&str> = path
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    for (i, pair) in parts.windows(2).enumerate() {
+        let rest = &parts[i + 2..];
+        let plain_fd = matches!(rest, [fd, n] if *fd == "fd" && digits(n));
+        let seen_from_reader = match pair {
+            ["proc", who] if matches!(*who, "self" | "thread-self") || digits(who) => {
+                !(plain_fd && !digits(who) && i == 0)
+            }
+            ["dev", "fd"] => !(i == 0 && matches!(rest, [n] if digits(n))),
+            _ => false,
+        };
+        if seen_from_reader {
+            return true;
+        }
+    }
+    false
 }

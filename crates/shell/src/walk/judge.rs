@@ -30,6 +30,7 @@ impl Walker<'_> {
             }
             let name = program_name(&first.text);
             let args = &words[i + 1..];
+            self.state_command(&name, args);
             if SHELLS.contains(&name.as_str()) {
                 self.shell(&name, args, folders, stdin, depth);
                 return;
@@ -186,6 +187,7 @@ impl Walker<'_> {
                 if matches!(wrapper.as_str(), "env" | "sudo" | "doas" | "dotenv")
                     && is_assignment(value)
                 {
+                    self.state_name(value.split('=').next().unwrap_or(""), &val.typed);
                     if let Some((_, v)) = value.split_once('=')
                         && v.contains('/')
                     {
@@ -227,6 +229,88 @@ impl Walker<'_> {
         let program = program_name(&words[i].text);
         let place = moved.unwrap_or_else(|| folders.clone());
         self.program(&program, &words[i + 1..], &place, stdin, xargs);
+    }
+
+    /// Builtins that set variables or shell options the walk relies on (`read HOME`,
+    /// `shopt -s cdable_vars`, `set -P`, `cd -P`): what follows is undecidable.
+    fn state_command(&mut self, name: &str, args: &[Val]) {
+        let text = || {
+            std::iter::once(name)
+                .chain(args.iter().map(|v| v.typed.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        match name {
+            "read" | "mapfile" | "readarray" | "getopts" | "printf" | "unset" | "export"
+            | "declare" | "typeset" | "local" | "readonly" | "let" | "print" => {
+                for arg in args {
+                    if matches!(name, "declare" | "typeset" | "local")
+                        && arg.text.starts_with('-')
+                        && arg.text.contains('n')
+                    {
+                        self.undecide(Construct::ShellState, &text());
+                    }
+                    let variable = arg.text.trim_start_matches('-');
+                    self.state_name(variable.split('=').next().unwrap_or(""), &text());
+                }
+            }
+            "set" => {
+                let mut k = 0;
+                while k < args.len() {
+                    let option = args[k].text.as_str();
+                    k += 1;
+                    if option == "--" || option == "-" || !option.starts_with(['-', '+']) {
+                        break;
+                    }
+                    let letters = &option[1..];
+                    let mut safe = letters.chars().all(|c| "euxvfnCETbo".contains(c));
+                    if letters.contains('o') {
+                        // `-o name`, `-euo pipefail`: the option's name is the next word.
+                        let value = args.get(k).map_or("", |v| v.text.as_str());
+                        k += 1;
+                        safe &= matches!(
+                            value,
+                            "" | "pipefail"
+                                | "errexit"
+                                | "nounset"
+                                | "xtrace"
+                                | "verbose"
+                                | "noglob"
+                                | "noclobber"
+                                | "errtrace"
+                                | "functrace"
+                                | "noexec"
+                                | "notify"
+                        );
+                    }
+                    if !safe
+                        || args[..k.min(args.len())]
+                            .iter()
+                            .any(|v| v.dynamic.is_some())
+                    {
+                        self.undecide(Construct::ShellState, &text());
+                    }
+                }
+            }
+            "shopt"
+                if args.iter().any(|v| {
+                    v.dynamic.is_some()
+                        || (v.text.starts_with('-') && v.text.contains(['s', 'u', 'o']))
+                }) =>
+            {
+                self.undecide(Construct::ShellState, &text());
+            }
+            "enable" if !args.is_empty() => self.undecide(Construct::ShellState, &text()),
+            // `cd -P`/`-e`/`-@`: the folder is resolved physically, not as the walk does.
+            "cd" | "pushd"
+                if args.iter().take_while(|v| v.text != "--").any(|v| {
+                    v.text.starts_with('-') && v.text.len() > 1 && v.text.contains(['P', '@', 'e'])
+                }) =>
+            {
+                self.undecide(Construct::ShellState, &text());
+            }
+            _ => {}
+        }
     }
 
     fn shell(

@@ -1,16 +1,21 @@
 //! The walk over the tree-sitter-bash tree: every statement (lists, pipelines, loops,
 //! conditionals, groups, functions, subshells, substitutions, here-documents, redirections) and
 //! the folder each command runs in; words are expanded in `expand`, each simple command is judged
-//! in `judge` and a program's operands in `operands`. The statement walk stays one file: each
-//! statement kind recurses into the others.
+//! in `judge` and a program's operands in `operands`; `changes` keeps what the line does to names
+//! (links it makes, names it replaces). Substitutions are walked wherever they are, and a net
+//! under the grammar walks openers it left in plain text. The statement walk stays one file:
+//! each statement kind recurses into the others.
 
 use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser};
 
+mod changes;
 mod expand;
 mod judge;
 mod operands;
+
+use changes::Changes;
 
 use crate::programs::*;
 use crate::words::{self, Chars};
@@ -52,6 +57,20 @@ fn parse(text: &str) -> Option<tree_sitter::Tree> {
 }
 
 pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
+    let first = vet_pass(command, oracle, Changes::default());
+    match first {
+        // A name the line creates or replaces may be read before, in a loop, or by a function
+        // defined earlier: judge every read again, knowing all of them.
+        (Verdict::Allowed | Verdict::Undecidable(_), changes) if !changes.is_empty() => {
+            vet_pass(command, oracle, changes).0
+        }
+        (verdict, _) => verdict,
+    }
+}
+
+fn vet_pass(command: &str, oracle: &dyn Oracle, mut changes: Changes) -> (Verdict, Changes) {
+    changes.seen = 0;
+    changes.current = 0;
     let mut walker = Walker {
         oracle,
         // With CDPATH set, `cd name` may go anywhere on it.
@@ -60,6 +79,8 @@ pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
         blocked: None,
         undecidable: None,
         listing_feeds_reader: false,
+        changes,
+        changes_exempt: false,
     };
     if command.len() > crate::MAX_COMMAND_BYTES {
         walker.words_only(command, &Folders::start());
@@ -71,11 +92,12 @@ pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
     } else {
         walker.script(command, &mut Folders::start(), &Stdin::Terminal, 0);
     }
-    match (walker.blocked, walker.undecidable) {
+    let verdict = match (walker.blocked, walker.undecidable) {
         (Some(hit), _) => Verdict::Blocked(hit),
         (None, Some(why)) => Verdict::Undecidable(why),
         (None, None) => Verdict::Allowed,
-    }
+    };
+    (verdict, walker.changes)
 }
 
 /// The folders a command may run in, relative to where the line starts ("" is the start).
@@ -184,6 +206,11 @@ struct Walker<'a> {
     /// The command being walked is a pipeline stage whose output a later PowerShell reader
     /// takes as paths (`gci secrets | gc`).
     listing_feeds_reader: bool,
+    /// What the line does to names (links it makes, names it replaces).
+    changes: Changes,
+    /// The operands being checked are git's (revisions, pathspecs), not files read from the
+    /// work tree, so replaced names do not matter to them.
+    changes_exempt: bool,
 }
 
 impl Walker<'_> {
@@ -231,6 +258,11 @@ impl Walker<'_> {
             node_depth: 0,
         };
         self.statement(root, folders, stdin, &mut cx);
+        let start = Folders {
+            dirs: folders.dirs.clone(),
+            unknown: folders.unknown,
+        };
+        self.hidden_substitutions(root, &start, &mut cx);
         if root.has_error() && !self.done() {
             self.words_only(text, folders);
             let at = first_error(root).map_or(text, |n| cx.text(n));
@@ -301,9 +333,39 @@ impl Walker<'_> {
             "redirected_statement" => self.redirected(node, folders, stdin, cx),
             "file_redirect" => self.redirect(node, folders, cx),
             "heredoc_redirect" | "herestring_redirect" => self.substitutions(node, folders, cx),
+            "command_substitution" | "process_substitution" => self.substitution(node, folders, cx),
             "comment" => {}
             "variable_assignment" | "variable_assignments" | "declaration_command" => {
+                self.state_assignments(node, cx);
+                if node.kind() == "declaration_command" {
+                    // `export {HOME,X}=y`, `declare "HOME=y"`: the words as bash expands them.
+                    for child in named(node).filter(|c| c.kind() != "variable_assignment") {
+                        for val in self.word(child, folders, cx) {
+                            let name = val.text.trim_start_matches('-');
+                            self.state_name(name.split('=').next().unwrap_or(""), &val.typed);
+                        }
+                    }
+                }
                 self.substitutions(node, folders, cx)
+            }
+            "unset_command" => {
+                for child in named(node) {
+                    self.state_name(cx.text(child), cx.text(node));
+                }
+                self.substitutions(node, folders, cx)
+            }
+            "function_definition" => {
+                let name = node.child_by_field_name("name").map_or("", |n| cx.text(n));
+                if shadows_builtin(name) {
+                    self.undecide(Construct::ShellState, cx.text(node));
+                }
+                self.children(node, folders, stdin, cx)
+            }
+            "for_statement" => {
+                if let Some(variable) = node.child_by_field_name("variable") {
+                    self.state_name(cx.text(variable), cx.text(node));
+                }
+                self.children(node, folders, stdin, cx)
             }
             "program"
             | "list"
@@ -315,9 +377,7 @@ impl Walker<'_> {
             | "while_statement"
             | "case_statement"
             | "case_item"
-            | "for_statement"
             | "c_style_for_statement"
-            | "function_definition"
             | "negated_command"
             | "test_command"
             | "ERROR" => self.children(node, folders, stdin, cx),
@@ -332,26 +392,90 @@ impl Walker<'_> {
         }
     }
 
-    /// Walks the commands in any substitution inside `node` (words, assignments, loops' lists).
+    /// Walks the commands in every substitution at or under `node`, whatever the kinds between
+    /// (words, assignments, loops' lists, test expressions, arithmetic, kinds not known here).
     fn substitutions(&mut self, node: Node, folders: &Folders, cx: &mut Cx) {
+        if self.done() {
+            return;
+        }
         if cx.node_depth > MAX_NODE_DEPTH {
             self.undecide(Construct::Limit, cx.text(node));
             return;
         }
         cx.node_depth += 1;
-        for child in named(node) {
-            if self.done() {
-                break;
-            }
-            match child.kind() {
-                "command_substitution" | "process_substitution" => {
-                    let mut inner = folders.clone();
-                    self.children(child, &mut inner, &Stdin::Terminal, cx);
+        match node.kind() {
+            "command_substitution" | "process_substitution" => self.substitution(node, folders, cx),
+            _ => {
+                for child in named(node) {
+                    if self.done() {
+                        break;
+                    }
+                    self.substitutions(child, folders, cx);
                 }
-                _ => self.substitutions(child, folders, cx),
             }
         }
         cx.node_depth -= 1;
+    }
+
+    /// The commands of one `$(…)`, `` `…` `` or `<(…)`, run in a subshell. A backtick body is
+    /// shell text that bash parses again once `\\`, `` \` `` and `\$` lose their backslash
+    /// (so `` `echo \`cat x\`` `` runs `cat x`): it is parsed again here too.
+    pub(super) fn substitution(&mut self, node: Node, folders: &Folders, cx: &mut Cx) {
+        let mut inner = folders.clone();
+        let text = cx.text(node);
+        if let Some(body) = text.strip_prefix('`') {
+            let body = body.strip_suffix('`').unwrap_or(body);
+            let body = backtick_body(body);
+            self.script(&body, &mut inner, &Stdin::Terminal, cx.depth + 1);
+        } else {
+            self.children(node, &mut inner, &Stdin::Terminal, cx);
+        }
+    }
+
+    /// The net under the grammar: an opener of a substitution (`` ` ``, `$(`, `<(`, `>(`) in
+    /// text the grammar did not parse as one (`${x:-`cat .env`}` is a plain word to it) still
+    /// runs in bash. Its body is walked as a script, and what it yields is unknown.
+    fn hidden_substitutions(&mut self, root: Node, folders: &Folders, cx: &mut Cx) {
+        // Inside `${…}` the word is a variable's already (dynamic wherever it is used), so
+        // only the body matters there.
+        let mut stack = vec![(root, false)];
+        let mut seen = Vec::new();
+        while let Some((node, in_expansion)) = stack.pop() {
+            if self.done() {
+                return;
+            }
+            if is_literal_region(node, cx) {
+                continue;
+            }
+            let in_expansion = in_expansion || node.kind() == "expansion";
+            let kids: Vec<Node> = children(node).collect();
+            let mut gaps = Vec::new();
+            if kids.is_empty() {
+                gaps.push((node.start_byte(), node.end_byte(), node.is_named()));
+            } else {
+                let mut at = node.start_byte();
+                for kid in &kids {
+                    gaps.push((at, kid.start_byte(), true));
+                    at = kid.end_byte().max(at);
+                }
+                gaps.push((at, node.end_byte(), true));
+                stack.extend(kids.iter().rev().map(|kid| (*kid, in_expansion)));
+            }
+            for (from, to, dollar) in gaps {
+                for opener in hidden_openers(cx.src, from, to, dollar) {
+                    if seen.contains(&opener) {
+                        continue;
+                    }
+                    seen.push(opener);
+                    let body = opened_body(cx.src, opener);
+                    let mut inner = folders.clone();
+                    self.script(&body, &mut inner, &Stdin::Terminal, cx.depth + 1);
+                    if !in_expansion {
+                        self.undecide(Construct::Substitution, &cx.src[opener..]);
+                    }
+                }
+            }
+        }
     }
 
     fn redirected(&mut self, node: Node, folders: &mut Folders, stdin: &Stdin, cx: &mut Cx) {
@@ -475,6 +599,7 @@ impl Walker<'_> {
             }
         }
         for assignment in assignments {
+            self.state_assignments(assignment, cx);
             self.substitutions(assignment, folders, cx);
             let name = assignment
                 .child_by_field_name("name")
@@ -501,6 +626,47 @@ impl Walker<'_> {
         }
     }
 
+    /// Every assignment at or under `node` (`HOME=x`, `export BASH_ENV=y`, `declare -n r=HOME`)
+    /// to a variable that decides what names mean.
+    fn state_assignments(&mut self, node: Node, cx: &Cx) {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "variable_assignment" => {
+                    let name = node.child_by_field_name("name").map_or("", |n| cx.text(n));
+                    self.state_name(name, cx.text(node));
+                }
+                "variable_name" | "word"
+                    if node
+                        .parent()
+                        .is_some_and(|p| p.kind() == "declaration_command") =>
+                {
+                    let text = cx.text(node);
+                    // `declare -n ref=HOME`: later assignments to `ref` set HOME.
+                    if text.starts_with('-') && text.contains('n') {
+                        self.undecide(
+                            Construct::ShellState,
+                            cx.text(node.parent().unwrap_or(node)),
+                        );
+                    }
+                    self.state_name(text.split('=').next().unwrap_or(""), text);
+                }
+                "command_substitution" | "process_substitution" => continue,
+                _ => {}
+            }
+            stack.extend(named(node));
+        }
+    }
+
+    /// An assignment to `name` (or `name[...]`) makes the line undecidable when the variable
+    /// changes what later names mean: `~`, `cd`, the files a shell loads.
+    pub(super) fn state_name(&mut self, name: &str, text: &str) {
+        let name = name.split(['[', '+']).next().unwrap_or(name);
+        if STATE_VARIABLES.contains(&name) {
+            self.undecide(Construct::ShellState, text);
+        }
+    }
+
     /// Runs `text` as a nested script (`bash -c`, `eval`, `su -c`).
     fn nested(&mut self, val: &Val, folders: &mut Folders, stdin: &Stdin, depth: usize) {
         match val.dynamic {
@@ -517,6 +683,49 @@ impl Walker<'_> {
         }
     }
 }
+/// Variables that decide what a later name means (`~`, `cd`, `cd -`, the file a shell loads,
+/// shell options), so an assignment to one makes the rest of the line undecidable.
+const STATE_VARIABLES: &[&str] = &[
+    "HOME",
+    "BASH_ENV",
+    "ENV",
+    "CDPATH",
+    "OLDPWD",
+    "PWD",
+    "BASHOPTS",
+    "SHELLOPTS",
+    "ZDOTDIR",
+    "GLOBIGNORE",
+    "BASH_COMPAT",
+    "POSIXLY_CORRECT",
+];
+
+/// Builtins whose meaning the walk models; a function of that name replaces it.
+fn shadows_builtin(name: &str) -> bool {
+    matches!(
+        name,
+        "cd" | "pushd"
+            | "popd"
+            | "builtin"
+            | "command"
+            | "source"
+            | "."
+            | "eval"
+            | "exec"
+            | "set"
+            | "shopt"
+            | "export"
+            | "declare"
+            | "typeset"
+            | "local"
+            | "readonly"
+            | "unset"
+            | "alias"
+            | "enable"
+            | "trap"
+    )
+}
+
 /// Environment variables whose value a program runs as a command or loads as code.
 fn runs_commands(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
@@ -644,4 +853,98 @@ fn first_error(root: Node) -> Option<Node> {
             }
         }
     }
+}
+
+/// A backtick body as bash reads it again: a backslash before `$`, `` ` `` or `\\` is removed.
+fn backtick_body(body: &str) -> String {
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\\'
+            && let Some(&next) = chars.peek()
+            && matches!(next, '$' | '`' | '\\')
+        {
+            chars.next();
+            out.push(next);
+            continue;
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Nodes whose text is literal to bash (quotes, comments, a quoted here-document's body) or
+/// whose body is walked already (a backtick substitution is parsed again).
+fn is_literal_region(node: Node, cx: &Cx) -> bool {
+    match node.kind() {
+        "raw_string" | "ansi_c_string" | "comment" => true,
+        "command_substitution" => cx.text(node).starts_with('`'),
+        "heredoc_body" => node.parent().is_some_and(|redirect| {
+            named(redirect)
+                .find(|c| c.kind() == "heredoc_start")
+                .is_some_and(|start| cx.text(start).contains(['\'', '"', '\\']))
+        }),
+        _ => false,
+    }
+}
+
+/// Byte offsets of unescaped substitution openers in `src[from..to]` (`$(`, `<(`, `>(` only
+/// when `dollar`: the grammar's own tokens for them are unnamed leaves).
+fn hidden_openers(src: &str, from: usize, to: usize, dollar: bool) -> Vec<usize> {
+    let Some(text) = src.get(from..to) else {
+        return Vec::new();
+    };
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'`' => out.push(from + i),
+            // `$((` is arithmetic: its substitutions are nodes of their own.
+            b'$' | b'<' | b'>'
+                if dollar
+                    && bytes.get(i + 1) == Some(&b'(')
+                    && !(bytes[i] == b'$' && bytes.get(i + 2) == Some(&b'(')) =>
+            {
+                out.push(from + i);
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The body of the substitution opened at `at`: up to the next unescaped backtick, or to the
+/// parenthesis that balances the opener's (the rest of the text when there is none).
+fn opened_body(src: &str, at: usize) -> String {
+    let rest = &src[at..];
+    if let Some(body) = rest.strip_prefix('`') {
+        let bytes = body.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() && bytes[i] != b'`' {
+            i += if bytes[i] == b'\\' { 2 } else { 1 };
+        }
+        return backtick_body(body.get(..i.min(body.len())).unwrap_or(body));
+    }
+    let body = rest.get(2..).unwrap_or("");
+    let mut depth = 1usize;
+    let bytes = body.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b'(' => depth += 1,
+            b')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return body[..i].to_owned();
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    body.to_owned()
 }

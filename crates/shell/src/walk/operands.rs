@@ -5,8 +5,22 @@
 use super::*;
 
 impl Walker<'_> {
-    /// The operands of a program that is not a wrapper, shell or `cd`.
+    /// The operands of a program that is not a wrapper, shell or `cd`; what it does to names
+    /// is recorded first, and applies to every other command's operands.
     pub(super) fn program(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        folders: &Folders,
+        stdin: &Stdin,
+        xargs: bool,
+    ) {
+        self.record_changes(name, args, folders);
+        self.program_operands(name, args, folders, stdin, xargs);
+        self.changes.current = 0;
+    }
+
+    fn program_operands(
         &mut self,
         name: &str,
         args: &[Val],
@@ -22,6 +36,12 @@ impl Walker<'_> {
         };
         if xargs && !NEVER_OPEN.contains(&name) {
             self.undecide(Construct::XargsInput, &command_text());
+        }
+        if RESPONSE_FILE_PROGRAMS.contains(&name)
+            && let Some(list) = args.iter().find(|v| v.text.starts_with('@'))
+        {
+            // `gcc @args`: more arguments (files among them) come from the file.
+            self.undecide(Construct::XargsInput, &list.typed);
         }
         if is_remote(name, args.first().map(|v| v.text.as_str())) {
             self.undecide(Construct::Remote, &command_text());
@@ -108,6 +128,11 @@ impl Walker<'_> {
             self.find(args, folders, stdin);
             return;
         }
+        if matches!(name, "tig" | "lazygit" | "gitui" | "gitk") {
+            // Terminal git browsers show every tracked file's diffs and blobs.
+            self.check(&Val::literal(name, "."), folders, Mode::Tree);
+            self.undecide(Construct::RecursiveRead, &command_text());
+        }
         let git_sub = if name == "git" {
             args.iter()
                 .enumerate()
@@ -154,6 +179,11 @@ impl Walker<'_> {
             )
         );
         let recursive = is_recursive(name, &options) || git_tree || git_shows;
+        if let Some((at, sub)) = &git_sub {
+            self.git_content(sub, &args[at + 1..], folders);
+        }
+        let exempt = self.changes_exempt;
+        self.changes_exempt = name == "git";
         if name == "git"
             && let Some(work_tree) = args.iter().enumerate().find_map(|(j, v)| {
                 if v.text == "--work-tree" {
@@ -193,12 +223,22 @@ impl Walker<'_> {
             let val = &args[k];
             k += 1;
             if let Some(is_file) = skip_next.take() {
-                if is_file {
+                if is_file && name == "curl" && val.dynamic.is_none() {
+                    self.curl_file(&val.typed, &val.text, &folder);
+                } else if is_file {
                     self.check(val, &folder, Mode::Read);
+                } else if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
+                    && matches!(
+                        args[k - 2].text.as_str(),
+                        "-e" | "--expression" | "--source"
+                    )
+                    && (val.dynamic.is_some() || script_reads_files(name, &val.text))
+                {
+                    self.undecide(Construct::InlineCode, &val.typed);
                 } else if name == "curl"
                     && let Some(file) = curl_file_in(&val.text)
                 {
-                    self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                    self.curl_file(&val.typed, file, &folder);
                 }
                 continue;
             }
@@ -236,6 +276,12 @@ impl Walker<'_> {
                     }
                     continue;
                 }
+                if let Some(attached) = self.attached_option_value(name, val, &folder) {
+                    if attached {
+                        pattern_pending = false;
+                    }
+                    continue;
+                }
                 if let Some(is_file) = option_value(name, value) {
                     if name == "jq" && matches!(value, "--rawfile" | "--slurpfile") {
                         k += 1; // the variable name comes first
@@ -254,7 +300,7 @@ impl Walker<'_> {
                 if name == "curl"
                     && let Some(file) = curl_file_in(value.split_once('=').map_or("", |(_, v)| v))
                 {
-                    self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                    self.curl_file(&val.typed, file, &folder);
                     continue;
                 }
                 if val.dynamic.is_none() && !never_open {
@@ -295,7 +341,7 @@ impl Walker<'_> {
             if name == "curl"
                 && let Some(file) = curl_file_in(value)
             {
-                self.check(&Val::literal(&val.typed, file), &folder, Mode::Read);
+                self.curl_file(&val.typed, file, &folder);
                 continue;
             }
             let path_like = value.contains('/') || value.contains('\\');
@@ -314,6 +360,7 @@ impl Walker<'_> {
             }
             self.check(val, &folder, mode);
         }
+        self.changes_exempt = exempt;
         // `make` reads the makefile of the folder it runs in (`make -C secrets`).
         if matches!(name, "make" | "gmake")
             && !args
@@ -330,6 +377,206 @@ impl Walker<'_> {
             && (matches!(name, "rg" | "ag" | "ack") || git_tree)
         {
             self.check(&Val::literal(name, "."), &folder, Mode::Tree);
+        }
+    }
+
+    /// A value glued to a short option of a program whose options are known (`curl -d@f`,
+    /// `curl -sT.env`, `sed -e1r.env`, `grep -e.env`): judged as that option's value.
+    /// `Some(is_script)` when the word was handled.
+    fn attached_option_value(&mut self, name: &str, val: &Val, folder: &Folders) -> Option<bool> {
+        let text = val.text.as_str();
+        if let Some((option, rest)) = text.split_once('=').filter(|_| text.starts_with("--")) {
+            // `sed --expression=1r.env`, `awk --source=…`: a script glued with `=`.
+            if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
+                && matches!(option, "--expression" | "--source")
+            {
+                if val.dynamic.is_some() || script_reads_files(name, rest) {
+                    self.undecide(Construct::InlineCode, &val.typed);
+                }
+                return Some(true);
+            }
+            return None;
+        }
+        if text.starts_with("--") || text.len() <= 2 || !text.starts_with('-') {
+            return None;
+        }
+        if name == "curl" {
+            // A bundle of flags: the first letter that takes a value takes the rest.
+            for (at, letter) in text.char_indices().skip(1) {
+                let rest = &text[at + letter.len_utf8()..];
+                match curl_option(&format!("-{letter}")) {
+                    None => continue,
+                    Some(_) if rest.is_empty() => return None,
+                    Some(true) => {
+                        self.curl_file(&val.typed, rest, folder);
+                        return Some(false);
+                    }
+                    Some(false) => {
+                        if let Some(file) = curl_file_in(rest) {
+                            self.curl_file(&val.typed, file, folder);
+                        }
+                        return Some(false);
+                    }
+                }
+            }
+            return None;
+        }
+        let (option, rest) = text.split_at_checked(2)?;
+        let is_file = option_value(name, option)?;
+        if is_file {
+            let file = Val {
+                text: rest.to_owned(),
+                ..val.clone()
+            };
+            self.check(&file, folder, Mode::Read);
+            return Some(matches!(option, "-f"));
+        }
+        let script = matches!(option, "-e") || (name == "grep" && option == "-e");
+        if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
+            && option == "-e"
+            && (val.dynamic.is_some() || script_reads_files(name, rest))
+        {
+            self.undecide(Construct::InlineCode, &val.typed);
+        }
+        Some(script)
+    }
+
+    /// A file curl opens: curl expands `{a,b}` and `[a-z]` in upload names and URLs itself, and
+    /// takes `-F` file names in double quotes.
+    fn curl_file(&mut self, typed: &str, file: &str, folder: &Folders) {
+        let file = match file.strip_prefix('"') {
+            Some(quoted) => quoted.split('"').next().unwrap_or(quoted),
+            None => file,
+        };
+        if file.contains(['{', '[']) {
+            self.undecide(Construct::Unparsed, typed);
+        }
+        self.check(&Val::literal(typed, file), folder, Mode::Read);
+    }
+
+    /// git subcommands that print file contents (`diff`, `show`, `log -p`, `stash show -p`,
+    /// `format-patch`, `cat-file --batch-all-objects`, `fast-export`): with no pathspec they
+    /// print every tracked file's, blocked ones included (`.rooignore` is not `.gitignore`), so
+    /// they are a read of the whole tree, as `git grep` is: undecidable, or blocked when the
+    /// tree's contents are.
+    fn git_content(&mut self, sub: &str, args: &[Val], folders: &Folders) {
+        let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+        let has = |list: &[&str]| {
+            texts.iter().take_while(|t| **t != "--").any(|t| {
+                list.iter()
+                    .any(|o| t == o || (o.starts_with("--") && t.starts_with(&format!("{o}="))))
+            })
+        };
+        let patch = has(&[
+            "-p",
+            "-u",
+            "--patch",
+            "-W",
+            "--function-context",
+            "--word-diff",
+            "--color-words",
+            "--patch-with-stat",
+            "--patch-with-raw",
+            "--cc",
+            "-c",
+            "--full-diff",
+            "--binary",
+            "--ext-diff",
+            "--textconv",
+            "-S",
+            "-G",
+            "--pickaxe-regex",
+            "-L",
+            "--unified",
+            "--interactive",
+            "-i",
+        ]) || texts.iter().take_while(|t| **t != "--").any(|t| {
+            (t.starts_with("-U")
+                || t.starts_with("-S")
+                || t.starts_with("-G")
+                || t.starts_with("-L"))
+                && t.len() > 2
+        });
+        let quiet = has(&[
+            "--stat",
+            "--numstat",
+            "--shortstat",
+            "--name-only",
+            "--name-status",
+            "--summary",
+            "--raw",
+            "--quiet",
+            "-s",
+            "--no-patch",
+            "--dirstat",
+            "--compact-summary",
+            "--check",
+        ]);
+        let first = texts.iter().find(|t| !t.starts_with('-')).copied();
+        let prints = match sub {
+            "diff" | "difftool" | "diff-files" => patch || !quiet,
+            "diff-tree" | "diff-index" | "log" | "whatchanged" | "reflog" | "request-pull" => patch,
+            "show" | "format-patch" | "fast-export" | "range-diff" | "bundle" | "instaweb"
+            | "send-email" | "daemon" => true,
+            "stash" => match first {
+                Some("show") => patch,
+                Some("list") => patch,
+                _ => false,
+            },
+            "cat-file" => {
+                has(&["--batch", "--batch-all-objects", "--batch-command"])
+                    || !has(&["-t", "-s", "-e", "--batch-check"])
+            }
+            "add" | "checkout" | "reset" | "restore" | "commit" => {
+                has(&["-p", "--patch", "-i", "--interactive"])
+            }
+            "am" => has(&["--show-current-patch"]),
+            _ => false,
+        };
+        if !prints {
+            return;
+        }
+        // A pathspec after `--`, an operand that names an existing path, or `REV:path`
+        // limits what is printed; the operands are judged as trees by the caller.
+        let dashes = texts.iter().position(|t| *t == "--");
+        // Pathspec magic (`:!src`, `:(exclude)`, `:/`) and globs (`*.json` crosses folders in
+        // git) do not limit the way a path does.
+        let magic = args.iter().skip(dashes.map_or(0, |at| at + 1)).any(|v| {
+            // Quoted or not: git matches the glob itself.
+            v.text.contains(['*', '?', '[']) || v.text.starts_with(':') || v.dynamic.is_some()
+        });
+        let limited = !magic
+            && match dashes {
+                Some(at) => texts[at + 1..].iter().any(|t| !t.is_empty()),
+                None => args.iter().any(|v| {
+                    !v.text.starts_with('-')
+                        && v.dynamic.is_none()
+                        && (v.text.split_once(':').is_some_and(|(rev, path)| {
+                            !rev.is_empty() && !path.is_empty() && !path.starts_with('/')
+                        }) || folders
+                            .dirs
+                            .iter()
+                            .any(|d| self.oracle.exists(&join(d, &v.text))))
+                }),
+            };
+        // An object named by hash (`git show 1a2b3c`, `git cat-file -p 1a2b3c`) may be any
+        // blob, whatever the pathspec.
+        let object_by_hash = matches!(sub, "show" | "cat-file")
+            && texts.iter().take(dashes.unwrap_or(texts.len())).any(|t| {
+                t.len() >= 4
+                    && !t.starts_with('-')
+                    && t.split(['^', '~', ':'])
+                        .next()
+                        .is_some_and(|h| h.len() >= 4 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+                    && !t.contains(':')
+            });
+        let whole = !limited
+            || object_by_hash
+            || matches!(sub, "fast-export" | "bundle" | "instaweb" | "daemon");
+        if whole {
+            let snippet = format!("git {sub} {}", texts.join(" "));
+            self.check(&Val::literal(&snippet, "."), folders, Mode::Tree);
+            self.undecide(Construct::RecursiveRead, snippet.trim_end());
         }
     }
 
@@ -489,7 +736,12 @@ fn git_setting_runs_commands(setting: &str) -> bool {
 /// `r`/`R`/`w`/`W`/`e` commands and the `e`/`w` flags of `s`).
 fn script_reads_files(program: &str, script: &str) -> bool {
     if program != "sed" {
-        return script.contains("getline") || script.contains("system") || script.contains('|');
+        // `ARGV[1]=".env"` makes awk open a file named in the program; `@include` loads one.
+        return [
+            "getline", "system", "|", "ARGV", "ARGC", "@include", "@load", "ENVIRON",
+        ]
+        .iter()
+        .any(|word| script.contains(word));
     }
     script.split([';', '\n', '{', '}']).any(|command| {
         let command = command.trim_start();
@@ -505,9 +757,8 @@ fn script_reads_files(program: &str, script: &str) -> bool {
         }
         let mut chars = rest.chars();
         match chars.next() {
-            Some('r' | 'R' | 'w' | 'W' | 'e') => {
-                matches!(chars.next(), None | Some(' ' | '\t'))
-            }
+            // GNU sed takes the file name glued to the command too (`1r.env`).
+            Some('r' | 'R' | 'w' | 'W' | 'e' | 'F' | 'v') => true,
             Some('s') => {
                 let Some(delim) = chars.next() else {
                     return false;

@@ -39,6 +39,7 @@ impl Workspace {
             "data/notes.txt",
             "vault/token.txt",
             "list.txt",
+            ".roo/mcp.json",
         ];
         for file in files {
             let path = root.join(file);
@@ -83,7 +84,15 @@ impl Workspace {
                 .blocked
                 .is_some()
         };
-        let oracle = FsOracle::new(base, &blocked).with_home(Some("/home/someone".into()));
+        let protected = |p: &str| {
+            self.policy
+                .check_protection(&self.resolver, &OsFs, Some(base), p)
+                .pattern
+                .is_some()
+        };
+        let oracle = FsOracle::new(base, &blocked)
+            .with_home(Some("/home/someone".into()))
+            .with_protection(&protected);
         roo_context_shell::vet(command, &oracle)
     }
 }
