@@ -35,8 +35,16 @@ case "$agent" in
   zoo) archive="zoo-code-3.80.0-f7ec103c.tar.gz"; folder="zoo-code-3.80.0"; node_major=22; flavor=roo ;;
   *) echo "unknown agent $agent" >&2; exit 2 ;;
 esac
-upstream="${ROO_FAMILY_UPSTREAM:-$repo/../shared/upstream}"
-[ -f "$upstream/$archive" ] || { echo "snapshot $upstream/$archive not found" >&2; exit 2; }
+upstream="${ROO_FAMILY_UPSTREAM:-}"
+if [ -z "$upstream" ]; then
+  for candidate in "$repo/../shared/upstream" /work/shared/upstream; do
+    if [ -f "$candidate/$archive" ]; then upstream="$candidate"; break; fi
+  done
+fi
+if [ -z "$upstream" ] || [ ! -f "$upstream/$archive" ]; then
+  echo "snapshot $archive not found (set ROO_FAMILY_UPSTREAM to the folder holding it)" >&2
+  exit 2
+fi
 
 cache="${ROO_FAMILY_CACHE:-$HOME/.cache/roo-context-upstream}"
 recipe="$(cat "$here/install.mjs" "$here"/upstream/stubs/*/* | sha256sum | cut -c1-12)"
