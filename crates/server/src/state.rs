@@ -101,6 +101,11 @@ fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, Unusable> {
         Err(error) => unusable(error.to_string()),
         Ok(bytes) => {
             let file = IgnoreFile::from_bytes(name, &bytes);
+            // Lines skipped, decoded lossily or read with their trailing whitespace trimmed:
+            // the host sees them in `ruleDiagnostics` of `roo/workspace/status`.
+            for diagnostic in &file.rules.diagnostics {
+                tracing::warn!(file = %path.display(), line = diagnostic.line, "{}", diagnostic.message);
+            }
             match file.unusable_reason() {
                 Some(reason) => unusable(reason.to_owned()),
                 None => Ok(Some(file)),
