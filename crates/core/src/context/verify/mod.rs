@@ -23,8 +23,8 @@ pub use history::parse_todo_checklist;
 
 use crate::conversation::{ApiMessage, TokenCounter};
 use text::{
-    LineIndex, content_words, has_negation, normalize_ws, path_forms, path_tokens, safe_cut,
-    safe_cut_up,
+    LineIndex, content_words, contradicts, has_negation, normalize_ws, path_forms, path_tokens,
+    safe_cut, safe_cut_up,
 };
 
 /// The default template's required sections, in order.
@@ -963,12 +963,13 @@ fn constraints_check(
     let mut missing = Vec::new();
     for constraint in &all {
         let words = content_words(constraint);
-        let (kept, _) = index.covered(
+        let (kept, _) = index.covered_where(
             &words,
             2,
             has_negation(constraint),
             None,
             COVERAGE_THRESHOLD,
+            &|window| !contradicts(constraint, window),
         );
         if !kept {
             missing.push(constraint.clone());
@@ -1001,7 +1002,11 @@ fn todos_check(
         let words = content_words(&item.content);
         if item.status.is_open() {
             open += 1;
-            if index.covered(&words, 2, false, None, COVERAGE_THRESHOLD).0 {
+            let consistent = |window: &[&str]| !contradicts(&item.content, window);
+            if index
+                .covered_where(&words, 2, false, None, COVERAGE_THRESHOLD, &consistent)
+                .0
+            {
                 kept += 1;
             } else {
                 missing.push(item.content.clone());
