@@ -118,6 +118,42 @@ fn each_flavor_reports_its_own_protected_patterns_and_both_protect_the_union() {
     }
 }
 
+/// A `.rooignore` that is a link into a folder its own rules block: its rules apply, but its
+/// bytes are not shown (the original sends them whatever the file is).
+#[test]
+fn instructions_withhold_an_ignore_file_linked_into_a_folder_it_blocks() {
+    let fixture = Fixture::new(&[
+        (
+            "secrets/rooignore",
+            "secrets/\n# deploy token sk-live-0042\n",
+        ),
+        ("config/rooignore", "build/\n"),
+        ("src/a.ts", "x"),
+    ]);
+    fixture.symlink("secrets/rooignore", ".rooignore");
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    assert_eq!(
+        allowed(&mut server, &["secrets/rooignore", "src/a.ts"]),
+        vec![false, true]
+    );
+    let result = server.call("roo/ignore/instructions", json!({}));
+    let text = result["instructions"].as_str().unwrap();
+    assert!(!text.contains("sk-live-0042"), "{text}");
+    assert!(text.contains("its text is not shown"), "{text}");
+    assert!(text.starts_with("# .rooignore\n\n(The following is provided"));
+    assert!(text.ends_with("\n.rooignore"), "{text}");
+    assert_eq!(result["activeIgnoreFile"], ".rooignore");
+    drop(server);
+
+    // A link to a file the rules allow is shown as the original shows it.
+    std::fs::remove_file(fixture.path(".rooignore")).unwrap();
+    fixture.symlink("config/rooignore", ".rooignore");
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    let result = server.call("roo/ignore/instructions", json!({}));
+    let text = result["instructions"].as_str().unwrap();
+    assert!(text.ends_with("\n\nbuild/\n\n.rooignore"), "{text}");
+}
+
 #[test]
 fn no_ignore_file_means_everything_readable_and_no_instructions() {
     let fixture = Fixture::new(&[("secrets/a", "x")]);

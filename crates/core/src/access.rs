@@ -42,7 +42,22 @@ pub struct IgnoreFile {
     pub content: String,
     /// The compiled rules (content plus both ignore file names, which are always blocked).
     pub rules: RuleSet,
+    /// What the bytes were read from, when the server read them from disk; `None` for a text
+    /// given directly.
+    pub source: Option<IgnoreSource>,
 }
+
+/// The object an ignore file's bytes were read from, as the read gate saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IgnoreSource {
+    /// The real path, every link resolved.
+    pub real_path: std::path::PathBuf,
+    /// Its number of hard links (names).
+    pub links: u64,
+}
+
+/// What `roo/ignore/instructions` says in place of the file's text when it is withheld.
+pub const WITHHELD_IGNORE_TEXT: &str = "(The rules of this file are in force, but its text is not shown: the file is not a plain file of this folder, and its bytes may belong to a path those rules block.)";
 
 impl IgnoreFile {
     /// Compiles an ignore file's content.
@@ -51,6 +66,7 @@ impl IgnoreFile {
             name: name.to_owned(),
             content: content.to_owned(),
             rules: RuleSet::new(Some(name), content, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
+            source: None,
         }
     }
 
@@ -83,6 +99,7 @@ impl IgnoreFile {
             name: name.to_owned(),
             content: content.clone(),
             rules: RuleSet::new(Some(name), &rules_text, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
+            source: None,
         };
         file.rules
             .diagnostics
@@ -111,6 +128,7 @@ impl IgnoreFile {
             name: name.to_owned(),
             content: String::new(),
             rules: RuleSet::block_everything(Some(name), reason),
+            source: None,
         }
     }
 
@@ -125,6 +143,11 @@ impl IgnoreFile {
 
     /// The text the original appends to the system prompt while the file is active.
     pub fn instructions(&self) -> String {
+        self.instructions_with(&self.content)
+    }
+
+    /// [`Self::instructions`] with `content` in place of the file's text.
+    fn instructions_with(&self, content: &str) -> String {
         let paragraph = if self.is_zoo() {
             "(The following is provided by a root-level project ignore file where the user has specified files and directories that should not be accessed. Zoo prefers .zooignore and falls back to .rooignore when needed. When using list_files, you'll notice a \u{1F512} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)"
         } else {
@@ -133,7 +156,6 @@ impl IgnoreFile {
         format!(
             "# {name}\n\n{paragraph}\n\n{content}\n{name}",
             name = self.name,
-            content = self.content
         )
     }
 
@@ -466,6 +488,85 @@ impl Policy {
                     .is_some_and(|relative| ignore.rules.matched(&relative).is_some())
             })
         })
+    }
+
+    /// The instructions of folder `index`'s ignore file, with its text withheld when the bytes
+    /// may be bytes the rules block ([`Policy::ignore_text_withheld`]); `None` without one.
+    pub fn ignore_instructions(&self, index: usize) -> Option<String> {
+        let ignore = self.folders.get(index)?.ignore.as_ref()?;
+        Some(match self.ignore_text_withheld(index) {
+            Some(_) => ignore.instructions_with(WITHHELD_IGNORE_TEXT),
+            None => ignore.instructions(),
+        })
+    }
+
+    /// Why the text of folder `index`'s ignore file must not be shown, if so. The original
+    /// sends the text whatever the file is; here a `.rooignore` that is a link (or one name of a
+    /// hard-linked file) must not disclose bytes the rules block: its real target is judged
+    /// like any read. The target's own name being `.rooignore` or `.zooignore` (blocked by the
+    /// implicit rule everywhere) does not count: a link to another folder's ignore file is a
+    /// plain setup; that folder's rules still count (its contents judged by a probe name).
+    pub fn ignore_text_withheld(&self, index: usize) -> Option<String> {
+        let folder = self.folders.get(index)?;
+        let source = folder.ignore.as_ref()?.source.as_ref()?;
+        if source.links > 1 {
+            return Some(format!(
+                "the ignore file has {} hard links, and another name may be a blocked path",
+                source.links
+            ));
+        }
+        let real = &source.real_path;
+        let name = folder
+            .ignore
+            .as_ref()
+            .map_or(ROO_IGNORE_FILE, |i| i.name.as_str());
+        let own = [&folder.root.lexical, &folder.root.canonical]
+            .iter()
+            .any(|root| *real == root.join(name));
+        if own {
+            return None;
+        }
+        let implicit = |origin: &RuleOrigin| {
+            origin.file.is_none()
+                && (origin.pattern == ROO_IGNORE_FILE || origin.pattern == ZOO_IGNORE_FILE)
+        };
+        let mut inside = false;
+        for other in &self.folders {
+            let Some(relative) = other.root.relative(real) else {
+                continue;
+            };
+            inside = true;
+            let Some(rules) = other.ignore.as_ref().map(|i| &i.rules) else {
+                continue;
+            };
+            let verdict = match rules.matched(&relative) {
+                Some(origin) if implicit(&origin) => {
+                    let parent = relative.rsplit_once('/').map_or("", |(parent, _)| parent);
+                    let probe = if parent.is_empty() {
+                        None
+                    } else {
+                        rules.matched(&format!("{parent}/roo-context-probe"))
+                    };
+                    probe.filter(|origin| !implicit(origin))
+                }
+                verdict => verdict,
+            };
+            if let Some(origin) = verdict {
+                return Some(format!(
+                    "the ignore file is a link to {} in {}, which the rule `{}` blocks",
+                    relative,
+                    other.root.lexical.display(),
+                    origin.pattern
+                ));
+            }
+        }
+        if !inside && self.deny_outside_workspace {
+            return Some(
+                "the ignore file is a link to a file outside the workspace, which the settings deny"
+                    .to_owned(),
+            );
+        }
+        None
     }
 
     /// Decides read access for many paths, in order, using every core for large batches.

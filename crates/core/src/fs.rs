@@ -233,6 +233,29 @@ pub fn read_regular_file(fs: &dyn FileSystem, path: &Path, bound: u64) -> io::Re
     }
 }
 
+/// [`read_regular_file`], also returning what was opened: its real path (every link resolved)
+/// and its number of hard links, as the gate saw the object read (no second lookup by name).
+pub fn read_regular_file_opened(
+    fs: &dyn FileSystem,
+    path: &Path,
+    bound: u64,
+) -> io::Result<(Vec<u8>, PathBuf, u64)> {
+    let seen = std::cell::RefCell::new(None);
+    let allowed = |object: &OpenedObject<'_>| {
+        *seen.borrow_mut() = Some((object.real_path.to_path_buf(), object.links));
+        true
+    };
+    let bytes = match open_gated(fs, path, bound, true, &allowed) {
+        Ok(file) => file.read_all()?,
+        Err(GateRefusal::Io(error)) => return Err(error),
+        Err(refusal) => return Err(io::Error::other(refusal.to_string())),
+    };
+    let (real_path, links) = seen
+        .into_inner()
+        .ok_or_else(|| io::Error::other("the opened object was not judged"))?;
+    Ok((bytes, real_path, links))
+}
+
 /// The read gate: the one function through which every byte that can reach the model is read
 /// (mentions, command files, folded context, outlines, symbols, folding ranges, fingerprints).
 /// It opens `path` once, then judges what was opened rather than the name: the object must be

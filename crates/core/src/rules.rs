@@ -206,6 +206,58 @@ fn utf16_byte_order(bytes: &[u8]) -> Option<bool> {
     })
 }
 
+/// Trailing whitespace other than plain spaces on a rule line, and how the original reads the
+/// line. Git and the `ignore` crate trim only unescaped trailing spaces, so `secrets\t` (or a
+/// trailing no-break space, VT, FF, U+3000 ...) is a pattern for names ending in that
+/// character: it blocks nothing, silently. The original's matcher (npm `ignore`) trims the run
+/// `((?:\\\\)*?)(\\?\s+)$` (every JavaScript whitespace character): an unescaped run is
+/// dropped, one escaped by a backslash becomes one literal space.
+struct TrailingWhitespace {
+    /// The characters, as `U+0009, U+00A0`.
+    characters: String,
+    /// The rule as the original reads it, in the matcher's syntax; `None` for a negation,
+    /// which keeps its as-written reading (trimmed, it would re-include more).
+    read_as: Option<String>,
+}
+
+/// Whitespace as the original's `\s` reads it, and the invisible characters a copy from a web
+/// page or a word processor leaves at a line's end (zero-width space, joiners, word joiner,
+/// BOM). `char::is_whitespace` adds U+0085, which JavaScript's `\s` lacks: trimming it too
+/// only blocks more.
+fn is_trailing_blank(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '\u{FEFF}' | '\u{200B}'..='\u{200D}' | '\u{2060}')
+}
+
+fn trailing_whitespace(line: &str) -> Option<TrailingWhitespace> {
+    let body = line.trim_end_matches(is_trailing_blank);
+    let run = &line[body.len()..];
+    if run.is_empty() || run.chars().all(|c| c == ' ') || body.is_empty() {
+        return None;
+    }
+    let backslashes = body.len() - body.trim_end_matches('\\').len();
+    let read_as = if backslashes % 2 == 1 {
+        // The escaped run is one literal space (`\ ` in the matcher's syntax too).
+        format!("{body} ")
+    } else {
+        body.to_owned()
+    };
+    let mut characters = String::new();
+    for c in run.chars() {
+        let name = format!("U+{:04X}", u32::from(c));
+        if !characters.contains(&name) {
+            if !characters.is_empty() {
+                characters.push_str(", ");
+            }
+            characters.push_str(&name);
+        }
+    }
+    let negation = line.starts_with('!');
+    Some(TrailingWhitespace {
+        characters,
+        read_as: (!negation && !read_as.trim_start_matches('/').is_empty()).then_some(read_as),
+    })
+}
+
 /// Compiles `lines` into as few matchers as the matcher's size limit allows, halving a group
 /// that does not compile. Fails only when a single pattern cannot be compiled on its own.
 fn compile_groups(lines: &[&str], out: &mut Vec<Gitignore>) -> Result<(), String> {
@@ -268,7 +320,7 @@ impl RuleSet {
         let mut validator = GitignoreBuilder::new("/");
         let mut origins = HashMap::default();
         let mut diagnostics = Vec::new();
-        let mut accepted: Vec<&str> = Vec::new();
+        let mut accepted: Vec<std::borrow::Cow<'_, str>> = Vec::new();
         for (index, raw_line) in content.lines().enumerate() {
             let line = raw_line.trim_end_matches('\r');
             let trimmed = line.trim_end_matches(' ');
@@ -277,7 +329,38 @@ impl RuleSet {
             }
             match validator.add_line(None, line) {
                 Ok(_) => {
-                    accepted.push(line);
+                    accepted.push(std::borrow::Cow::Borrowed(line));
+                    if let Some(trailing) = trailing_whitespace(line) {
+                        let message = match &trailing.read_as {
+                            Some(read_as) if validator.add_line(None, read_as).is_ok() => {
+                                accepted.push(std::borrow::Cow::Owned(read_as.clone()));
+                                origins.insert(
+                                    read_as.clone(),
+                                    RuleOrigin {
+                                        file: file.map(str::to_owned),
+                                        line: Some(index + 1),
+                                        pattern: read_as.clone(),
+                                    },
+                                );
+                                format!(
+                                    "trailing whitespace ({}) trimmed, as the original reads the line: the rule also blocks what `{read_as}` blocks",
+                                    trailing.characters
+                                )
+                            }
+                            Some(_) => format!(
+                                "trailing whitespace ({}): the trimmed rule cannot be compiled; the line is kept as written",
+                                trailing.characters
+                            ),
+                            None => format!(
+                                "trailing whitespace ({}) kept on a negation: it re-includes only names ending in it (trimmed, it would re-include more)",
+                                trailing.characters
+                            ),
+                        };
+                        diagnostics.push(RuleDiagnostic {
+                            line: index + 1,
+                            message,
+                        });
+                    }
                     // A later identical line wins, as the later rule does in gitignore.
                     origins.insert(
                         trimmed.to_owned(),
@@ -295,7 +378,7 @@ impl RuleSet {
             }
         }
         for pattern in implicit {
-            accepted.push(pattern);
+            accepted.push(std::borrow::Cow::Borrowed(pattern));
             origins.entry((*pattern).to_owned()).or_insert(RuleOrigin {
                 file: None,
                 line: None,
@@ -303,6 +386,7 @@ impl RuleSet {
             });
         }
         let mut matchers = Vec::new();
+        let accepted: Vec<&str> = accepted.iter().map(AsRef::as_ref).collect();
         let compile_error = compile_groups(&accepted, &mut matchers).err();
         if compile_error.is_some() {
             matchers.clear();
@@ -503,6 +587,69 @@ mod tests {
         let implicit = rules.matched(".rooignore").expect("blocked");
         assert_eq!(implicit.file, None);
         assert_eq!(implicit.pattern, ".rooignore");
+    }
+
+    /// Table: (ignore file, a path the trimmed rule blocks, the characters reported). Git and
+    /// the `ignore` crate trim only trailing spaces; the original (npm `ignore`) trims every
+    /// whitespace character, so each of these rules blocks in the original and blocked nothing
+    /// here (a pattern for names ending in the character).
+    #[test]
+    fn a_rule_ending_in_other_whitespace_blocks_what_the_trimmed_rule_blocks() {
+        let cases = [
+            ("secrets\t\n", "secrets/a.txt", "U+0009"),
+            ("*.pem\u{0B}\n", "keys/a.pem", "U+000B"),
+            ("*.key\u{0C}\n", "a.key", "U+000C"),
+            (".env\u{A0}\n", ".env", "U+00A0"),
+            ("private/\u{3000}\n", "private/x", "U+3000"),
+            ("/config.json\t \n", "config.json", "U+0009, U+0020"),
+            ("build \t\n", "build/out.js", "U+0020, U+0009"),
+            ("*.log\u{2003}\n", "logs/a.log", "U+2003"),
+            ("id_rsa\u{200B}\n", "home/id_rsa", "U+200B"),
+            ("token.txt\u{FEFF}\n", "token.txt", "U+FEFF"),
+            ("dist\u{202F}\n", "dist/a.js", "U+202F"),
+            ("*.sqlite\t\r\n", "db/x.sqlite", "U+0009"),
+            ("cache\u{85}\n", "cache/x", "U+0085"),
+            ("secrets/**\u{2028}\n", "secrets/k", "U+2028"),
+            // An escaped run is one literal space, as the original reads it.
+            ("secret\\\t\n", "secret ", "U+0009"),
+            ("a\\\\\t\n", "a\\", "U+0009"),
+        ];
+        for (content, path, characters) in cases {
+            let rules = RuleSet::new(Some(".rooignore"), content, &[".rooignore"]);
+            let origin = rules.matched(path);
+            assert!(origin.is_some(), "{content:?} must block {path:?}");
+            assert_eq!(origin.unwrap().line, Some(1), "{content:?}");
+            let diagnostic = rules.diagnostics.first().unwrap_or_else(|| {
+                panic!("{content:?}: the trimmed whitespace is reported");
+            });
+            assert_eq!(diagnostic.line, 1);
+            assert!(
+                diagnostic.message.contains(characters),
+                "{content:?}: {diagnostic:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn trailing_whitespace_never_unblocks_and_plain_spaces_stay_silent() {
+        // The as-written reading still blocks (git's).
+        check("secrets\t\n", &[("secrets\t/a", true), ("secretsx", false)]);
+        // A negation keeps its as-written reading: trimmed it would re-include more.
+        let rules = RuleSet::new(
+            Some(".rooignore"),
+            "secrets/**\n!secrets/public.json\t\n",
+            &[],
+        );
+        assert!(rules.matched("secrets/public.json").is_some());
+        assert!(rules.diagnostics[0].message.contains("negation"));
+        // Trailing spaces are trimmed by the matcher itself: nothing to report.
+        let rules = RuleSet::new(Some(".rooignore"), "*.pem  \nsecret\\ \n", &[]);
+        assert!(rules.diagnostics.is_empty(), "{:?}", rules.diagnostics);
+        assert!(rules.matched("secret ").is_some());
+        // A line of whitespace alone is blank, in the original too.
+        let rules = RuleSet::new(Some(".rooignore"), "\t\n\u{A0}\n", &[]);
+        assert!(rules.diagnostics.is_empty(), "{:?}", rules.diagnostics);
+        assert!(rules.matched("a").is_none());
     }
 
     #[test]

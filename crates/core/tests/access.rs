@@ -242,3 +242,99 @@ o
         "#]],
     );
 }
+
+/// Whether `roo/ignore/instructions` withholds the text of `/ws`'s ignore file, read from
+/// `real` (with `links` names), with `/ws` ruled by `rules` and `/other` by `other_rules`.
+fn instructions_withheld(
+    rules: &str,
+    other_rules: Option<&str>,
+    real: &str,
+    links: u64,
+    deny_outside_workspace: bool,
+) -> bool {
+    use roo_context_core::access::{IgnoreSource, WITHHELD_IGNORE_TEXT};
+    let fs = MemFs::default();
+    fs.file("/ws/a", "");
+    fs.file("/other/a", "");
+    let mut ignore = IgnoreFile::new(".rooignore", rules);
+    ignore.source = Some(IgnoreSource {
+        real_path: real.into(),
+        links,
+    });
+    let mut folders = vec![FolderPolicy {
+        root: WorkspaceRoot::new(Path::new("/ws"), &fs),
+        ignore: Some(Arc::new(ignore)),
+    }];
+    if let Some(other) = other_rules {
+        folders.push(FolderPolicy {
+            root: WorkspaceRoot::new(Path::new("/other"), &fs),
+            ignore: Some(Arc::new(IgnoreFile::new(".rooignore", other))),
+        });
+    }
+    let policy = Policy {
+        folders,
+        protect: Arc::new(ProtectRules::new(&[], Flavor::Roo)),
+        deny_outside_workspace,
+    };
+    let text = policy
+        .ignore_instructions(0)
+        .expect("an ignore file is active");
+    let withheld = !text.contains(rules);
+    assert_eq!(withheld, text.contains(WITHHELD_IGNORE_TEXT), "{text}");
+    assert_eq!(withheld, policy.ignore_text_withheld(0).is_some());
+    withheld
+}
+
+/// Table: (rules of /ws, rules of /other, the real file read, its links, deny outside). The
+/// original sends the ignore file's text whatever it is; a `.rooignore` that is a link into a
+/// folder its own rules block (or a hard link, whose other name may be blocked) must not
+/// disclose those bytes.
+#[test]
+fn ignore_instructions_withhold_the_text_of_a_link_to_a_blocked_file() {
+    let withheld: [(&str, Option<&str>, &str, u64, bool); 14] = [
+        ("secrets/**\n", None, "/ws/secrets/rules", 1, false),
+        ("secrets/\n", None, "/ws/secrets/rooignore", 1, false),
+        ("secrets\n", None, "/ws/secrets/deep/x.txt", 1, false),
+        ("*.env\n", None, "/ws/prod.env", 1, false),
+        // Named like an ignore file inside a blocked folder: the implicit rule does not hide
+        // the folder's own.
+        ("secrets/**\n", None, "/ws/secrets/.rooignore", 1, false),
+        ("vault/\n", None, "/ws/vault/.zooignore", 1, false),
+        ("SECRETS/**\n", None, "/ws/secrets/r", 1, false),
+        ("x\n", None, "/ws/.rooignore", 2, false),
+        ("x\n", Some("private/\n"), "/other/private/r", 1, false),
+        ("x\n", None, "/elsewhere/r", 1, true),
+        ("caf\u{e9}/\n", None, "/ws/cafe\u{301}/r", 1, false),
+        ("key.txt\n", None, "/ws/key.txt.", 1, false),
+        ("secrets\t\n", None, "/ws/secrets/r", 1, false),
+        ("**/private/**\n", None, "/ws/a/private/r", 1, false),
+    ];
+    for (rules, other, real, links, deny) in withheld {
+        assert!(
+            instructions_withheld(rules, other, real, links, deny),
+            "{rules:?} {other:?} {real} links {links} deny {deny}: withheld"
+        );
+    }
+    // Another folder's own ignore file: that folder's instructions show it anyway.
+    let shown: [(&str, Option<&str>, &str, u64, bool); 7] = [
+        ("x\n", Some("*\n"), "/other/.rooignore", 1, false),
+        ("secrets/**\n", None, "/ws/.rooignore", 1, false),
+        ("secrets/**\n", None, "/ws/config/rooignore.txt", 1, false),
+        (
+            "secrets/**\n",
+            Some("build/\n"),
+            "/other/.rooignore",
+            1,
+            false,
+        ),
+        ("secrets/**\n", None, "/elsewhere/rules", 1, false),
+        ("secrets/**\n", None, "/ws/sub/.rooignore", 1, false),
+        ("secrets/**\n", None, "/ws/secretsfile", 1, false),
+    ];
+    for (rules, other, real, links, deny) in shown {
+        assert!(
+            !instructions_withheld(rules, other, real, links, deny),
+            "{rules:?} {other:?} {real}: shown"
+        );
+    }
+}

@@ -133,15 +133,23 @@ fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, Unusable> {
     }
     // Read through the gate's opener: a swap for a FIFO after the check above is an error,
     // never a reload that waits for a writer for ever.
-    let read = roo_context_core::fs::read_regular_file(
+    let read = roo_context_core::fs::read_regular_file_opened(
         &roo_context_core::fs::OsFs,
         &path,
         MAX_IGNORE_FILE_BYTES,
     );
     match read {
         Err(error) => unusable(error.to_string()),
-        Ok(bytes) => {
-            let file = IgnoreFile::from_bytes(name, &bytes);
+        Ok((bytes, real_path, links)) => {
+            let mut file = IgnoreFile::from_bytes(name, &bytes);
+            // What the bytes are, for `roo/ignore/instructions`: a link into a blocked folder
+            // must not show them.
+            file.source = Some(roo_context_core::access::IgnoreSource { real_path, links });
+            // Lines skipped, decoded lossily or read with their trailing whitespace trimmed:
+            // the host sees them in `ruleDiagnostics` of `roo/workspace/status`.
+            for diagnostic in &file.rules.diagnostics {
+                tracing::warn!(file = %path.display(), line = diagnostic.line, "{}", diagnostic.message);
+            }
             match file.unusable_reason() {
                 Some(reason) => unusable(reason.to_owned()),
                 None => Ok(Some(file)),

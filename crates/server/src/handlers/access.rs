@@ -245,16 +245,19 @@ impl Handler for requests::IgnoreInstructions {
         params: IgnoreInstructionsParams,
     ) -> Result<IgnoreInstructionsResult, RpcError> {
         let policy = &*snapshot.policy;
-        let folder = match params.cwd.as_deref() {
+        let index = match params.cwd.as_deref() {
             Some(cwd) => {
                 let base = base_folder(policy, Some(cwd));
-                policy.folders.iter().find(|f| f.root.contains(&base))
+                policy.folders.iter().position(|f| f.root.contains(&base))
             }
-            None => policy.folders.first(),
+            None => (!policy.folders.is_empty()).then_some(0),
         };
-        let ignore = folder.and_then(|f| f.ignore.as_ref());
+        let ignore = index.and_then(|i| policy.folders[i].ignore.as_ref());
+        if let Some(why) = index.and_then(|i| policy.ignore_text_withheld(i)) {
+            tracing::warn!(%why, "ignore file text withheld from its instructions");
+        }
         Ok(IgnoreInstructionsResult {
-            instructions: ignore.map(|i| i.instructions()),
+            instructions: index.and_then(|i| policy.ignore_instructions(i)),
             active_ignore_file: ignore.map(|i| i.name.clone()),
         })
     }

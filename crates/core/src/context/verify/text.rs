@@ -290,6 +290,8 @@ pub(crate) struct LineIndex<'a> {
     line_segments: Vec<u32>,
     /// Whether each segment has a negation cue.
     negative: Vec<bool>,
+    /// Each segment's text.
+    segment_texts: Vec<&'a str>,
     /// Word → the sorted segments it appears in.
     postings: FxHashMap<String, Vec<u32>>,
     budget: std::cell::Cell<u64>,
@@ -324,11 +326,13 @@ impl<'a> LineIndex<'a> {
         let lines: Vec<&str> = text.lines().collect();
         let mut postings: FxHashMap<String, Vec<u32>> = FxHashMap::default();
         let mut negative = Vec::new();
+        let mut segment_texts = Vec::new();
         let mut line_segments = Vec::with_capacity(lines.len() + 1);
         for line in &lines {
             line_segments.push(negative.len() as u32);
             for piece in segments(line) {
                 let segment = negative.len() as u32;
+                segment_texts.push(piece);
                 let mut is_negative = false;
                 for word in words_borrowed(piece) {
                     if is_negation(&word) {
@@ -353,6 +357,7 @@ impl<'a> LineIndex<'a> {
             lines,
             line_segments,
             negative,
+            segment_texts,
             postings,
             budget: std::cell::Cell::new(WORK_BUDGET),
             exhausted: std::cell::Cell::new(false),
@@ -386,6 +391,20 @@ impl<'a> LineIndex<'a> {
         negative: bool,
         lines: Option<std::ops::Range<usize>>,
         threshold: f64,
+    ) -> (bool, f64) {
+        self.covered_where(needles, window, negative, lines, threshold, &|_| true)
+    }
+
+    /// [`Self::covered`], counting only a window `accept` takes (given the window's segments):
+    /// a window with the words that says something else ([`contradicts`]) does not cover.
+    pub(crate) fn covered_where(
+        &self,
+        needles: &[String],
+        window: usize,
+        negative: bool,
+        lines: Option<std::ops::Range<usize>>,
+        threshold: f64,
+        accept: &dyn Fn(&[&str]) -> bool,
     ) -> (bool, f64) {
         if needles.is_empty() {
             return (true, 1.0);
@@ -449,11 +468,11 @@ impl<'a> LineIndex<'a> {
                 })
                 .count();
             best = best.max(hits);
-            if best >= needed {
-                break;
+            if hits >= needed && accept(&self.segment_texts[start as usize..end as usize]) {
+                return (true, best as f64 / count as f64);
             }
         }
-        (best >= needed, best as f64 / count as f64)
+        (false, best as f64 / count as f64)
     }
 
     /// [`Self::recall_anywhere`] of `content_words(text)`, without allocating or sorting the
@@ -471,6 +490,170 @@ impl<'a> LineIndex<'a> {
             .count();
         found as f64 / distinct.len() as f64
     }
+}
+
+/// One word of a text for [`contradicts`]: lower-cased, and how it is joined to the word
+/// before it.
+struct Token {
+    word: String,
+    /// A clause boundary (`,` `;` `.` ... followed by a space, a bracket, a line break) lies
+    /// between it and the word before.
+    after_boundary: bool,
+    /// Joined to the word before without whitespace (`Circle.area`, `a::b`, `x/y`).
+    joined: bool,
+}
+
+fn tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut gap_start = 0;
+    let mut chars = text.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if !is_word_char(c) {
+            continue;
+        }
+        let mut end = at + c.len_utf8();
+        while let Some(&(next, n)) = chars.peek() {
+            if !is_word_char(n) {
+                break;
+            }
+            end = next + n.len_utf8();
+            chars.next();
+        }
+        let word = trim_apostrophes(&text[at..end]);
+        let gap = &text[gap_start..at];
+        gap_start = end;
+        if word.is_empty() {
+            continue;
+        }
+        let joined = !gap.is_empty() && gap.len() <= 3 && !gap.contains(char::is_whitespace);
+        let after_boundary = out.is_empty()
+            || (!joined
+                && gap.contains(|g: char| {
+                    matches!(
+                        g,
+                        ',' | ';' | ':' | '.' | '!' | '?' | '(' | ')' | '[' | ']' | '\n' | '"'
+                    )
+                }));
+        out.push(Token {
+            word: word.replace('\u{2019}', "'").to_lowercase(),
+            after_boundary,
+            joined,
+        });
+    }
+    out
+}
+
+/// Words a negation reaches over to the word it governs: modals, auxiliaries, emphasis.
+fn is_polarity_filler(word: &str) -> bool {
+    is_stopword(word)
+        || matches!(
+            word,
+            "must"
+                | "should"
+                | "shall"
+                | "may"
+                | "might"
+                | "always"
+                | "ever"
+                | "even"
+                | "really"
+                | "ok"
+                | "okay"
+                | "allowed"
+                | "need"
+                | "needs"
+                | "ought"
+        )
+        || (word.len() > 4 && word.ends_with("ly"))
+}
+
+/// Whether each token is negated: a negation cue before it in its clause, with only
+/// [`is_polarity_filler`] words between (`never run`, `must not edit`, `avoid the cache`).
+fn negated(tokens: &[Token]) -> Vec<bool> {
+    let mut out = vec![false; tokens.len()];
+    for (index, token) in tokens.iter().enumerate() {
+        if is_negation(&token.word) {
+            continue;
+        }
+        let mut at = index;
+        while at > 0 && !tokens[at].after_boundary {
+            at -= 1;
+            let word = &tokens[at].word;
+            if is_negation(word) {
+                out[index] = true;
+                break;
+            }
+            if !is_polarity_filler(word) {
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether a summary window that holds most of `source`'s words says something else: a word
+/// the source states one way (`run` in "always run the tests") stated only the other way
+/// (`never run the tests`; do/don't, must/must not, should/shouldn't, use/avoid), or a
+/// content word of the source replaced by another between the same neighbours ("the
+/// production database" / "the staging database", `Circle.area` / `Square.area`).
+pub(crate) fn contradicts(source: &str, window: &[&str]) -> bool {
+    let source_tokens = tokens(source);
+    let window_text = window.join("\n");
+    let window_tokens = tokens(&window_text);
+    let source_negated = negated(&source_tokens);
+    let window_negated = negated(&window_tokens);
+    let present: FxHashSet<&str> = window_tokens.iter().map(|t| t.word.as_str()).collect();
+    for (index, token) in source_tokens.iter().enumerate() {
+        let word = token.word.as_str();
+        if is_stopword(word) || is_negation(word) || is_polarity_filler(word) {
+            continue;
+        }
+        if present.contains(word) {
+            let same_polarity = window_tokens
+                .iter()
+                .zip(&window_negated)
+                .any(|(t, &n)| t.word == word && n == source_negated[index]);
+            if !same_polarity {
+                return true;
+            }
+            continue;
+        }
+        // Missing: is another word in its place, between the same neighbours?
+        let left = (index > 0 && !token.after_boundary).then(|| &source_tokens[index - 1]);
+        let right = source_tokens
+            .get(index + 1)
+            .filter(|next| !next.after_boundary);
+        if left.is_none() && right.is_none() {
+            continue;
+        }
+        for (at, candidate) in window_tokens.iter().enumerate() {
+            if is_stopword(&candidate.word) || candidate.word == word {
+                continue;
+            }
+            let left_matches = left.map(|l| {
+                at > 0 && !candidate.after_boundary && window_tokens[at - 1].word == l.word
+            });
+            let next = window_tokens.get(at + 1).filter(|n| !n.after_boundary);
+            let right_matches = right.map(|r| next.is_some_and(|n| n.word == r.word));
+            // At a clause edge the other word must stand at the same edge, or be the same
+            // segment of an identifier (`Square.area`).
+            let substituted = match (left_matches, right_matches) {
+                (Some(l), Some(r)) => l && r,
+                (Some(l), None) => l && (next.is_none() || candidate.joined && token.joined),
+                (None, Some(r)) => {
+                    let source_next_joined = source_tokens.get(index + 1).is_some_and(|n| n.joined);
+                    r && (at == 0
+                        || candidate.after_boundary
+                        || next.is_some_and(|n| n.joined) && source_next_joined)
+                }
+                (None, None) => false,
+            };
+            if substituted {
+                return true;
+            }
+        }
+    }
+    false
 }
 
 fn is_path_char(c: char) -> bool {
