@@ -111,6 +111,13 @@ pub(super) enum Owed {
         Option<MetadataRecovery>,
     ),
     Done(oneshot::Sender<Result<(), TrackerError>>),
+    /// State kept in `seen.json` only (an announced write): answered once the index is written.
+    Indexed(oneshot::Sender<Result<(), TrackerError>>),
+    /// An acknowledgement: answered once the advanced baselines are written.
+    Acked(
+        oneshot::Sender<Result<AckNoticeResult, TrackerError>>,
+        AckNoticeResult,
+    ),
 }
 
 impl TaskActor {
@@ -199,7 +206,7 @@ impl TaskActor {
                             task.mark_agent_edited(&key, seen);
                         }
                         touched.push(key);
-                        let _ = reply.send(Ok(()));
+                        owed.push(Owed::Indexed(reply));
                     }
                     Command::Read { since, reply } => {
                         let _ = reply.send(Ok((task.files_read_by_agent(since), recovery.take())));
@@ -222,7 +229,7 @@ impl TaskActor {
                         let _ = reply.send(Ok(baselines.take(fresh, state, limits).await));
                     }
                     Command::AckNotice { notice_id, reply } => {
-                        let _ = reply.send(Ok(baselines.ack(&notice_id, now).await));
+                        owed.push(Owed::Acked(reply, baselines.ack(&notice_id, now).await));
                     }
                     Command::Records { reply } => {
                         let _ = reply.send(Ok(task.metadata.clone()));
@@ -269,7 +276,7 @@ impl TaskActor {
             for key in &touched {
                 baselines.set_known(key, task.known(key), task.superseded(key));
             }
-            baselines.flush().await;
+            let indexed = baselines.flush().await.map_err(TrackerError::Io);
             // The stats of the notifications are computed while the records are written, so
             // they cost the notification nothing as long as they are quicker than the write.
             let stats = self.start_stats(&notices, &judged, &baselines);
@@ -300,7 +307,8 @@ impl TaskActor {
                 observed_changed |= baselines.set_known(key, task.known(key), task.superseded(key));
             }
             if observed_changed {
-                baselines.flush().await;
+                // Logged inside; what the watcher judged is written again with the next batch.
+                let _ = baselines.flush().await;
             }
             for debt in owed {
                 match debt {
@@ -309,6 +317,12 @@ impl TaskActor {
                     }
                     Owed::Done(reply) => {
                         let _ = reply.send(outcome.clone());
+                    }
+                    Owed::Indexed(reply) => {
+                        let _ = reply.send(indexed.clone());
+                    }
+                    Owed::Acked(reply, result) => {
+                        let _ = reply.send(indexed.clone().map(|()| result));
                     }
                 }
             }

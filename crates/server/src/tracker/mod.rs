@@ -568,6 +568,36 @@ impl FileTracker {
         receive(answer).await?;
         Ok(true)
     }
+
+    /// `shutdown`: disposes every open task and waits until each actor has written its last
+    /// state (an answer to `shutdown` means every acknowledged change is on disk).
+    pub async fn close_all(&self) {
+        let mut closing = Vec::new();
+        {
+            let mut registry = self.registry();
+            for (task_id, handle) in std::mem::take(&mut registry.open) {
+                self.index.remove_task(&task_id);
+                let (reply, answer) = oneshot::channel();
+                let (done, finished) = oneshot::channel();
+                if handle
+                    .commands
+                    .send(Command::Dispose { reply, done })
+                    .is_ok()
+                {
+                    closing.push((task_id, answer, finished));
+                }
+            }
+        }
+        futures_util::future::join_all(closing.into_iter().map(
+            |(task_id, answer, finished)| async move {
+                if let Err(error) = receive(answer).await {
+                    tracing::warn!(task = %task_id, %error, "task state not saved at shutdown");
+                }
+                let _ = finished.await;
+            },
+        ))
+        .await;
+    }
 }
 
 #[cfg(test)]
