@@ -89,7 +89,7 @@ pub(super) struct TaskActor {
     pub(super) storage: Option<PathBuf>,
     pub(super) failure: Arc<std::sync::OnceLock<TrackerError>>,
     pub(super) registry: Arc<Mutex<Registry>>,
-    pub(super) changes: mpsc::UnboundedSender<FileDidChangeParams>,
+    pub(super) changes: ChangeSender,
     /// For the restore of a reopened task and the `diffStat` of its notifications.
     pub(super) state: Arc<SharedState>,
     pub(super) index: Arc<WatchIndex>,

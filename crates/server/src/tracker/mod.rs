@@ -27,10 +27,12 @@ use crate::baselines::SeenContent;
 use crate::state::SharedState;
 
 mod actor;
+mod changes;
 mod events;
 mod persistence;
 
 use actor::{Command, FilesRead, TaskActor, receive, send};
+pub use changes::{ChangeReceiver, ChangeSender};
 use events::{FileEvent, Watch, event_loop};
 pub use events::{FileEventSink, WatchIndex};
 use persistence::load;
@@ -114,7 +116,7 @@ pub struct FileTracker {
     registry: Arc<Mutex<Registry>>,
     index: Arc<WatchIndex>,
     events: mpsc::UnboundedSender<FileEvent>,
-    changes: mpsc::UnboundedSender<FileDidChangeParams>,
+    changes: ChangeSender,
     generations: AtomicU64,
     ready: watch::Receiver<u64>,
 }
@@ -215,14 +217,9 @@ fn display_relative(path: &Path, base: &Path) -> String {
 impl FileTracker {
     /// Starts the tracker's event loop; changes the host must hear about go to the returned
     /// receiver.
-    pub fn start(
-        state: Arc<SharedState>,
-    ) -> (
-        Arc<FileTracker>,
-        mpsc::UnboundedReceiver<FileDidChangeParams>,
-    ) {
+    pub fn start(state: Arc<SharedState>) -> (Arc<FileTracker>, ChangeReceiver) {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let (changes_tx, changes_rx) = mpsc::unbounded_channel();
+        let (changes_tx, changes_rx) = changes::change_queue();
         let (ready_tx, ready_rx) = watch::channel(0);
         let tracker = Arc::new(FileTracker {
             state,
@@ -618,9 +615,7 @@ mod tests {
         (dir, state)
     }
 
-    async fn next_change(
-        changes: &mut mpsc::UnboundedReceiver<FileDidChangeParams>,
-    ) -> FileDidChangeParams {
+    async fn next_change(changes: &mut ChangeReceiver) -> FileDidChangeParams {
         tokio::time::timeout(Duration::from_secs(30), changes.recv())
             .await
             .expect("a change before the deadline")
