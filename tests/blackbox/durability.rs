@@ -130,3 +130,26 @@ fn an_acknowledged_notice_never_comes_back_after_shutdown_and_exit_right_behind_
     assert_eq!(s.server.notification(CHANGED)["path"], "b.ts");
     assert_eq!(s.take_with_diffs("t")["paths"], json!(["b.ts"]));
 }
+
+/// Two server processes on one task folder would overwrite each other's files: the second one
+/// is refused with an error naming the folder and the process holding it, until the first one
+/// closes the task.
+#[test]
+fn a_second_process_opening_the_same_task_folder_is_refused_naming_the_holder() {
+    let mut s = Setup::new(&[("a.ts", "a\n")]);
+    s.track("t", "a.ts", Some("a\n"));
+    let holder = s.server.child().expect("a process").id();
+    let dir = s.task_dir("t");
+    let mut other = Server::start(&[s.workspace.root()], Value::Null);
+    let params = json!({"taskId": "t", "storageDir": dir, "path": "a.ts", "source": "read_tool"});
+    let error = other
+        .request("roo/files/track", params.clone())
+        .expect_err("the folder is in use");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.contains(&dir.display().to_string()), "{message}");
+    assert!(message.contains(&format!("pid {holder}")), "{message}");
+    // Once the first process closes the task, the second may open it.
+    s.server
+        .call("roo/files/disposeTask", json!({"taskId": "t"}));
+    other.call("roo/files/track", params);
+}

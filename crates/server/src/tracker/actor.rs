@@ -62,24 +62,43 @@ pub(super) enum Command {
         /// Dropped when the actor has written its last state.
         done: oneshot::Sender<()>,
     },
+    /// Makes the actor panic (tests of its supervisor).
+    #[cfg(test)]
+    Panic,
 }
 
+/// Sends a command; when the actor is gone without a known reason yet, the command (and its
+/// reply) is dropped and [`receive`] waits for the reason.
 pub(super) fn send(handle: &TaskHandle, command: Command) -> Result<(), TrackerError> {
-    handle.commands.send(command).map_err(|_| {
-        handle
-            .failure
-            .get()
-            .cloned()
-            .unwrap_or_else(|| TrackerError::Io("the task was closed".into()))
-    })
+    match handle.commands.send(command) {
+        Ok(()) => Ok(()),
+        Err(_) => match handle.failure.get() {
+            Some(error) => Err(error.clone()),
+            None => Ok(()),
+        },
+    }
 }
 
+/// The actor's reply; when it is dropped (the actor ended), why the actor ended.
 pub(super) async fn receive<T>(
+    handle: &TaskHandle,
     answer: oneshot::Receiver<Result<T, TrackerError>>,
 ) -> Result<T, TrackerError> {
-    answer
-        .await
-        .map_err(|_| TrackerError::Io("the task was closed".into()))?
+    match answer.await {
+        Ok(result) => result,
+        Err(_) => {
+            if let Some(error) = handle.failure.get() {
+                return Err(error.clone());
+            }
+            let mut ended = handle.ended.clone();
+            let reason = ended
+                .wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|r| r.clone());
+            Err(reason.unwrap_or_else(|| TrackerError::Io("the task was closed".into())))
+        }
+    }
 }
 
 /// The single writer of one task's metadata.
@@ -129,13 +148,17 @@ impl TaskActor {
         if let Some(previous) = previous {
             let _ = previous.await;
         }
+        // The folder's lock is held while this actor runs (released when it ends, or dies).
         let loaded = match self.storage.clone() {
-            Some(dir) => tokio::task::spawn_blocking(move || load(&dir))
-                .await
-                .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string()))),
-            None => Ok((TaskMetadata::default(), None)),
+            Some(dir) => tokio::task::spawn_blocking(move || {
+                let lock = lock_task_folder(&dir)?;
+                load(&dir).map(|loaded| (Some(lock), loaded))
+            })
+            .await
+            .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string()))),
+            None => Ok((None, (TaskMetadata::default(), None))),
         };
-        let (metadata, mut recovery) = match loaded {
+        let (_lock, (metadata, mut recovery)) = match loaded {
             Ok(loaded) => loaded,
             Err(error) => {
                 self.fail(mailbox, error);
@@ -259,6 +282,8 @@ impl TaskActor {
                             judged.push(observed);
                         }
                     }
+                    #[cfg(test)]
+                    Command::Panic => panic!("a test made the task actor panic"),
                     Command::Dispose { reply, done } => {
                         // What the agent saw, as tracked or judged earlier in this batch, is
                         // persisted before the watches stop: the next reopen compares with it
@@ -511,6 +536,8 @@ impl TaskActor {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}
+                #[cfg(test)]
+                Command::Panic => {}
             }
         }
     }
