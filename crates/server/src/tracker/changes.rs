@@ -154,7 +154,7 @@ mod tests {
             } else {
                 FileChangeKind::Deleted
             };
-            sender.send(change("t", "a.ts", kind.clone())).unwrap();
+            sender.send(change("t", "a.ts", kind)).unwrap();
             sender.send(change("u", "a.ts", kind)).unwrap();
         }
         sender

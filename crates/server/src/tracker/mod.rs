@@ -710,7 +710,7 @@ mod tests {
                     .await
             }
         };
-        track("a.ts").await.unwrap();
+        track("a.ts").await.unwrap().0.unwrap();
         let handle = tracker.existing("t").unwrap();
         send(&handle, Command::Panic).unwrap();
         // Queued behind the panic: its reply is dropped, and the reason is the answer.
@@ -724,7 +724,7 @@ mod tests {
         let later = tracker.take_recently_modified("t").await.unwrap_err();
         assert_eq!(later, waiting);
         // With the folder: opened again from disk (the folder lock was released), records kept.
-        track("b.ts").await.unwrap();
+        track("b.ts").await.unwrap().0.unwrap();
         let (read, _) = tracker.files_read("t", None, None).await.unwrap();
         assert_eq!(read, ["b.ts", "a.ts"]);
         drop(dir);
