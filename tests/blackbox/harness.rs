@@ -224,6 +224,13 @@ impl Server {
         }
     }
 
+    /// Kills the process (SIGKILL: nothing is flushed) and waits for it.
+    pub fn kill(mut self) {
+        let child = self.client.child().expect("a spawned server");
+        child.kill().expect("kill");
+        child.wait().expect("wait");
+    }
+
     /// Closes stdin.
     pub fn close_stdin(&mut self) {
         self.client.close_input();

@@ -14,6 +14,7 @@ mod context;
 mod demo;
 mod diffs;
 mod diffs_attacks;
+mod durability;
 mod failclosed;
 mod files;
 mod fold;

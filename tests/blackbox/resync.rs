@@ -55,3 +55,35 @@ fn a_lying_content_length_costs_one_frame_not_the_connection() {
     }
     server.assert_alive();
 }
+
+/// Red team (issue 25): a `Content-Length` over 1 GiB made the guard discard the next 2 GB of
+/// input. A length over the largest frame (256 MiB) is answered with an error at once and the
+/// guard reads on at the next header: the requests right behind it are served.
+#[test]
+fn an_absurd_content_length_is_refused_and_the_frames_behind_it_are_served() {
+    let mut server = RawServer::start();
+    for (length, first) in [(2_000_000_000u64, 200i64), (268_435_457, 210)] {
+        let mut bytes = format!("Content-Length: {length}\r\n\r\n").into_bytes();
+        bytes.extend_from_slice(br#"{"jsonrpc":"2.0","id":1,"method":"roo/tokens/count","#);
+        for id in first..first + 3 {
+            bytes.extend(count(id, "hi"));
+        }
+        server.send_raw(&bytes);
+        let refused = lenient(&server.next_body());
+        assert_eq!(refused["error"]["code"], -32600, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("largest frame"),
+            "{refused}"
+        );
+        // The cut body glued to the first frame's header costs nothing but itself.
+        let mut answered = Vec::new();
+        while !(first..first + 3).all(|id| answered.contains(&id)) {
+            let reply = lenient(&server.next_body());
+            answered.push(reply["id"].as_i64().unwrap_or(-1));
+        }
+    }
+    server.assert_alive();
+}

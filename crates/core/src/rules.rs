@@ -36,9 +36,10 @@ pub struct RuleDiagnostic {
 /// A compiled set of gitignore-syntax rules, matched against posix paths relative to the root.
 ///
 /// The patterns are compiled into as many matchers as it takes (a single matcher has a size
-/// limit that ~8,000 globs exceed), so the number of rules is not limited. A set that still
-/// cannot be compiled (one pattern too big for any matcher) fails closed: it matches every path
-/// and says why in [`RuleSet::compile_error`].
+/// limit that ~8,000 globs exceed), in groups of a bounded size so compiling is linear, up to
+/// [`MAX_RULES`]. A set that cannot be compiled (more rules than that, or one pattern too big
+/// for any matcher) fails closed: it matches every path and says why in
+/// [`RuleSet::compile_error`].
 pub struct RuleSet {
     // In rule order; a later matcher's verdict wins, as a later line does in gitignore.
     matchers: Vec<Gitignore>,
@@ -260,6 +261,15 @@ fn trailing_whitespace(line: &str) -> Option<TrailingWhitespace> {
 
 /// Compiles `lines` into as few matchers as the matcher's size limit allows, halving a group
 /// that does not compile. Fails only when a single pattern cannot be compiled on its own.
+/// Lines are compiled in groups of at most this many: a group that small almost always fits
+/// one matcher, so compiling n lines costs about n, where halving from the whole set (which
+/// fails to build, expensively, at every level) was superlinear (BENCHMARKS.md).
+const GROUP_LINES: usize = 512;
+
+/// Most rules (lines of the file plus implicit patterns) one set compiles; over it the set
+/// fails closed (blocks every path, with the reason in [`RuleSet::compile_error`]).
+pub const MAX_RULES: usize = 20_000;
+
 fn compile_groups(lines: &[&str], out: &mut Vec<Gitignore>) -> Result<(), String> {
     // A long line is tried alone first: one that cannot compile then costs one attempt, not one
     // per halving.
@@ -268,7 +278,10 @@ fn compile_groups(lines: &[&str], out: &mut Vec<Gitignore>) -> Result<(), String
         let mut alone = Vec::new();
         compile_group(std::slice::from_ref(line), &mut alone)?;
     }
-    compile_group(lines, out)
+    for group in lines.chunks(GROUP_LINES) {
+        compile_group(group, out)?;
+    }
+    Ok(())
 }
 
 fn compile_group(lines: &[&str], out: &mut Vec<Gitignore>) -> Result<(), String> {
@@ -322,6 +335,9 @@ impl RuleSet {
         let mut diagnostics = Vec::new();
         let mut accepted: Vec<std::borrow::Cow<'_, str>> = Vec::new();
         for (index, raw_line) in content.lines().enumerate() {
+            if accepted.len() > MAX_RULES {
+                break; // fails closed below; the rest need no validation
+            }
             let line = raw_line.trim_end_matches('\r');
             let trimmed = line.trim_end_matches(' ');
             if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -387,7 +403,14 @@ impl RuleSet {
         }
         let mut matchers = Vec::new();
         let accepted: Vec<&str> = accepted.iter().map(AsRef::as_ref).collect();
-        let compile_error = compile_groups(&accepted, &mut matchers).err();
+        let compile_error = if accepted.len() > MAX_RULES {
+            Some(format!(
+                "{} rules are over the limit of {MAX_RULES}: every path in this folder is blocked",
+                accepted.len()
+            ))
+        } else {
+            compile_groups(&accepted, &mut matchers).err()
+        };
         if compile_error.is_some() {
             matchers.clear();
         }
@@ -685,6 +708,28 @@ mod tests {
             assert_eq!(origin.line, Some(i + 1));
         }
         assert!(rules.matched("a/d1yx/f.txt").is_none());
+    }
+
+    #[test]
+    fn rules_over_the_limit_block_everything_and_say_why() {
+        let folders = |count: usize| -> String { (0..count).map(|i| format!("b{i}/\n")).collect() };
+        let at_limit = RuleSet::new(Some(".rooignore"), &folders(MAX_RULES), &[]);
+        assert_eq!(at_limit.compile_error, None);
+        assert!(
+            at_limit
+                .matched(&format!("b{}/f.txt", MAX_RULES - 1))
+                .is_some()
+        );
+        assert!(at_limit.matched("unlisted.txt").is_none());
+        let over = RuleSet::new(Some(".rooignore"), &folders(MAX_RULES + 1), &[]);
+        let error = over.compile_error.clone().expect("over the limit");
+        assert!(
+            error.contains("limit") && error.contains("blocked"),
+            "{error}"
+        );
+        // A limit reached is never "allowed".
+        let origin = over.matched("unlisted.txt").expect("blocked");
+        assert_eq!(origin.pattern, BLOCK_EVERYTHING_PATTERN);
     }
 
     #[test]

@@ -994,11 +994,12 @@ impl Baselines {
 
     /// Once per batch of the actor's commands: evicts the least recently used baselines beyond
     /// the bounds, deletes the blobs nothing refers to any more and writes the index (so a
-    /// burst of tracks costs one write, as `task_metadata.json` does).
-    pub async fn flush(&mut self) {
+    /// burst of tracks costs one write, as `task_metadata.json` does). `Err` names the index
+    /// that could not be written: a reply that promises durability must not be `Ok` then.
+    pub async fn flush(&mut self) -> Result<(), String> {
         self.sync_pending();
         if !self.dirty && self.dropped.is_empty() {
-            return;
+            return Ok(());
         }
         self.dirty = false;
         let mut dropped = std::mem::take(&mut self.dropped);
@@ -1052,15 +1053,16 @@ impl Baselines {
             self.memory.remove(name);
         }
         let Some(dir) = self.dir.clone() else {
-            return;
+            return Ok(());
         };
         if self.index.watched.values().any(|w| w.known.is_some()) {
             self.index.fingerprints = Some(fingerprint_check());
         }
         let json = match serde_json::to_vec(&self.index) {
             Ok(json) => json,
-            Err(_) => return,
+            Err(error) => return Err(error.to_string()),
         };
+        let index_path = dir.join(INDEX_FILE);
         let written = tokio::task::spawn_blocking(move || {
             if store_is_foreign(&dir) {
                 return Err(foreign_store_error(&dir));
@@ -1076,8 +1078,13 @@ impl Baselines {
             Ok(())
         })
         .await;
-        if let Ok(Err(error)) = written {
-            tracing::warn!(%error, "baseline index not saved");
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => {
+                tracing::warn!(%error, "baseline index not saved");
+                Err(format!("cannot save {}: {error}", index_path.display()))
+            }
+            Err(error) => Err(format!("cannot save {}: {error}", index_path.display())),
         }
     }
 

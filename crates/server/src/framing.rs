@@ -9,14 +9,69 @@ use std::borrow::Cow;
 
 use roo_context_core::wire_text;
 use serde_json::{Value, json};
+use std::sync::Arc;
 use tokio::io::{
     AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt,
 };
-use tokio::sync::mpsc;
+
+use tokio::sync::{Semaphore, mpsc};
 use tower_lsp_server::jsonrpc::Response;
 
-/// Frames larger than this are refused (the body is skipped).
-const MAX_FRAME_BYTES: usize = 1 << 30;
+/// Most bytes of answers and notifications queued for stdout by default. Past it the server
+/// stops reading the framework's output and stdin until the client reads what is queued, so a
+/// client that stops reading cannot grow the server without bound.
+pub const OUTPUT_QUEUE_BYTES: usize = 8 << 20;
+
+/// The frames waiting for the one writer, bounded by their bytes: a sender waits while the
+/// queue holds more than its limit (a frame larger than the limit waits for an empty queue).
+#[derive(Clone)]
+pub struct Outgoing {
+    frames: mpsc::UnboundedSender<(Vec<u8>, u32)>,
+    room: Arc<Semaphore>,
+    limit: u32,
+}
+
+/// The writer's end of [`Outgoing`].
+pub struct OutgoingFrames {
+    frames: mpsc::UnboundedReceiver<(Vec<u8>, u32)>,
+    room: Arc<Semaphore>,
+}
+
+/// A queue for the writer holding at most `limit` bytes (at least one frame).
+pub fn outgoing(limit: usize) -> (Outgoing, OutgoingFrames) {
+    let limit = limit.clamp(1, u32::MAX as usize >> 1) as u32;
+    let (tx, rx) = mpsc::unbounded_channel();
+    let room = Arc::new(Semaphore::new(limit as usize));
+    (
+        Outgoing {
+            frames: tx,
+            room: room.clone(),
+            limit,
+        },
+        OutgoingFrames { frames: rx, room },
+    )
+}
+
+impl Outgoing {
+    /// Queues one frame, waiting while the queue is full. `Err` when the writer is gone.
+    pub async fn send(&self, frame: Vec<u8>) -> Result<(), ()> {
+        let cost = frame.len().clamp(1, self.limit as usize) as u32;
+        let permit = self.room.acquire_many(cost).await.map_err(|_| ())?;
+        permit.forget();
+        self.frames.send((frame, cost)).map_err(|_| ())
+    }
+
+    /// Waits until the queue is at most three quarters full (the reader of stdin waits here
+    /// before each frame: nothing more is read while the client does not read its answers).
+    pub async fn wait_for_room(&self) {
+        let _ = self.room.acquire_many((self.limit / 4).max(1)).await;
+    }
+}
+
+/// Frames larger than this are refused with an error (docs/protocol.md): the body is not read
+/// as one, the guard reads on at the next header it finds (the refused body's lines are skipped
+/// as garbage), so a lying length cannot make it swallow the input that follows.
+pub const MAX_FRAME_BYTES: usize = 256 << 20;
 /// Header lines longer than this are treated as garbage.
 const MAX_HEADER_LINE: usize = 8 * 1024;
 
@@ -374,13 +429,15 @@ pub fn judge(body: &[u8]) -> Verdict<'_> {
 
 /// Pumps stdin into the framework's input, answering malformed frames through `replies`.
 /// Returns when stdin closes; dropping `to_server` then ends the framework's loop.
-pub async fn pump_input<R, W>(stdin: R, mut to_server: W, replies: mpsc::UnboundedSender<Vec<u8>>)
+/// Before each frame it waits for room in the output queue (backpressure).
+pub async fn pump_input<R, W>(stdin: R, mut to_server: W, replies: Outgoing)
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin,
 {
     let mut reader = tokio::io::BufReader::with_capacity(64 * 1024, stdin);
     loop {
+        replies.wait_for_room().await;
         let length = match read_header(&mut reader).await {
             Ok(Header::Length(n)) => n,
             Ok(Header::Eof) | Err(_) => break,
@@ -390,25 +447,25 @@ where
             }
         };
         if length > MAX_FRAME_BYTES {
-            tracing::warn!(length, "frame too large; skipping its body");
-            let skipped = tokio::io::copy(
-                &mut (&mut reader).take(length as u64),
-                &mut tokio::io::sink(),
-            )
-            .await;
-            if skipped.map_or(true, |n| n < length as u64) {
-                break;
-            }
-            let _ = replies.send(error_frame(
-                Value::Null,
-                -32600,
-                "Invalid Request: frame too large",
-            ));
+            tracing::warn!(length, "frame too large; reading on at the next header");
+            let message = format!(
+                "Invalid Request: Content-Length {length} is over the largest frame \
+                 ({MAX_FRAME_BYTES} bytes); the body is skipped up to the next header"
+            );
+            let _ = replies
+                .send(error_frame(Value::Null, -32600, &message))
+                .await;
             continue;
         }
-        let mut body = vec![0u8; length];
-        if reader.read_exact(&mut body).await.is_err() {
-            break;
+        // Read as it arrives: a length that lies costs what was sent, not what it announced.
+        let mut body = Vec::with_capacity(length.min(64 * 1024));
+        match (&mut reader)
+            .take(length as u64)
+            .read_to_end(&mut body)
+            .await
+        {
+            Ok(n) if n == length => {}
+            _ => break,
         }
         match judge(&body) {
             Verdict::Forward(body) => {
@@ -421,7 +478,7 @@ where
             }
             Verdict::Reject(reply) => {
                 tracing::warn!("rejected a malformed message");
-                let _ = replies.send(reply);
+                let _ = replies.send(reply).await;
             }
             Verdict::Drop(reason) => tracing::warn!(%reason, "dropped a message"),
         }
@@ -429,11 +486,9 @@ where
     let _ = to_server.shutdown().await;
 }
 
-/// Splits the framework's output into whole frames and queues them for the writer.
-pub async fn pump_output<R: AsyncRead + Unpin>(
-    from_server: R,
-    frames: mpsc::UnboundedSender<Vec<u8>>,
-) {
+/// Splits the framework's output into whole frames and queues them for the writer; while the
+/// queue is full it reads nothing, so the framework's own bounded queues stop it in turn.
+pub async fn pump_output<R: AsyncRead + Unpin>(from_server: R, frames: Outgoing) {
     let mut reader = tokio::io::BufReader::new(from_server);
     loop {
         let length = match read_header(&mut reader).await {
@@ -445,22 +500,26 @@ pub async fn pump_output<R: AsyncRead + Unpin>(
             break;
         }
         // Encoded lone surrogates go back out as the escapes the host wrote.
-        if frames.send(frame(&wire_text::decode_json(&body))).is_err() {
+        if frames
+            .send(frame(&wire_text::decode_json(&body)))
+            .await
+            .is_err()
+        {
             break;
         }
     }
 }
 
 /// Writes queued frames to stdout until every sender is gone.
-pub async fn write_output<W: AsyncWrite + Unpin>(
-    mut stdout: W,
-    mut frames: mpsc::UnboundedReceiver<Vec<u8>>,
-) {
-    while let Some(frame) = frames.recv().await {
+pub async fn write_output<W: AsyncWrite + Unpin>(mut stdout: W, mut queue: OutgoingFrames) {
+    while let Some((frame, cost)) = queue.frames.recv().await {
         if stdout.write_all(&frame).await.is_err() || stdout.flush().await.is_err() {
             break;
         }
+        queue.room.add_permits(cost as usize);
     }
+    // Senders waiting for room must not wait for ever on a writer that is gone.
+    queue.room.close();
 }
 
 #[cfg(test)]

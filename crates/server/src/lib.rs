@@ -37,10 +37,31 @@ pub async fn run<I, O>(
     I: tokio::io::AsyncRead + Unpin + Send + 'static,
     O: tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
+    serve(
+        input,
+        output,
+        log,
+        shutdown_requested,
+        framing::OUTPUT_QUEUE_BYTES,
+    )
+    .await
+}
+
+/// [`run`] with the output queue's bound in bytes (tests use a small one).
+async fn serve<I, O>(
+    input: I,
+    output: O,
+    log: Option<logging::LogHandle>,
+    shutdown_requested: Arc<AtomicBool>,
+    output_queue_bytes: usize,
+) where
+    I: tokio::io::AsyncRead + Unpin + Send + 'static,
+    O: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
     let (service, socket) = server::Backend::service(log, shutdown_requested);
     let (to_server, server_input) = tokio::io::duplex(64 * 1024);
     let (server_output, from_server) = tokio::io::duplex(64 * 1024);
-    let (frames_tx, frames_rx) = tokio::sync::mpsc::unbounded_channel();
+    let (frames_tx, frames_rx) = framing::outgoing(output_queue_bytes);
     let writer = tokio::spawn(framing::write_output(output, frames_rx));
     let framework_output = tokio::spawn(framing::pump_output(from_server, frames_tx.clone()));
     let reader = tokio::spawn(framing::pump_input(input, to_server, frames_tx));
@@ -50,15 +71,18 @@ pub async fn run<I, O>(
         .concurrency_level(HANDLERS_IN_FLIGHT)
         .serve(service)
         .await;
-    // The framework has stopped (`exit`, or the input ended). Flush what it wrote, then stop
-    // reading the client, which may keep its end open for ever: the reader holds a sender of
-    // the writer's queue, so waiting for it is what made `exit` take seconds.
-    let _ = framework_output.await;
+    // The framework has stopped (`exit`, or the input ended). Stop reading the client, which
+    // may keep its end open for ever, then flush what the framework wrote: the reader and the
+    // framework's output pump hold senders of the writer's queue, and a client that no longer
+    // reads its output (the queue full, the pump waiting for room) must not keep the process
+    // alive.
     reader.abort();
     let _ = reader.await;
-    // Every sender is gone, so the writer ends once the queue is written; a client that no
-    // longer reads its output must still not keep the process alive.
-    let _ = tokio::time::timeout(WRITER_GRACE, writer).await;
+    let _ = tokio::time::timeout(WRITER_GRACE, async {
+        let _ = framework_output.await;
+        let _ = writer.await;
+    })
+    .await;
 }
 
 /// How long the last frames may take to reach a client that stopped reading.
@@ -131,5 +155,62 @@ mod tests {
         let (client_input, written) = client.await.unwrap();
         assert!(String::from_utf8_lossy(&written).contains(r#""id":2"#));
         drop(client_input); // held open until here
+    }
+    /// A client that sends requests without reading its output stops being read: the server
+    /// holds a bounded queue of answers, not all of them (issue 25: 100k requests grew it from
+    /// 10 MB to 869 MB). Once the client reads again, every request is answered. The clock is
+    /// paused: the long sleep returns only when every task of the runtime waits, so "the server
+    /// stopped reading" is an event here, not a timing guess.
+    #[tokio::test(start_paused = true)]
+    async fn a_client_that_does_not_read_its_output_stops_being_read_until_it_does() {
+        const REQUESTS: usize = 20_000;
+        const QUEUE: usize = 16 * 1024;
+        let (mut client_input, server_input) = tokio::io::duplex(4 * 1024);
+        let (server_output, mut client_output) = tokio::io::duplex(4 * 1024);
+        let sent = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let counter = sent.clone();
+        let client = tokio::spawn(async move {
+            for id in 0..REQUESTS {
+                // Before `initialize`, every request is answered with an error at once.
+                let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"roo/x"}}"#);
+                client_input
+                    .write_all(&framing::frame(body.as_bytes()))
+                    .await
+                    .unwrap();
+                counter.fetch_add(1, Ordering::SeqCst);
+            }
+            client_input
+        });
+        let server = tokio::spawn(serve(
+            server_input,
+            server_output,
+            None,
+            Arc::new(AtomicBool::new(false)),
+            QUEUE,
+        ));
+        tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+        let written_while_not_reading = sent.load(Ordering::SeqCst);
+        assert!(
+            written_while_not_reading < REQUESTS / 4,
+            "{written_while_not_reading} of {REQUESTS} requests were read by a server whose \
+             answers nobody read"
+        );
+        // Reading again: every request is answered, in bounded memory.
+        let mut answers = 0;
+        let mut pending = Vec::new();
+        while answers < REQUESTS {
+            let mut chunk = [0u8; 64 * 1024];
+            let n = client_output.read(&mut chunk).await.unwrap();
+            assert!(n > 0, "output closed after {answers} answers");
+            pending.extend_from_slice(&chunk[..n]);
+            answers += pending
+                .windows(15)
+                .filter(|w| w == b"Content-Length:")
+                .count();
+            let keep = pending.len().saturating_sub(14);
+            pending.drain(..keep);
+        }
+        drop(client.await.unwrap());
+        server.await.unwrap();
     }
 }

@@ -301,6 +301,8 @@ impl LanguageServer for Backend {
         if let Ok(mut slot) = self.watcher.lock() {
             slot.take();
         }
+        // Answered once every task's state is on disk (`exit` may follow at once).
+        self.files.close_all().await;
         Ok(())
     }
 

@@ -64,24 +64,43 @@ pub(super) enum Command {
         /// Dropped when the actor has written its last state.
         done: oneshot::Sender<()>,
     },
+    /// Makes the actor panic (tests of its supervisor).
+    #[cfg(test)]
+    Panic,
 }
 
+/// Sends a command; when the actor is gone without a known reason yet, the command (and its
+/// reply) is dropped and [`receive`] waits for the reason.
 pub(super) fn send(handle: &TaskHandle, command: Command) -> Result<(), TrackerError> {
-    handle.commands.send(command).map_err(|_| {
-        handle
-            .failure
-            .get()
-            .cloned()
-            .unwrap_or_else(|| TrackerError::Io("the task was closed".into()))
-    })
+    match handle.commands.send(command) {
+        Ok(()) => Ok(()),
+        Err(_) => match handle.failure.get() {
+            Some(error) => Err(error.clone()),
+            None => Ok(()),
+        },
+    }
 }
 
+/// The actor's reply; when it is dropped (the actor ended), why the actor ended.
 pub(super) async fn receive<T>(
+    handle: &TaskHandle,
     answer: oneshot::Receiver<Result<T, TrackerError>>,
 ) -> Result<T, TrackerError> {
-    answer
-        .await
-        .map_err(|_| TrackerError::Io("the task was closed".into()))?
+    match answer.await {
+        Ok(result) => result,
+        Err(_) => {
+            if let Some(error) = handle.failure.get() {
+                return Err(error.clone());
+            }
+            let mut ended = handle.ended.clone();
+            let reason = ended
+                .wait_for(Option::is_some)
+                .await
+                .ok()
+                .and_then(|r| r.clone());
+            Err(reason.unwrap_or_else(|| TrackerError::Io("the task was closed".into())))
+        }
+    }
 }
 
 /// The single writer of one task's metadata.
@@ -91,7 +110,7 @@ pub(super) struct TaskActor {
     pub(super) storage: Option<PathBuf>,
     pub(super) failure: Arc<std::sync::OnceLock<TrackerError>>,
     pub(super) registry: Arc<Mutex<Registry>>,
-    pub(super) changes: mpsc::UnboundedSender<FileDidChangeParams>,
+    pub(super) changes: ChangeSender,
     /// For the restore of a reopened task and the `diffStat` of its notifications.
     pub(super) state: Arc<SharedState>,
     pub(super) index: Arc<WatchIndex>,
@@ -113,6 +132,13 @@ pub(super) enum Owed {
         Option<MetadataRecovery>,
     ),
     Done(oneshot::Sender<Result<(), TrackerError>>),
+    /// State kept in `seen.json` only (an announced write): answered once the index is written.
+    Indexed(oneshot::Sender<Result<(), TrackerError>>),
+    /// An acknowledgement: answered once the advanced baselines are written.
+    Acked(
+        oneshot::Sender<Result<AckNoticeResult, TrackerError>>,
+        AckNoticeResult,
+    ),
 }
 
 impl TaskActor {
@@ -124,13 +150,17 @@ impl TaskActor {
         if let Some(previous) = previous {
             let _ = previous.await;
         }
+        // The folder's lock is held while this actor runs (released when it ends, or dies).
         let loaded = match self.storage.clone() {
-            Some(dir) => tokio::task::spawn_blocking(move || load(&dir))
-                .await
-                .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string()))),
-            None => Ok((TaskMetadata::default(), None)),
+            Some(dir) => tokio::task::spawn_blocking(move || {
+                let lock = lock_task_folder(&dir)?;
+                load(&dir).map(|loaded| (Some(lock), loaded))
+            })
+            .await
+            .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string()))),
+            None => Ok((None, (TaskMetadata::default(), None))),
         };
-        let (metadata, mut recovery) = match loaded {
+        let (_lock, (metadata, mut recovery)) = match loaded {
             Ok(loaded) => loaded,
             Err(error) => {
                 self.fail(mailbox, error);
@@ -207,7 +237,7 @@ impl TaskActor {
                             task.mark_agent_edited(&key, seen);
                         }
                         touched.push(key);
-                        let _ = reply.send(Ok(()));
+                        owed.push(Owed::Indexed(reply));
                     }
                     Command::Read { since, reply } => {
                         let _ = reply.send(Ok((task.files_read_by_agent(since), recovery.take())));
@@ -230,7 +260,7 @@ impl TaskActor {
                         let _ = reply.send(Ok(baselines.take(fresh, state, limits).await));
                     }
                     Command::AckNotice { notice_id, reply } => {
-                        let _ = reply.send(Ok(baselines.ack(&notice_id, now).await));
+                        owed.push(Owed::Acked(reply, baselines.ack(&notice_id, now).await));
                     }
                     Command::Records { reply } => {
                         let _ = reply.send(Ok(task.metadata.clone()));
@@ -260,6 +290,8 @@ impl TaskActor {
                             judged.push(observed);
                         }
                     }
+                    #[cfg(test)]
+                    Command::Panic => panic!("a test made the task actor panic"),
                     Command::Dispose { reply, done } => {
                         // What the agent saw, as tracked or judged earlier in this batch, is
                         // persisted before the watches stop: the next reopen compares with it
@@ -277,7 +309,7 @@ impl TaskActor {
             for key in &touched {
                 baselines.set_known(key, task.known(key), task.superseded(key));
             }
-            baselines.flush().await;
+            let indexed = baselines.flush().await.map_err(TrackerError::Io);
             // The stats of the notifications are computed while the records are written, so
             // they cost the notification nothing as long as they are quicker than the write.
             let stats = self.start_stats(&notices, &judged, &baselines);
@@ -308,7 +340,8 @@ impl TaskActor {
                 observed_changed |= baselines.set_known(key, task.known(key), task.superseded(key));
             }
             if observed_changed {
-                baselines.flush().await;
+                // Logged inside; what the watcher judged is written again with the next batch.
+                let _ = baselines.flush().await;
             }
             for debt in owed {
                 match debt {
@@ -317,6 +350,12 @@ impl TaskActor {
                     }
                     Owed::Done(reply) => {
                         let _ = reply.send(outcome.clone());
+                    }
+                    Owed::Indexed(reply) => {
+                        let _ = reply.send(indexed.clone());
+                    }
+                    Owed::Acked(reply, result) => {
+                        let _ = reply.send(indexed.clone().map(|()| result));
                     }
                 }
             }
@@ -505,6 +544,8 @@ impl TaskActor {
                     let _ = reply.send(Err(error.clone()));
                 }
                 Command::Observe { .. } => {}
+                #[cfg(test)]
+                Command::Panic => {}
             }
         }
     }

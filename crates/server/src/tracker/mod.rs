@@ -27,14 +27,16 @@ use crate::baselines::SeenContent;
 use crate::state::SharedState;
 
 mod actor;
+mod changes;
 mod events;
 mod persistence;
 
 use actor::{Command, FilesRead, TaskActor, receive, send};
+pub use changes::{ChangeReceiver, ChangeSender};
 use events::{FileEvent, Watch, event_loop};
 pub use events::{FileEventSink, WatchIndex};
-use persistence::load;
 pub use persistence::write_atomically;
+use persistence::{load, lock_task_folder};
 
 /// Quiet time after the last event of a burst before files are read: an editor's save
 /// (truncate, write, rename) is judged once, whole.
@@ -99,6 +101,9 @@ struct TaskHandle {
     /// Why the actor could not open the task, set before its mailbox closes, so a command sent
     /// after the close gets the real error (the file that could not be read), never "closed".
     failure: Arc<std::sync::OnceLock<TrackerError>>,
+    /// Why the actor ended, sent by its supervisor once it has (a panic names the task): a
+    /// request whose reply was dropped waits for it.
+    ended: watch::Receiver<Option<TrackerError>>,
 }
 
 #[derive(Default)]
@@ -106,6 +111,9 @@ struct Registry {
     open: HashMap<String, TaskHandle>,
     /// Actors being disposed: a new actor for the same task waits for them to finish writing.
     retiring: HashMap<String, oneshot::Receiver<()>>,
+    /// Tasks whose actor panicked: every later request without `storageDir` gets this error;
+    /// one with `storageDir` opens the task again from its folder.
+    crashed: HashMap<String, TrackerError>,
 }
 
 /// The tracker: task registry, watch index and event loop.
@@ -114,9 +122,51 @@ pub struct FileTracker {
     registry: Arc<Mutex<Registry>>,
     index: Arc<WatchIndex>,
     events: mpsc::UnboundedSender<FileEvent>,
-    changes: mpsc::UnboundedSender<FileDidChangeParams>,
+    changes: ChangeSender,
     generations: AtomicU64,
     ready: watch::Receiver<u64>,
+}
+
+/// Waits for a task's actor to end. A panic closes the task (its watches go, the registry
+/// forgets it, its folder lock was released by the unwinding) and is reported, naming the task,
+/// to every request still waiting and every later one without `storageDir`; a request with
+/// `storageDir` opens it again from its folder, as after a restart.
+async fn supervise(
+    running: tokio::task::JoinHandle<()>,
+    task_id: String,
+    generation: u64,
+    registry: Arc<Mutex<Registry>>,
+    index: Arc<WatchIndex>,
+    ended: watch::Sender<Option<TrackerError>>,
+) {
+    let error = match running.await {
+        Err(error) if error.is_panic() => {
+            let panic = error.into_panic();
+            let reason = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_owned());
+            tracing::error!(task = %task_id, %reason, "task actor panicked; task closed");
+            let error = TrackerError::Io(format!(
+                "task `{task_id}` was closed after an internal error ({reason}): open it again \
+                 with storageDir to reload its state from its folder"
+            ));
+            let mut registry = registry.lock().unwrap_or_else(|e| e.into_inner());
+            if registry
+                .open
+                .get(&task_id)
+                .is_some_and(|h| h.generation == generation)
+            {
+                registry.open.remove(&task_id);
+                index.remove_task(&task_id);
+                registry.crashed.insert(task_id, error.clone());
+            }
+            error
+        }
+        _ => TrackerError::Io("the task was closed".into()),
+    };
+    let _ = ended.send(Some(error));
 }
 
 /// Milliseconds since the Unix epoch.
@@ -215,14 +265,9 @@ fn display_relative(path: &Path, base: &Path) -> String {
 impl FileTracker {
     /// Starts the tracker's event loop; changes the host must hear about go to the returned
     /// receiver.
-    pub fn start(
-        state: Arc<SharedState>,
-    ) -> (
-        Arc<FileTracker>,
-        mpsc::UnboundedReceiver<FileDidChangeParams>,
-    ) {
+    pub fn start(state: Arc<SharedState>) -> (Arc<FileTracker>, ChangeReceiver) {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
-        let (changes_tx, changes_rx) = mpsc::unbounded_channel();
+        let (changes_tx, changes_rx) = changes::change_queue();
         let (ready_tx, ready_rx) = watch::channel(0);
         let tracker = Arc::new(FileTracker {
             state,
@@ -273,7 +318,10 @@ impl FileTracker {
             return Ok(handle.clone());
         }
         let Some(storage) = storage else {
-            return Err(TrackerError::UnknownTask(task_id.to_owned()));
+            return Err(match registry.crashed.get(task_id) {
+                Some(error) => error.clone(),
+                None => TrackerError::UnknownTask(task_id.to_owned()),
+            });
         };
         if let Some(dir) = storage
             && !dir.is_dir()
@@ -300,12 +348,15 @@ impl FileTracker {
             }
         }
         let (commands, mailbox) = mpsc::unbounded_channel();
+        let (ended_tx, ended) = watch::channel(None);
         let handle = TaskHandle {
             generation: self.generations.fetch_add(1, Ordering::Relaxed),
             storage: storage.map(Path::to_path_buf),
             commands,
             failure: Arc::default(),
+            ended,
         };
+        registry.crashed.remove(task_id);
         let previous = registry.retiring.remove(task_id);
         registry.open.insert(task_id.to_owned(), handle.clone());
         drop(registry);
@@ -320,7 +371,15 @@ impl FileTracker {
             index: self.index.clone(),
             events: self.events.clone(),
         };
-        tokio::spawn(actor.run(mailbox, previous));
+        let running = tokio::spawn(actor.run(mailbox, previous));
+        tokio::spawn(supervise(
+            running,
+            task_id.to_owned(),
+            handle.generation,
+            self.registry.clone(),
+            self.index.clone(),
+            ended_tx,
+        ));
         Ok(handle)
     }
 
@@ -407,7 +466,7 @@ impl FileTracker {
                 reply,
             },
         )?;
-        let recovery = receive(answer).await?;
+        let recovery = receive(&handle, answer).await?;
         Ok((watched.map(|_| ()), recovery))
     }
 
@@ -445,7 +504,7 @@ impl FileTracker {
                 reply,
             },
         )?;
-        receive(answer).await?;
+        receive(&handle, answer).await?;
         Ok(watched.is_ok())
     }
 
@@ -462,7 +521,7 @@ impl FileTracker {
         };
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::Read { since, reply })?;
-        receive(answer).await
+        receive(&handle, answer).await
     }
 
     /// The files the agent edited in an open task, most recently edited first (they lead the
@@ -471,7 +530,7 @@ impl FileTracker {
         let handle = self.existing(task_id)?;
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::Edited { reply })?;
-        receive(answer).await
+        receive(&handle, answer).await
     }
 
     /// `roo/files/takeRecentlyModified`.
@@ -479,7 +538,7 @@ impl FileTracker {
         let handle = self.existing(task_id)?;
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::TakeRecentlyModified { reply })?;
-        receive(answer).await
+        receive(&handle, answer).await
     }
 
     /// What the agent saw of a watched file, for its baseline (baselines.rs).
@@ -517,7 +576,7 @@ impl FileTracker {
                 reply,
             },
         )?;
-        receive(answer).await
+        receive(&handle, answer).await
     }
 
     /// `roo/files/ackNotice`.
@@ -530,7 +589,7 @@ impl FileTracker {
         let (reply, answer) = oneshot::channel();
         let notice_id = notice_id.to_owned();
         send(&handle, Command::AckNotice { notice_id, reply })?;
-        receive(answer).await
+        receive(&handle, answer).await
     }
 
     /// The records of a task the tracker has open (`None` when it is not open), for summary
@@ -539,7 +598,7 @@ impl FileTracker {
         let handle = self.registry().open.get(task_id).cloned()?;
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::Records { reply }).ok()?;
-        receive(answer).await.ok()
+        receive(&handle, answer).await.ok()
     }
 
     /// `roo/files/takeCheckpointPossible`.
@@ -550,14 +609,14 @@ impl FileTracker {
         let handle = self.existing(task_id)?;
         let (reply, answer) = oneshot::channel();
         send(&handle, Command::TakeCheckpointPossible { reply })?;
-        receive(answer).await
+        receive(&handle, answer).await
     }
 
     /// `roo/files/disposeTask`: stops watching, writes what is pending, forgets the task.
     /// `Ok(false)` when the task was not open.
     pub async fn dispose(&self, task_id: &str) -> Result<bool, TrackerError> {
         let (reply, answer) = oneshot::channel();
-        {
+        let handle = {
             let mut registry = self.registry();
             let Some(handle) = registry.open.remove(task_id) else {
                 return Ok(false);
@@ -572,9 +631,40 @@ impl FileTracker {
             {
                 return Ok(true);
             }
-        }
-        receive(answer).await?;
+            handle
+        };
+        receive(&handle, answer).await?;
         Ok(true)
+    }
+
+    /// `shutdown`: disposes every open task and waits until each actor has written its last
+    /// state (an answer to `shutdown` means every acknowledged change is on disk).
+    pub async fn close_all(&self) {
+        let mut closing = Vec::new();
+        {
+            let mut registry = self.registry();
+            for (task_id, handle) in std::mem::take(&mut registry.open) {
+                self.index.remove_task(&task_id);
+                let (reply, answer) = oneshot::channel();
+                let (done, finished) = oneshot::channel();
+                if handle
+                    .commands
+                    .send(Command::Dispose { reply, done })
+                    .is_ok()
+                {
+                    closing.push((task_id, handle, answer, finished));
+                }
+            }
+        }
+        futures_util::future::join_all(closing.into_iter().map(
+            |(task_id, handle, answer, finished)| async move {
+                if let Err(error) = receive(&handle, answer).await {
+                    tracing::warn!(task = %task_id, %error, "task state not saved at shutdown");
+                }
+                let _ = finished.await;
+            },
+        ))
+        .await;
     }
 }
 
@@ -596,13 +686,56 @@ mod tests {
         (dir, state)
     }
 
-    async fn next_change(
-        changes: &mut mpsc::UnboundedReceiver<FileDidChangeParams>,
-    ) -> FileDidChangeParams {
+    async fn next_change(changes: &mut ChangeReceiver) -> FileDidChangeParams {
         tokio::time::timeout(Duration::from_secs(30), changes.recv())
             .await
             .expect("a change before the deadline")
             .expect("tracker alive")
+    }
+
+    /// A panic in a task's actor closed the task until a restart, with "the task was closed"
+    /// as the only answer. Now every request waiting or coming later is told, naming the task,
+    /// and a request with `storageDir` opens it again from its folder.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_panicked_task_actor_is_reported_by_name_and_reopened_from_its_folder() {
+        let (dir, state) = workspace(&[("a.ts", "a\n")]);
+        let storage = tempfile::tempdir().unwrap();
+        let (tracker, _changes) = FileTracker::start(state);
+        let track = |path: &'static str| {
+            let tracker = tracker.clone();
+            let storage = storage.path().to_path_buf();
+            async move {
+                tracker
+                    .track(
+                        "t",
+                        Some(&storage),
+                        path,
+                        RecordSource::ReadTool,
+                        Some("a\n"),
+                        None,
+                        false,
+                    )
+                    .await
+            }
+        };
+        track("a.ts").await.unwrap().0.unwrap();
+        let handle = tracker.existing("t").unwrap();
+        send(&handle, Command::Panic).unwrap();
+        // Queued behind the panic: its reply is dropped, and the reason is the answer.
+        let waiting = tracker.files_read("t", None, None).await.unwrap_err();
+        assert!(
+            waiting.to_string().contains("task `t`")
+                && waiting.to_string().contains("internal error"),
+            "{waiting}"
+        );
+        // Later requests without the folder get the same error, not "unknown task".
+        let later = tracker.take_recently_modified("t").await.unwrap_err();
+        assert_eq!(later, waiting);
+        // With the folder: opened again from disk (the folder lock was released), records kept.
+        track("b.ts").await.unwrap().0.unwrap();
+        let (read, _) = tracker.files_read("t", None, None).await.unwrap();
+        assert_eq!(read, ["b.ts", "a.ts"]);
+        drop(dir);
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

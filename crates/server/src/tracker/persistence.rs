@@ -53,6 +53,56 @@ pub(super) fn read_metadata_bytes(target: &Path) -> std::io::Result<Vec<u8>> {
     roo_context_core::fs::read_regular_file(&OsFs, target, MAX_METADATA_BYTES)
 }
 
+/// The lock file in a task folder: held (an advisory `flock`) by the one process whose actor
+/// has the task open, and naming that process.
+pub const LOCK_FILE: &str = ".roo-context.lock";
+
+/// Takes the task folder's lock, or says which process holds it: two servers on one task
+/// folder would overwrite each other's `task_metadata.json` and `seen.json`.
+pub(super) fn lock_task_folder(dir: &Path) -> Result<std::fs::File, TrackerError> {
+    use std::io::{Read, Seek, Write};
+    let path = dir.join(LOCK_FILE);
+    let cannot = |error: std::io::Error| {
+        TrackerError::Io(format!(
+            "cannot lock task folder {}: {error}",
+            dir.display()
+        ))
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(cannot)?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let mut holder = String::new();
+            let _ = file.read_to_string(&mut holder);
+            let holder = holder.trim();
+            return Err(TrackerError::Io(format!(
+                "task folder {} is in use by another roo-context process ({}): one task folder \
+                 is served by one process at a time (lock file {})",
+                dir.display(),
+                if holder.is_empty() {
+                    "process id unknown".to_owned()
+                } else {
+                    format!("pid {}", holder.chars().take(20).collect::<String>())
+                },
+                path.display()
+            )));
+        }
+        Err(std::fs::TryLockError::Error(error)) => return Err(cannot(error)),
+    }
+    // Who holds it, for the error another process reports (best effort).
+    let _ = file
+        .set_len(0)
+        .and_then(|()| file.rewind())
+        .and_then(|()| write!(file, "{}", std::process::id()));
+    Ok(file)
+}
+
 pub(super) const TEMP_PREFIX: &str = ".task_metadata.json.tmp-";
 
 /// Writes `json` as `dir/task_metadata.json` atomically (see [`crate::atomic_file`]).
