@@ -74,6 +74,15 @@ pub fn document_symbols(
     source: &str,
     options: &OutlineOptions,
 ) -> DocumentSymbols {
+    crate::memory::on_grammar_stack(|| document_symbols_here(language, source, options))
+}
+
+/// [`document_symbols`] on the current thread's stack.
+fn document_symbols_here(
+    language: Language,
+    source: &str,
+    options: &OutlineOptions,
+) -> DocumentSymbols {
     let (candidates, diagnostics) = analyze(language, source, options);
     let definitions = build_definitions(candidates, source, options, false, &mut None);
 
@@ -134,6 +143,15 @@ pub fn document_symbols(
 /// Folding ranges: definitions, bracketed blocks, multi-line comments and runs of line comments,
 /// runs of imports, and (Python) multi-line compound statements.
 pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions) -> FoldingRanges {
+    crate::memory::on_grammar_stack(|| folding_ranges_here(language, source, options))
+}
+
+/// [`folding_ranges`] on the current thread's stack.
+fn folding_ranges_here(
+    language: Language,
+    source: &str,
+    options: &OutlineOptions,
+) -> FoldingRanges {
     let mut diagnostics = Vec::new();
     if source.len() > options.max_source_bytes {
         diagnostics.push(OutlineDiagnostic::TooLarge {
@@ -168,17 +186,18 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
         };
     }
     language.query();
-    let deadline = engine::deadline_after(options.parse_timeout);
-    let Some(tree) = engine::parse(language, source, deadline) else {
-        diagnostics.push(OutlineDiagnostic::Timeout {
-            budget: options.parse_timeout,
-            during_query: false,
-        });
-        return FoldingRanges {
-            ranges: Vec::new(),
-            diagnostics,
-        };
+    let limits = engine::ParseLimits::of(options);
+    let tree = match engine::parse(language, source, &limits) {
+        Ok(tree) => tree,
+        Err(stop) => {
+            diagnostics.push(stop.diagnostic(options));
+            return FoldingRanges {
+                ranges: Vec::new(),
+                diagnostics,
+            };
+        }
     };
+    let deadline = limits.deadline;
     diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
     let lines = LineIndex::new(source);
     let mut raw: Vec<LineRun> = Vec::new();
