@@ -430,8 +430,14 @@ pub fn outline(language: Language, source: &str, options: &OutlineOptions) -> Ou
 fn outline_here(language: Language, source: &str, options: &OutlineOptions) -> Outline {
     let (candidates, diagnostics) = analyze(language, source, options);
     let mut short_tests_outside = None;
+    let mut diagnostics = diagnostics;
     let definitions =
         build_definitions(candidates, source, options, true, &mut short_tests_outside);
+    if definitions.len() >= options.max_results {
+        diagnostics.push(OutlineDiagnostic::Truncated {
+            kept: definitions.len(),
+        });
+    }
     Outline {
         language,
         definitions,
@@ -484,7 +490,8 @@ pub(crate) fn analyze(
 
 /// Turn sorted, node-deduplicated candidates into definitions. With `outline_rules`, apply the
 /// original's minimum line count and one-definition-per-line-range rule; without, keep every
-/// candidate (document symbols).
+/// candidate (document symbols). At most [`OutlineOptions::max_results`] definitions, the
+/// first in source order (a caller with that many reports [`OutlineDiagnostic::Truncated`]).
 pub(crate) fn build_definitions(
     candidates: Vec<Candidate>,
     source: &str,
@@ -497,6 +504,9 @@ pub(crate) fn build_definitions(
     let mut definitions: Vec<Definition> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for candidate in candidates {
+        if definitions.len() >= options.max_results {
+            break;
+        }
         if outline_rules {
             let line_count = candidate.range.end.line - candidate.range.start.line + 1;
             if line_count < options.min_lines {
@@ -532,9 +542,20 @@ pub(crate) fn build_definitions(
                 &format!("{} {names} )", source_line.trim_end()),
                 options.max_line_chars,
             ),
+            // Document symbols show no first line: only a nameless one's name is taken from
+            // it (cut to a name's length), so each symbol costs its name and no line copy.
+            _ if !outline_rules => String::new(),
             _ => shorten_line(source_line, options.max_line_chars),
         };
-        let name = definition_name(&candidate, source, &first_line);
+        let name = definition_name(
+            &candidate,
+            source,
+            if first_line.is_empty() {
+                source_line
+            } else {
+                &first_line
+            },
+        );
         // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
         while let Some(&top) = open.last() {
             if definitions[top].range.contains(&candidate.range) {

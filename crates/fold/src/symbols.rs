@@ -83,8 +83,13 @@ fn document_symbols_here(
     source: &str,
     options: &OutlineOptions,
 ) -> DocumentSymbols {
-    let (candidates, diagnostics) = analyze(language, source, options);
+    let (candidates, mut diagnostics) = analyze(language, source, options);
     let definitions = build_definitions(candidates, source, options, false, &mut None);
+    if definitions.len() >= options.max_results {
+        diagnostics.push(OutlineDiagnostic::Truncated {
+            kept: definitions.len(),
+        });
+    }
 
     // Depth of each definition, capped: a too-deep one hangs from its ancestor at the cap.
     let mut attach_to: Vec<Option<usize>> = Vec::with_capacity(definitions.len());
@@ -165,7 +170,7 @@ fn folding_ranges_here(
     }
     if language == Language::Markdown {
         // A section folds from its header to the line before the next header.
-        let ranges = crate::markdown::header_candidates(source)
+        let mut ranges: Vec<FoldingRange> = crate::markdown::header_candidates(source)
             .into_iter()
             .filter(|section| section.range.end.line > section.range.start.line)
             .map(|section| FoldingRange {
@@ -173,7 +178,12 @@ fn folding_ranges_here(
                 end_line: section.range.end.line,
                 kind: FoldingKind::Region,
             })
+            .take(options.max_results + 1)
             .collect();
+        if ranges.len() > options.max_results {
+            ranges.truncate(options.max_results);
+            diagnostics.push(OutlineDiagnostic::Truncated { kept: ranges.len() });
+        }
         return FoldingRanges {
             ranges,
             diagnostics,
@@ -267,6 +277,11 @@ fn folding_ranges_here(
     // One range per start line, the longest (clients fold by start line).
     ranges.sort_by_key(|range| (range.start_line, std::cmp::Reverse(range.end_line)));
     ranges.dedup_by_key(|range| range.start_line);
+    if ranges.len() > options.max_results {
+        ranges.truncate(options.max_results);
+        ranges.shrink_to_fit();
+        diagnostics.push(OutlineDiagnostic::Truncated { kept: ranges.len() });
+    }
     FoldingRanges {
         ranges,
         diagnostics,

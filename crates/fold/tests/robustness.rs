@@ -308,3 +308,37 @@ fn brackets_nested_past_the_limit_are_refused_with_a_diagnostic() {
     let at_limit = format!("x = {}1{}\n", "(".repeat(2_000), ")".repeat(2_000));
     assert!(!outline(Language::Python, &at_limit, &options).failed());
 }
+
+/// Issue 25, class 3: 4 MB of Markdown headers made a million symbols (3.6 KB each in the
+/// answer). Symbols, folding ranges and outline definitions stop at `max_results`, the first in
+/// source order, with a diagnostic saying so.
+#[test]
+fn symbols_folding_ranges_and_outlines_are_capped_with_a_truncated_diagnostic() {
+    let markdown = "# header\ntext\n\n\n".repeat(1_000);
+    let typescript = "function f() {\n  a();\n  b();\n}\n".repeat(1_000);
+    let options = OutlineOptions {
+        max_results: 100,
+        parse_timeout: Duration::from_secs(120),
+        ..OutlineOptions::default()
+    };
+    let truncated = vec![OutlineDiagnostic::Truncated { kept: 100 }];
+    for (language, source) in [
+        (Language::Markdown, &markdown),
+        (Language::TypeScript, &typescript),
+    ] {
+        let symbols = document_symbols(language, source, &options);
+        assert_eq!(symbols.symbols.len(), 100, "{language:?}");
+        assert_eq!(symbols.symbols[0].range.start.line, 0);
+        assert_eq!(symbols.diagnostics, truncated, "{language:?}");
+        let ranges = folding_ranges(language, source, &options);
+        assert_eq!(ranges.ranges.len(), 100, "{language:?}");
+        assert_eq!(ranges.diagnostics, truncated, "{language:?}");
+        let outlined = outline(language, source, &options);
+        assert_eq!(outlined.definitions.len(), 100, "{language:?}");
+        assert_eq!(outlined.diagnostics, truncated, "{language:?}");
+    }
+    // Under the cap nothing is said.
+    let few = document_symbols(Language::Markdown, &"# h\n".repeat(50), &options);
+    assert_eq!(few.symbols.len(), 50);
+    assert!(few.diagnostics.is_empty());
+}
