@@ -40,17 +40,22 @@ pub fn outline_many(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 let flag = flag.clone();
-                scope.spawn(|| {
-                    roo_context_core::cancel::with_flag(flag, || {
-                        let mut done = Vec::new();
-                        loop {
-                            let index = next.fetch_add(1, Ordering::Relaxed);
-                            let Some(job) = jobs.get(index) else { break };
-                            done.push((index, outline(job.language, job.source, options)));
-                        }
-                        done
+                // Grammar-sized stacks: every outline runs on the worker itself.
+                crate::memory::grammar_thread()
+                    .spawn_scoped(scope, || {
+                        crate::memory::on_grammar_thread(|| {
+                            roo_context_core::cancel::with_flag(flag, || {
+                                let mut done = Vec::new();
+                                loop {
+                                    let index = next.fetch_add(1, Ordering::Relaxed);
+                                    let Some(job) = jobs.get(index) else { break };
+                                    done.push((index, outline(job.language, job.source, options)));
+                                }
+                                done
+                            })
+                        })
                     })
-                })
+                    .expect("a worker thread")
             })
             .collect();
         for worker in workers {

@@ -302,7 +302,10 @@ pub fn folded_file_context_with(
             };
             if let Some(fatal) = outline.diagnostics.iter().find(|d| d.is_fatal()) {
                 let kind = match fatal {
-                    OutlineDiagnostic::TooLarge { .. } => FileDiagnosticKind::TooLarge,
+                    // Too big for a parse in memory or depth: the message says which.
+                    OutlineDiagnostic::TooLarge { .. }
+                    | OutlineDiagnostic::MemoryLimit { .. }
+                    | OutlineDiagnostic::TooDeep { .. } => FileDiagnosticKind::TooLarge,
                     _ => FileDiagnosticKind::ParseTimeout,
                 };
                 skip(kind, fatal.to_string());
@@ -360,6 +363,7 @@ pub fn folded_file_context_with(
                     OutlineDiagnostic::GrammarLimitation { .. } => {
                         FileDiagnosticKind::GrammarLimitation
                     }
+                    OutlineDiagnostic::Truncated { .. } => FileDiagnosticKind::Truncated,
                     _ => FileDiagnosticKind::QueryTimeout,
                 };
                 result.diagnostics.push(FileDiagnostic {

@@ -9,6 +9,8 @@
 use std::time::Instant;
 
 use tree_sitter::{Point, Range};
+
+use crate::engine::{ParseLimits, ParseStop};
 #[cfg(feature = "rare")]
 use {
     std::cell::RefCell,
@@ -23,7 +25,7 @@ thread_local! {
 
 /// Parse `shadow` (the ASCII shadow of the file) with the embedded-template grammar.
 #[cfg(feature = "rare")]
-fn parse_template(shadow: &str, deadline: Instant) -> Option<Tree> {
+fn parse_template(shadow: &str, limits: &ParseLimits) -> Result<Tree, ParseStop> {
     TEMPLATE_PARSER.with_borrow_mut(|parser| {
         let parser = parser.get_or_insert_with(|| {
             let mut parser = Parser::new();
@@ -32,7 +34,7 @@ fn parse_template(shadow: &str, deadline: Instant) -> Option<Tree> {
                 .expect("bundled grammars are ABI-compatible (checked by a unit test)");
             parser
         });
-        crate::engine::parse_bounded(parser, shadow.as_bytes(), deadline)
+        crate::engine::parse_bounded(parser, shadow.as_bytes(), limits)
     })
 }
 
@@ -58,14 +60,15 @@ const VUE_SCRIPT_LANGS: &[&str] = &[
 /// block runs to its first closing tag, except `<template>`, which nests. An HTML grammar is not
 /// used because its scanner keeps a bounded stack of open tags: 10,000 nested `<div>`s in the
 /// template made it lose the template's end and with it every script after it.
-pub(crate) fn vue_scripts(shadow: &str, deadline: Instant) -> Option<Vec<Range>> {
+pub(crate) fn vue_scripts(shadow: &str, limits: &ParseLimits) -> Result<Vec<Range>, ParseStop> {
+    let deadline = limits.deadline;
     let bytes = shadow.as_bytes();
     let mut regions = Vec::new();
     let mut lines = LineCounter::default();
     let mut at = 0;
     while let Some(offset) = find(bytes, b"<", at) {
         if Instant::now() >= deadline {
-            return None;
+            return Err(ParseStop::Deadline);
         }
         if bytes[offset..].starts_with(b"<!--") {
             at = find(bytes, b"-->", offset + 4).map_or(bytes.len(), |end| end + 3);
@@ -109,7 +112,7 @@ pub(crate) fn vue_scripts(shadow: &str, deadline: Instant) -> Option<Vec<Range>>
         }
         at = find(bytes, b">", content_end).map_or(bytes.len(), |end| end + 1);
     }
-    Some(regions)
+    Ok(regions)
 }
 
 /// The byte after the `>` that ends a start tag whose name ends at `from` (quotes respected).
@@ -264,8 +267,8 @@ impl LineCounter {
 
 #[cfg(feature = "rare")]
 /// The template text of an `.ejs`/`.erb` file: everything outside `<% ... %>` tags.
-pub(crate) fn template_text(shadow: &str, deadline: Instant) -> Option<Vec<Range>> {
-    let tree = parse_template(shadow, deadline)?;
+pub(crate) fn template_text(shadow: &str, limits: &ParseLimits) -> Result<Vec<Range>, ParseStop> {
+    let tree = parse_template(shadow, limits)?;
     let root = tree.root_node();
     let mut cursor = root.walk();
     let regions = root
@@ -273,5 +276,5 @@ pub(crate) fn template_text(shadow: &str, deadline: Instant) -> Option<Vec<Range
         .filter(|child| child.kind() == "content" && child.end_byte() > child.start_byte())
         .map(|content| content.range())
         .collect();
-    Some(regions)
+    Ok(regions)
 }

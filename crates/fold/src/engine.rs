@@ -36,8 +36,63 @@ pub(crate) fn is_blank(source: &str) -> bool {
         .all(|character| character.is_whitespace() || character == '\u{feff}')
 }
 
-/// Parse `source`, giving up (and returning `None`) once `deadline` has passed.
-pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Option<Tree> {
+/// Why a parse gave no tree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ParseStop {
+    /// The deadline passed or the request was cancelled.
+    Deadline,
+    /// The parse grew the process by more than this many bytes (see [`ParseLimits`]).
+    Memory(usize),
+    /// The source nests brackets deeper than this: it was not parsed.
+    TooDeep(usize),
+}
+
+/// What one parse may take besides time.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ParseLimits {
+    pub(crate) deadline: Instant,
+    /// Most bytes the process may grow by during the parse (resident set, sampled).
+    pub(crate) max_memory: usize,
+    /// Deepest bracket nesting parsed at all.
+    pub(crate) max_nesting: usize,
+}
+
+impl ParseLimits {
+    /// The limits `options` set, the deadline starting now.
+    pub(crate) fn of(options: &crate::OutlineOptions) -> ParseLimits {
+        ParseLimits {
+            deadline: deadline_after(options.parse_timeout),
+            max_memory: options.max_parse_memory,
+            max_nesting: options.max_nesting,
+        }
+    }
+}
+
+impl ParseStop {
+    /// The diagnostic that tells why the file has no tree.
+    pub(crate) fn diagnostic(self, options: &crate::OutlineOptions) -> OutlineDiagnostic {
+        match self {
+            ParseStop::Deadline => OutlineDiagnostic::Timeout {
+                budget: options.parse_timeout,
+                during_query: false,
+            },
+            ParseStop::Memory(limit) => OutlineDiagnostic::MemoryLimit { limit },
+            ParseStop::TooDeep(limit) => OutlineDiagnostic::TooDeep { limit },
+        }
+    }
+}
+
+/// Parse `source` within `limits`.
+pub(crate) fn parse(
+    language: Language,
+    source: &str,
+    limits: &ParseLimits,
+) -> Result<Tree, ParseStop> {
+    // Some grammar scanners recurse once per nesting level (OCaml's comments): a file nested
+    // deeper than any real code is refused before the grammar sees it.
+    if nesting_beyond(source.as_bytes(), limits.max_nesting).is_some() {
+        return Err(ParseStop::TooDeep(limits.max_nesting));
+    }
     PARSERS.with_borrow_mut(|parsers| {
         let parser = parsers[language.index()].get_or_insert_with(|| {
             let mut parser = Parser::new();
@@ -54,7 +109,7 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
         // a document without any parses as empty.
         let mut bytes = shadow.as_bytes();
         if let Some(find_regions) = language.region_finder() {
-            let regions = find_regions(&shadow, deadline)?;
+            let regions = find_regions(&shadow, limits)?;
             if regions.is_empty() || parser.set_included_ranges(&regions).is_err() {
                 // Regions come from one tree walk, in order and disjoint; were they not, the
                 // file reads as having no code rather than stopping the process.
@@ -62,30 +117,97 @@ pub(crate) fn parse(language: Language, source: &str, deadline: Instant) -> Opti
                 let _ = parser.set_included_ranges(&[]);
             }
         }
-        parse_bounded(parser, bytes, deadline)
+        parse_bounded(parser, bytes, limits)
     })
 }
 
-/// Parses `bytes` with `parser`, stopped by `deadline` or the request's cancellation flag
-/// (`$/cancelRequest`); the one bounded parse of every grammar, embedded templates included.
-pub(crate) fn parse_bounded(parser: &mut Parser, bytes: &[u8], deadline: Instant) -> Option<Tree> {
-    let mut progress = |_: &ParseState| {
-        if Instant::now() >= deadline || roo_context_core::cancel::cancelled() {
-            ControlFlow::Break(())
-        } else {
-            ControlFlow::Continue(())
+/// The first bracket depth past `limit` in `bytes` (`(`, `[`, `{` open, their pairs close; a
+/// closer without an opener is ignored), or `None`. Strings and comments are not skipped, so
+/// this over-counts, which only matters past a limit no real file reaches. One pass, no
+/// allocation.
+pub(crate) fn nesting_beyond(bytes: &[u8], limit: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for byte in bytes {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return Some(depth);
+                }
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
         }
+    }
+    None
+}
+
+/// How many progress callbacks pass between two samples of the resident set (a callback comes
+/// every 100 parse operations; a sample is one `pread` of `/proc/self/statm`). A callback that
+/// comes more than [`SAMPLE_AFTER`] after the last sample samples anyway: slow operations are
+/// the ones that grow.
+const CALLBACKS_PER_MEMORY_SAMPLE: u32 = 16;
+
+/// See [`CALLBACKS_PER_MEMORY_SAMPLE`].
+const SAMPLE_AFTER: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Growth a parse may always reach, whatever its size.
+const MEMORY_FLOOR: usize = 64 << 20;
+
+/// Most bytes of growth per byte of source read so far, past [`MEMORY_FLOOR`]. A tree takes
+/// tens of bytes per source byte; error recovery gone quadratic takes tens of thousands (16 KB
+/// of Python took 1 GB), and tree-sitter checks progress only every 100 operations, each of
+/// which grows with the recovery's stack: waiting for the absolute limit lets one operation
+/// run seconds past the deadline. Stopping at the floor keeps those operations small.
+const MAX_GROWTH_PER_SOURCE_BYTE: usize = 1024;
+
+/// Parses `bytes` with `parser`, stopped by the deadline, the request's cancellation flag
+/// (`$/cancelRequest`) or the memory limits; the one bounded parse of every grammar, embedded
+/// templates included.
+pub(crate) fn parse_bounded(
+    parser: &mut Parser,
+    bytes: &[u8],
+    limits: &ParseLimits,
+) -> Result<Tree, ParseStop> {
+    let memory = crate::memory::Growth::start();
+    let mut callbacks = 0u32;
+    let mut last_sample = Instant::now();
+    let mut stop = ParseStop::Deadline;
+    let mut progress = |state: &ParseState| {
+        let now = Instant::now();
+        if now >= limits.deadline || roo_context_core::cancel::cancelled() {
+            return ControlFlow::Break(());
+        }
+        callbacks += 1;
+        if callbacks.is_multiple_of(CALLBACKS_PER_MEMORY_SAMPLE)
+            || now.duration_since(last_sample) > SAMPLE_AFTER
+        {
+            last_sample = now;
+            let grown = memory.grown();
+            let allowed = limits
+                .max_memory
+                .min(MEMORY_FLOOR.max(state.current_byte_offset() * MAX_GROWTH_PER_SOURCE_BYTE));
+            if grown > allowed {
+                stop = ParseStop::Memory(allowed);
+                return ControlFlow::Break(());
+            }
+        }
+        ControlFlow::Continue(())
     };
     let tree = parser.parse_with_options(
         &mut |offset, _| &bytes[offset.min(bytes.len())..],
         None,
         Some(ParseOptions::new().progress_callback(&mut progress)),
     );
-    if tree.is_none() {
-        // A cancelled parser resumes its old parse on the next call unless reset.
-        parser.reset();
+    match tree {
+        Some(tree) => Ok(tree),
+        None => {
+            // A cancelled parser resumes its old parse on the next call unless reset; the reset
+            // frees what the parse held.
+            parser.reset();
+            Err(stop)
+        }
     }
-    tree
 }
 
 /// One match of the definition query, before filtering and naming.
@@ -401,6 +523,39 @@ pub(crate) fn walk_tree(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> Walk) {
     }
 }
 
+/// [`walk_tree`], also passing each node's ancestors (root first, parent last), which the walk
+/// keeps itself. Never ask a node for its `parent()`: tree-sitter finds a parent by descending
+/// from the root, recursively (in C) for a zero-width node, so on a deep tree it is quadratic
+/// and overflows the stack (issue 25: a `MISSING` node 4,000 levels down).
+pub(crate) fn walk_tree_with_ancestors(
+    tree: &Tree,
+    mut visit: impl FnMut(Node<'_>, &[Node<'_>]) -> Walk,
+) {
+    let mut cursor = tree.walk();
+    let mut ancestors: Vec<Node<'_>> = Vec::new();
+    loop {
+        let node = cursor.node();
+        let descend = match visit(node, &ancestors) {
+            Walk::Descend => true,
+            Walk::Skip => false,
+            Walk::Stop => return,
+        };
+        if descend && cursor.goto_first_child() {
+            ancestors.push(node);
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return;
+            }
+            ancestors.pop();
+        }
+    }
+}
+
 /// The first syntax error of a tree: where it is, and whether it is a construct the grammar
 /// cannot read although the language allows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -418,6 +573,7 @@ pub(crate) struct SyntaxError {
 fn grammar_limitation(
     language: Language,
     error: Node<'_>,
+    ancestors: &[Node<'_>],
     source: &str,
 ) -> Option<(&'static str, usize)> {
     if !matches!(language, Language::TypeScript | Language::Tsx) {
@@ -452,10 +608,13 @@ fn grammar_limitation(
     // `a &b` in JSX text, `href="?a=1&name=x"`: read as the start of an HTML entity. The
     // innermost error may open where the element does, before the `&`: the whole erroneous
     // region (the outermost error around it) is what must hold one.
-    let mut region = error;
-    while let Some(parent) = region.parent().filter(Node::is_error) {
-        region = parent;
-    }
+    let region = ancestors
+        .iter()
+        .rev()
+        .take_while(|ancestor| ancestor.is_error())
+        .last()
+        .copied()
+        .unwrap_or(error);
     let region_text = source
         .get(region.start_byte()..region.end_byte().min(region.start_byte() + 64 * 1024))
         .unwrap_or("");
@@ -468,16 +627,11 @@ fn grammar_limitation(
     let jsx_child = error
         .named_children(&mut cursor)
         .any(|child| child.kind().starts_with("jsx_"));
-    let mut ancestor = error.parent();
-    let mut jsx_ancestor = false;
-    for _ in 0..4 {
-        let Some(node) = ancestor else { break };
-        if node.kind().starts_with("jsx_") {
-            jsx_ancestor = true;
-            break;
-        }
-        ancestor = node.parent();
-    }
+    let jsx_ancestor = ancestors
+        .iter()
+        .rev()
+        .take(4)
+        .any(|node| node.kind().starts_with("jsx_"));
     (jsx_child || jsx_ancestor).then_some((
         "`&` in JSX text or an attribute string (read as an HTML entity)",
         ampersand,
@@ -505,13 +659,13 @@ pub(crate) fn first_syntax_error(
     // grammar recovers badly after it), not errors of their own.
     let mut cascade_end = 0usize;
     let mut seen = 0usize;
-    walk_tree(tree, |node| {
+    walk_tree_with_ancestors(tree, |node, ancestors| {
         let is_error = node.is_error() || node.is_missing();
         if is_error && !has_error_child(node) {
             let line = to_u32(node.start_position().row);
             first.get_or_insert(line);
             if node.start_byte() >= cascade_end {
-                match grammar_limitation(language, node, source) {
+                match grammar_limitation(language, node, ancestors, source) {
                     Some((construct, at)) => {
                         let line = to_u32(
                             source.as_bytes()[..at.min(source.len())]
@@ -520,7 +674,9 @@ pub(crate) fn first_syntax_error(
                                 .count(),
                         );
                         limitation.get_or_insert((construct, line));
-                        cascade_end = cascade_end.max(top_level_statement(node).end_byte());
+                        // The root's child holding the node: how far the cascade may reach.
+                        let statement = ancestors.get(1).copied().unwrap_or(node);
+                        cascade_end = cascade_end.max(statement.end_byte());
                     }
                     None => {
                         first_unknown = Some(line);
@@ -569,19 +725,6 @@ pub(crate) fn syntax_diagnostic(
             first_error_line: error.line,
         },
     })
-}
-
-/// The top-level statement around `node` (the root's child holding it): how far a grammar
-/// limitation's cascade of errors may reach.
-fn top_level_statement(node: Node<'_>) -> Node<'_> {
-    let mut current = node;
-    while let Some(parent) = current.parent() {
-        if parent.parent().is_none() {
-            return current;
-        }
-        current = parent;
-    }
-    current
 }
 
 /// True when some child of `node` is (or holds) an error: the error is further in.

@@ -31,8 +31,11 @@ pub(crate) struct LanguageRow {
 }
 
 /// Finds the byte ranges of a file that an embedded language's grammar parses (Vue's
-/// `<script>` blocks); `None` when the deadline passed first.
-pub(crate) type RegionFinder = fn(&str, std::time::Instant) -> Option<Vec<tree_sitter::Range>>;
+/// `<script>` blocks), within the parse's limits.
+pub(crate) type RegionFinder = fn(
+    &str,
+    &crate::engine::ParseLimits,
+) -> Result<Vec<tree_sitter::Range>, crate::engine::ParseStop>;
 
 /// `Some(finder)` for a row that names one, else `None`.
 #[cfg(any(feature = "more", feature = "rare"))]

@@ -19,6 +19,7 @@ mod embedded;
 mod engine;
 mod language;
 mod markdown;
+mod memory;
 mod outline;
 mod symbols;
 mod testing;
@@ -32,7 +33,8 @@ pub use context::{
 };
 pub use language::Language;
 pub use outline::{
-    Definition, DefinitionKind, Outline, OutlineDiagnostic, OutlineOptions, Position, Span, outline,
+    DEFAULT_MAX_NESTING, DEFAULT_MAX_PARSE_MEMORY, DEFAULT_MAX_RESULTS, Definition, DefinitionKind,
+    Outline, OutlineDiagnostic, OutlineOptions, Position, Span, outline,
 };
 pub use symbols::{
     DocumentSymbol, DocumentSymbols, FoldingKind, FoldingRange, FoldingRanges, MAX_SYMBOL_DEPTH,

@@ -239,7 +239,27 @@ pub struct OutlineOptions {
     pub max_source_bytes: usize,
     /// First lines longer than this (in UTF-16 units) are cut and marked with ` …`.
     pub max_line_chars: usize,
+    /// Most bytes a parse may grow the process by (the resident set, sampled while it runs);
+    /// past it the parse stops with [`OutlineDiagnostic::MemoryLimit`]. Some grammars' error
+    /// recovery grows memory with the square of the input.
+    pub max_parse_memory: usize,
+    /// Deepest bracket nesting (`(`, `[`, `{`, counted in one pass over the bytes) that is
+    /// parsed at all; deeper sources get [`OutlineDiagnostic::TooDeep`]. Grammar scanners that
+    /// recurse per level (OCaml's comments) stay far inside the parse thread's stack.
+    pub max_nesting: usize,
+    /// Most document symbols, folding ranges or outline definitions in one answer; past it the
+    /// first ones (in source order) are kept with [`OutlineDiagnostic::Truncated`].
+    pub max_results: usize,
 }
+
+/// Default [`OutlineOptions::max_parse_memory`]: 384 MiB.
+pub const DEFAULT_MAX_PARSE_MEMORY: usize = 384 << 20;
+
+/// Default [`OutlineOptions::max_nesting`]: 100,000 levels.
+pub const DEFAULT_MAX_NESTING: usize = 100_000;
+
+/// Default [`OutlineOptions::max_results`]: 20,000 items.
+pub const DEFAULT_MAX_RESULTS: usize = 20_000;
 
 impl Default for OutlineOptions {
     fn default() -> OutlineOptions {
@@ -248,6 +268,9 @@ impl Default for OutlineOptions {
             parse_timeout: Duration::from_secs(2),
             max_source_bytes: 16 * 1024 * 1024,
             max_line_chars: 1000,
+            max_parse_memory: DEFAULT_MAX_PARSE_MEMORY,
+            max_nesting: DEFAULT_MAX_NESTING,
+            max_results: DEFAULT_MAX_RESULTS,
         }
     }
 }
@@ -271,6 +294,24 @@ pub enum OutlineDiagnostic {
         /// Whether the parse finished and the query was cut short.
         during_query: bool,
     },
+    /// The parse grew the process by more than [`OutlineDiagnostic::MemoryLimit::limit`] bytes
+    /// and was stopped; the outline is empty.
+    MemoryLimit {
+        /// The limit ([`OutlineOptions::max_parse_memory`]).
+        limit: usize,
+    },
+    /// The source nests brackets deeper than [`OutlineOptions::max_nesting`]; nothing was
+    /// parsed.
+    TooDeep {
+        /// The limit it exceeds.
+        limit: usize,
+    },
+    /// The answer holds only the first [`OutlineDiagnostic::Truncated::kept`] items (symbols,
+    /// folding ranges or definitions): the file has more than [`OutlineOptions::max_results`].
+    Truncated {
+        /// How many were kept.
+        kept: usize,
+    },
     /// The source has syntax errors; the outline is best effort.
     SyntaxErrors {
         /// 0-based line of the first error.
@@ -292,6 +333,8 @@ impl OutlineDiagnostic {
         matches!(
             self,
             OutlineDiagnostic::TooLarge { .. }
+                | OutlineDiagnostic::MemoryLimit { .. }
+                | OutlineDiagnostic::TooDeep { .. }
                 | OutlineDiagnostic::Timeout {
                     during_query: false,
                     ..
@@ -313,6 +356,18 @@ impl fmt::Display for OutlineDiagnostic {
                 budget,
                 during_query: false,
             } => write!(formatter, "parse timed out after {} ms", budget.as_millis()),
+            OutlineDiagnostic::MemoryLimit { limit } => write!(
+                formatter,
+                "parse stopped at its memory limit ({} MiB)",
+                limit >> 20
+            ),
+            OutlineDiagnostic::TooDeep { limit } => write!(
+                formatter,
+                "file nested too deeply to outline (more than {limit} levels of brackets)"
+            ),
+            OutlineDiagnostic::Truncated { kept } => {
+                write!(formatter, "too many items; the first {kept} are shown")
+            }
             OutlineDiagnostic::Timeout {
                 budget,
                 during_query: true,
@@ -368,10 +423,21 @@ impl Outline {
 /// The outline of one file: definitions spanning at least `min_lines` lines, one per distinct
 /// line range, ordered by start.
 pub fn outline(language: Language, source: &str, options: &OutlineOptions) -> Outline {
+    crate::memory::on_grammar_stack(|| outline_here(language, source, options))
+}
+
+/// [`outline`] on the current thread's stack.
+fn outline_here(language: Language, source: &str, options: &OutlineOptions) -> Outline {
     let (candidates, diagnostics) = analyze(language, source, options);
     let mut short_tests_outside = None;
+    let mut diagnostics = diagnostics;
     let definitions =
         build_definitions(candidates, source, options, true, &mut short_tests_outside);
+    if definitions.len() >= options.max_results {
+        diagnostics.push(OutlineDiagnostic::Truncated {
+            kept: definitions.len(),
+        });
+    }
     Outline {
         language,
         definitions,
@@ -402,16 +468,17 @@ pub(crate) fn analyze(
     }
     // Compiling a query (once per process) is not this file's cost: it stays out of its budget.
     language.query();
-    let deadline = engine::deadline_after(options.parse_timeout);
-    let Some(tree) = engine::parse(language, source, deadline) else {
-        diagnostics.push(OutlineDiagnostic::Timeout {
-            budget: options.parse_timeout,
-            during_query: false,
-        });
-        return (Vec::new(), diagnostics);
+    let limits = engine::ParseLimits::of(options);
+    let tree = match engine::parse(language, source, &limits) {
+        Ok(tree) => tree,
+        Err(stop) => {
+            diagnostics.push(stop.diagnostic(options));
+            return (Vec::new(), diagnostics);
+        }
     };
     diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
-    let (candidates, query_timed_out) = engine::candidates(language, &tree, source, deadline);
+    let (candidates, query_timed_out) =
+        engine::candidates(language, &tree, source, limits.deadline);
     if query_timed_out {
         diagnostics.push(OutlineDiagnostic::Timeout {
             budget: options.parse_timeout,
@@ -423,7 +490,8 @@ pub(crate) fn analyze(
 
 /// Turn sorted, node-deduplicated candidates into definitions. With `outline_rules`, apply the
 /// original's minimum line count and one-definition-per-line-range rule; without, keep every
-/// candidate (document symbols).
+/// candidate (document symbols). At most [`OutlineOptions::max_results`] definitions, the
+/// first in source order (a caller with that many reports [`OutlineDiagnostic::Truncated`]).
 pub(crate) fn build_definitions(
     candidates: Vec<Candidate>,
     source: &str,
@@ -436,6 +504,9 @@ pub(crate) fn build_definitions(
     let mut definitions: Vec<Definition> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for candidate in candidates {
+        if definitions.len() >= options.max_results {
+            break;
+        }
         if outline_rules {
             let line_count = candidate.range.end.line - candidate.range.start.line + 1;
             if line_count < options.min_lines {
@@ -471,9 +542,20 @@ pub(crate) fn build_definitions(
                 &format!("{} {names} )", source_line.trim_end()),
                 options.max_line_chars,
             ),
+            // Document symbols show no first line: only a nameless one's name is taken from
+            // it (cut to a name's length), so each symbol costs its name and no line copy.
+            _ if !outline_rules => String::new(),
             _ => shorten_line(source_line, options.max_line_chars),
         };
-        let name = definition_name(&candidate, source, &first_line);
+        let name = definition_name(
+            &candidate,
+            source,
+            if first_line.is_empty() {
+                source_line
+            } else {
+                &first_line
+            },
+        );
         // Candidates come sorted by start (outer first), so a stack of open ranges finds parents.
         while let Some(&top) = open.last() {
             if definitions[top].range.contains(&candidate.range) {

@@ -74,8 +74,22 @@ pub fn document_symbols(
     source: &str,
     options: &OutlineOptions,
 ) -> DocumentSymbols {
-    let (candidates, diagnostics) = analyze(language, source, options);
+    crate::memory::on_grammar_stack(|| document_symbols_here(language, source, options))
+}
+
+/// [`document_symbols`] on the current thread's stack.
+fn document_symbols_here(
+    language: Language,
+    source: &str,
+    options: &OutlineOptions,
+) -> DocumentSymbols {
+    let (candidates, mut diagnostics) = analyze(language, source, options);
     let definitions = build_definitions(candidates, source, options, false, &mut None);
+    if definitions.len() >= options.max_results {
+        diagnostics.push(OutlineDiagnostic::Truncated {
+            kept: definitions.len(),
+        });
+    }
 
     // Depth of each definition, capped: a too-deep one hangs from its ancestor at the cap.
     let mut attach_to: Vec<Option<usize>> = Vec::with_capacity(definitions.len());
@@ -134,6 +148,15 @@ pub fn document_symbols(
 /// Folding ranges: definitions, bracketed blocks, multi-line comments and runs of line comments,
 /// runs of imports, and (Python) multi-line compound statements.
 pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions) -> FoldingRanges {
+    crate::memory::on_grammar_stack(|| folding_ranges_here(language, source, options))
+}
+
+/// [`folding_ranges`] on the current thread's stack.
+fn folding_ranges_here(
+    language: Language,
+    source: &str,
+    options: &OutlineOptions,
+) -> FoldingRanges {
     let mut diagnostics = Vec::new();
     if source.len() > options.max_source_bytes {
         diagnostics.push(OutlineDiagnostic::TooLarge {
@@ -147,7 +170,7 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
     }
     if language == Language::Markdown {
         // A section folds from its header to the line before the next header.
-        let ranges = crate::markdown::header_candidates(source)
+        let mut ranges: Vec<FoldingRange> = crate::markdown::header_candidates(source)
             .into_iter()
             .filter(|section| section.range.end.line > section.range.start.line)
             .map(|section| FoldingRange {
@@ -155,7 +178,12 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
                 end_line: section.range.end.line,
                 kind: FoldingKind::Region,
             })
+            .take(options.max_results + 1)
             .collect();
+        if ranges.len() > options.max_results {
+            ranges.truncate(options.max_results);
+            diagnostics.push(OutlineDiagnostic::Truncated { kept: ranges.len() });
+        }
         return FoldingRanges {
             ranges,
             diagnostics,
@@ -168,17 +196,18 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
         };
     }
     language.query();
-    let deadline = engine::deadline_after(options.parse_timeout);
-    let Some(tree) = engine::parse(language, source, deadline) else {
-        diagnostics.push(OutlineDiagnostic::Timeout {
-            budget: options.parse_timeout,
-            during_query: false,
-        });
-        return FoldingRanges {
-            ranges: Vec::new(),
-            diagnostics,
-        };
+    let limits = engine::ParseLimits::of(options);
+    let tree = match engine::parse(language, source, &limits) {
+        Ok(tree) => tree,
+        Err(stop) => {
+            diagnostics.push(stop.diagnostic(options));
+            return FoldingRanges {
+                ranges: Vec::new(),
+                diagnostics,
+            };
+        }
     };
+    let deadline = limits.deadline;
     diagnostics.extend(engine::syntax_diagnostic(language, &tree, source));
     let lines = LineIndex::new(source);
     let mut raw: Vec<LineRun> = Vec::new();
@@ -248,6 +277,11 @@ pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions
     // One range per start line, the longest (clients fold by start line).
     ranges.sort_by_key(|range| (range.start_line, std::cmp::Reverse(range.end_line)));
     ranges.dedup_by_key(|range| range.start_line);
+    if ranges.len() > options.max_results {
+        ranges.truncate(options.max_results);
+        ranges.shrink_to_fit();
+        diagnostics.push(OutlineDiagnostic::Truncated { kept: ranges.len() });
+    }
     FoldingRanges {
         ranges,
         diagnostics,

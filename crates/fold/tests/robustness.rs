@@ -240,3 +240,105 @@ fn very_long_first_lines_are_cut() {
     assert!(first_line.ends_with(" …"));
     assert_eq!(first_line.chars().count(), 1000 + 2);
 }
+
+/// Issue 25: `/*` x 6000 then `*/` x 6000 made a tree 4,000 levels deep with a zero-width
+/// `MISSING` node at the bottom; asking that node for its parent recursed in tree-sitter's C
+/// code once per level and overflowed a blocking thread's stack (SIGABRT). Likewise `<%` in
+/// TSX and OCaml's nested comments. Every reader, called from a small stack, must answer.
+#[test]
+fn nested_comment_openers_do_not_overflow_the_stack_of_any_reader() {
+    let cases = [
+        (Language::TypeScript, "/*".repeat(6000) + &"*/".repeat(6000)),
+        (Language::Tsx, "<%".repeat(6000) + &"%>".repeat(6000)),
+        (
+            Language::from_extension("ml").expect("OCaml"),
+            "(*".repeat(6000) + &"*)".repeat(6000),
+        ),
+    ];
+    for (language, source) in cases {
+        let (outlined, ranges, symbols) = on_small_stack(move || {
+            let options = OutlineOptions {
+                parse_timeout: Duration::from_secs(120),
+                ..OutlineOptions::default()
+            };
+            (
+                outline(language, &source, &options),
+                folding_ranges(language, &source, &options),
+                document_symbols(language, &source, &options),
+            )
+        });
+        assert!(
+            !outlined.failed(),
+            "{language:?}: {:?}",
+            outlined.diagnostics
+        );
+        assert!(
+            ranges.diagnostics.iter().all(|d| !d.is_fatal()),
+            "{language:?}"
+        );
+        assert!(
+            symbols.diagnostics.iter().all(|d| !d.is_fatal()),
+            "{language:?}"
+        );
+    }
+}
+
+/// Brackets nested deeper than `max_nesting` are not handed to a grammar (a scanner that
+/// recurses per level could outrun any stack): every reader reports it.
+#[test]
+fn brackets_nested_past_the_limit_are_refused_with_a_diagnostic() {
+    let source = format!("x = {}1{}\n", "(".repeat(2_001), ")".repeat(2_001));
+    let options = OutlineOptions {
+        max_nesting: 2_000,
+        ..OutlineOptions::default()
+    };
+    let expected = OutlineDiagnostic::TooDeep { limit: 2_000 };
+    let outlined = outline(Language::Python, &source, &options);
+    assert_eq!(outlined.diagnostics, vec![expected.clone()]);
+    assert!(outlined.failed());
+    assert_eq!(
+        folding_ranges(Language::Python, &source, &options).diagnostics,
+        vec![expected.clone()]
+    );
+    assert_eq!(
+        document_symbols(Language::Python, &source, &options).diagnostics,
+        vec![expected]
+    );
+    // At the limit it parses.
+    let at_limit = format!("x = {}1{}\n", "(".repeat(2_000), ")".repeat(2_000));
+    assert!(!outline(Language::Python, &at_limit, &options).failed());
+}
+
+/// Issue 25, class 3: 4 MB of Markdown headers made a million symbols (3.6 KB each in the
+/// answer). Symbols, folding ranges and outline definitions stop at `max_results`, the first in
+/// source order, with a diagnostic saying so.
+#[test]
+fn symbols_folding_ranges_and_outlines_are_capped_with_a_truncated_diagnostic() {
+    let markdown = "# header\ntext\n\n\n".repeat(1_000);
+    let typescript = "function f() {\n  a();\n  b();\n}\n".repeat(1_000);
+    let options = OutlineOptions {
+        max_results: 100,
+        parse_timeout: Duration::from_secs(120),
+        ..OutlineOptions::default()
+    };
+    let truncated = vec![OutlineDiagnostic::Truncated { kept: 100 }];
+    for (language, source) in [
+        (Language::Markdown, &markdown),
+        (Language::TypeScript, &typescript),
+    ] {
+        let symbols = document_symbols(language, source, &options);
+        assert_eq!(symbols.symbols.len(), 100, "{language:?}");
+        assert_eq!(symbols.symbols[0].range.start.line, 0);
+        assert_eq!(symbols.diagnostics, truncated, "{language:?}");
+        let ranges = folding_ranges(language, source, &options);
+        assert_eq!(ranges.ranges.len(), 100, "{language:?}");
+        assert_eq!(ranges.diagnostics, truncated, "{language:?}");
+        let outlined = outline(language, source, &options);
+        assert_eq!(outlined.definitions.len(), 100, "{language:?}");
+        assert_eq!(outlined.diagnostics, truncated, "{language:?}");
+    }
+    // Under the cap nothing is said.
+    let few = document_symbols(Language::Markdown, &"# h\n".repeat(50), &options);
+    assert_eq!(few.symbols.len(), 50);
+    assert!(few.diagnostics.is_empty());
+}

@@ -375,11 +375,9 @@ impl LanguageServer for Backend {
         let (state, documents) = (self.state.clone(), self.documents.clone());
         let ranges = blocking(move || {
             let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
-            Some(roo_context_fold::folding_ranges(
-                language,
-                &text,
-                &Default::default(),
-            ))
+            let ranges = roo_context_fold::folding_ranges(language, &text, &Default::default());
+            log_truncated("textDocument/foldingRange", &ranges.diagnostics);
+            Some(ranges)
         })
         .await
         .map_err(tower_lsp_server::jsonrpc::Error::from)?;
@@ -412,6 +410,7 @@ impl LanguageServer for Backend {
         let symbols = blocking(move || {
             let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
             let found = roo_context_fold::document_symbols(language, &text, &Default::default());
+            log_truncated("textDocument/documentSymbol", &found.diagnostics);
             let index = LineIndex::new(&text);
             Some(
                 found
@@ -449,6 +448,39 @@ fn document_source(
     .map(|(language, _, text)| (language, text))
 }
 
+/// The LSP answers have no field for it: a capped answer (issue 25) is said in the log.
+fn log_truncated(method: &str, diagnostics: &[roo_context_fold::OutlineDiagnostic]) {
+    for diagnostic in diagnostics {
+        if matches!(
+            diagnostic,
+            roo_context_fold::OutlineDiagnostic::Truncated { .. }
+        ) {
+            tracing::warn!("{method}: {diagnostic}");
+        }
+    }
+}
+
+/// The LSP kind of a definition (no JSON round trip per symbol).
+fn lsp_symbol_kind(kind: roo_context_fold::DefinitionKind) -> SymbolKind {
+    match kind.lsp_symbol_kind() {
+        2 => SymbolKind::MODULE,
+        5 => SymbolKind::CLASS,
+        6 => SymbolKind::METHOD,
+        7 => SymbolKind::PROPERTY,
+        8 => SymbolKind::FIELD,
+        9 => SymbolKind::CONSTRUCTOR,
+        10 => SymbolKind::ENUM,
+        11 => SymbolKind::INTERFACE,
+        12 => SymbolKind::FUNCTION,
+        13 => SymbolKind::VARIABLE,
+        14 => SymbolKind::CONSTANT,
+        15 => SymbolKind::STRING,
+        23 => SymbolKind::STRUCT,
+        26 => SymbolKind::TYPE_PARAMETER,
+        _ => SymbolKind::OBJECT,
+    }
+}
+
 #[allow(deprecated)] // `deprecated` is a required field of the LSP type
 fn to_lsp_symbol(
     index: &LineIndex<'_>,
@@ -462,8 +494,7 @@ fn to_lsp_symbol(
             symbol.name.clone()
         },
         detail: Some(symbol.kind.as_str().to_owned()),
-        kind: serde_json::from_value(serde_json::json!(symbol.kind.lsp_symbol_kind()))
-            .unwrap_or(SymbolKind::OBJECT),
+        kind: lsp_symbol_kind(symbol.kind),
         tags: None,
         deprecated: None,
         range: index.range(&symbol.range),
