@@ -39,3 +39,15 @@ if [ -x editors/test.sh ]; then
   step "editor clients"
   editors/test.sh
 fi
+
+# The agents' own test suites, unmodified, with their context modules answered by the sidecar
+# (issue 27): every failure must be a deliberate divergence on the allow-list, and the negative
+# control (the binary path pointing nowhere) must make the sidecar-backed tests fail.
+if [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
+  step "the agents' own suites (editors/roo-family)"
+  target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+  export ROO_CONTEXT_BIN="$target_dir/debug/roo-context"
+  bash editors/roo-family/run.sh roo
+  bash editors/roo-family/run.sh roo --control -- core/protect core/ignore utils/__tests__/tiktoken \
+    core/task/__tests__/mergeConsecutiveApiMessages
+fi
