@@ -353,13 +353,34 @@ fn a_one_megabyte_single_line_has_symbols_but_no_outline_lines_or_folds() {
             .diagnostics
             .iter()
             .any(|diagnostic| matches!(diagnostic, OutlineDiagnostic::Timeout { .. }));
+        // Over the answer's cap (issue 25: memory amplification) the first ones are kept, and
+        // the answer says so.
+        let kept = symbols
+            .diagnostics
+            .iter()
+            .find_map(|diagnostic| match diagnostic {
+                OutlineDiagnostic::Truncated { kept } => Some(*kept),
+                _ => None,
+            });
         if !timed_out {
             let top_level = match language {
                 // The module is the one top-level symbol, the operators its children.
                 Language::TlaPlus => symbols.symbols[0].children.len(),
                 _ => symbols.symbols.len(),
             };
-            assert_eq!(top_level, count, "{language:?}");
+            match kept {
+                Some(kept) => {
+                    assert!(
+                        count > options.max_results,
+                        "{language:?}: truncated below the cap"
+                    );
+                    assert!(
+                        top_level <= kept && kept <= options.max_results,
+                        "{language:?}"
+                    );
+                }
+                None => assert_eq!(top_level, count, "{language:?}"),
+            }
         }
         for symbol in &symbols.symbols {
             assert!(symbol.name.chars().count() <= 121, "{language:?}");
