@@ -1150,3 +1150,45 @@ A  ln -s src/app.ts x && cat x
 fn issue26_variants_beyond_the_reported_examples_hold() {
     run_table(ISSUE26_BEYOND, 60);
 }
+
+/// The red team's next round against this fix (each was `allowed` and printed the secret in a
+/// real bash): a backslash-newline inside a word (bash joins the line before splitting words),
+/// `grep -r` with no folder (the working folder), and a pattern given by an option spelling the
+/// walk does not model, which makes the first operand a file. Safe lines stay allowed.
+const ISSUE26_ROUND4: &str = r#"
+B  cat .e\⏎nv
+B  cat secrets/\⏎key.json
+B  cat <.e\⏎nv
+B  cp .e\⏎nv /dev/stdout
+B  grep -r S secr\⏎ets
+B  head -n1 config/private\⏎.json
+U  grep -r SECRET
+U  grep -R SECRET
+U  grep --recursive SECRET
+U  grep -ro "SECRET.*"
+U  egrep -r SECRET
+U  grep -r --include=*.json S
+U  echo x | grep -r SECRET
+B  grep --regexp=S .env
+B  grep --reg=S .env
+B  grep -ieS .env
+B  grep -neS .env
+B  grep -HeS secrets/key.json
+B  grep -hf.rooignore .env
+B  sed --expr=p .env
+B  sed --e=p .env
+B  sed -nep .env
+B  sed --ex=p -n secrets/key.json
+A  cat src/app.\⏎ts
+A  echo 'a\⏎b'
+A  grep -r TODO src
+A  grep -n TODO src/app.ts
+A  grep -i todo README.md
+A  sed -n 1p src/app.ts
+A  ls \⏎src
+"#;
+
+#[test]
+fn issue26_round_four_continuations_recursive_grep_and_unmodelled_pattern_options() {
+    run_table(ISSUE26_ROUND4, 30);
+}

@@ -57,6 +57,26 @@ fn parse(text: &str) -> Option<tree_sitter::Tree> {
 }
 
 pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
+    let verdict = vet_line(command, oracle);
+    // Bash removes a backslash-newline (a line continuation) before it splits words, anywhere
+    // but inside single quotes, so `cat .e\<newline>nv` reads `.env`; the grammar keeps both
+    // bytes in the word. The line is judged again with every continuation joined and the
+    // stricter verdict wins (a continuation joined inside single quotes judges a line bash
+    // would not run, which can only add a verdict that blocks or asks).
+    if matches!(verdict, Verdict::Blocked(_)) || !command.contains("\\\n") {
+        return verdict;
+    }
+    match vet_line(&command.replace("\\\n", ""), oracle) {
+        Verdict::Allowed => verdict,
+        joined @ Verdict::Blocked(_) => joined,
+        joined @ Verdict::Undecidable(_) => match verdict {
+            Verdict::Allowed => joined,
+            verdict => verdict,
+        },
+    }
+}
+
+fn vet_line(command: &str, oracle: &dyn Oracle) -> Verdict {
     let first = vet_pass(command, oracle, Changes::default());
     match first {
         // A name the line creates or replaces may be read before, in a loop, or by a function

@@ -315,6 +315,15 @@ impl Walker<'_> {
                 {
                     self.undecide(Construct::InlineCode, &val.typed);
                 }
+                // An option before it may have given the pattern or script in a form not
+                // modelled (`grep -ieS .env`, `--regexp=S`, `--reg=S`, `sed -nep .env`,
+                // `--expr=p`): then this word is a file. Judged as one when it exists.
+                let option_before = args[..k - 1]
+                    .iter()
+                    .any(|v| v.text.starts_with('-') && v.text.len() > 1);
+                if option_before && val.dynamic.is_none() && !never_open {
+                    self.check(val, &folder, Mode::Existing);
+                }
                 continue;
             }
             if skip_archive_rev {
@@ -371,10 +380,13 @@ impl Walker<'_> {
                 self.check(&Val::literal(name, makefile), &folder, Mode::Read);
             }
         }
-        // `rg x`, `git grep x`: no folder operand means the whole tree.
+        // `rg x`, `git grep x`: no folder operand means the whole tree; so does `grep -r x`,
+        // whatever its input (GNU grep searches the working folder).
+        let grep_recursive = matches!(name, "grep" | "egrep" | "fgrep" | "zgrep") && recursive;
         if operands == 0
-            && matches!(stdin, Stdin::Terminal)
-            && (matches!(name, "rg" | "ag" | "ack") || git_tree)
+            && (grep_recursive
+                || (matches!(stdin, Stdin::Terminal)
+                    && (matches!(name, "rg" | "ag" | "ack") || git_tree)))
         {
             self.check(&Val::literal(name, "."), &folder, Mode::Tree);
         }
