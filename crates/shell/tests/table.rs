@@ -1179,6 +1179,21 @@ B  sed --expr=p .env
 B  sed --e=p .env
 B  sed -nep .env
 B  sed --ex=p -n secrets/key.json
+U  hash -p /bin/cat which; which .env
+U  hash -p /bin/sh which; which .env
+U  git grep S HEAD
+U  git grep S HEAD~1
+U  git grep S master
+U  git grep S '*.json'
+U  git grep S 'sec*'
+U  git grep S -- '*m'
+U  git grep S -- ':(glob)**'
+U  git grep S ':!src'
+U  git archive HEAD '*'
+U  git archive HEAD ':!x'
+A  git grep TODO src
+A  git grep TODO -- src/app.ts
+A  hash -r
 A  cat src/app.\⏎ts
 A  echo 'a\⏎b'
 A  grep -r TODO src

@@ -301,6 +301,14 @@ impl Walker<'_> {
                 self.undecide(Construct::ShellState, &text());
             }
             "enable" if !args.is_empty() => self.undecide(Construct::ShellState, &text()),
+            // `hash -p /bin/cat which`: a name now runs another program than the one judged.
+            "hash"
+                if args
+                    .iter()
+                    .any(|v| v.dynamic.is_some() || v.text.starts_with("-p")) =>
+            {
+                self.undecide(Construct::ShellState, &text())
+            }
             // `cd -P`/`-e`/`-@`: the folder is resolved physically, not as the walk does.
             "cd" | "pushd"
                 if args.iter().take_while(|v| v.text != "--").any(|v| {

@@ -357,6 +357,19 @@ impl Walker<'_> {
             if never_open {
                 continue;
             }
+            // `git grep S HEAD`, `git grep S '*.json'`, `git archive HEAD ':!x'`: an operand that
+            // names no existing path is a revision (every blob of it) or a pathspec with globs
+            // or magic, which the walk does not expand: what it reads cannot be judged.
+            if git_tree
+                && val.dynamic.is_none()
+                && !folder
+                    .dirs
+                    .iter()
+                    .any(|d| self.oracle.exists(&join(d, value)))
+            {
+                self.undecide(Construct::RecursiveRead, &val.typed);
+                continue;
+            }
             let mode = if recursive && Some(k - 1) != destination {
                 Mode::Tree
             } else if reader || (val.dynamic.is_none() && path_like) {
