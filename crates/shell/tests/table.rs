@@ -1194,6 +1194,15 @@ U  git archive HEAD ':!x'
 A  git grep TODO src
 A  git grep TODO -- src/app.ts
 A  hash -r
+U  git config alias.st '!cat .env' && git st
+U  git config core.fsmonitor 'cat .env >&2'
+U  git config core.pager 'cat .env'
+U  git config diff.external src/x.sh
+U  git config --global alias.l '!cat .env'
+U  git config include.path ../.env
+A  git config --get alias.st
+A  git config user.name Me
+A  git config --list
 A  cat src/app.\⏎ts
 A  echo 'a\⏎b'
 A  grep -r TODO src

@@ -181,6 +181,25 @@ impl Walker<'_> {
         let recursive = is_recursive(name, &options) || git_tree || git_shows;
         if let Some((at, sub)) = &git_sub {
             self.git_content(sub, &args[at + 1..], folders);
+            // `git config alias.st '!cat .env'`, `core.pager`, `core.fsmonitor`,
+            // `diff.external`: a setting that runs a command changes what every later git
+            // command of this line, or of the next one, does.
+            let rest = &args[at + 1..];
+            let reads_only = rest.iter().any(|v| {
+                matches!(
+                    v.text.as_str(),
+                    "--get" | "--get-all" | "--get-regexp" | "-l" | "--list" | "--show-origin"
+                )
+            });
+            if sub == "config"
+                && !reads_only
+                && let Some(setting) = rest.iter().find(|v| {
+                    !v.text.starts_with('-')
+                        && (v.dynamic.is_some() || git_setting_runs_commands(&v.text))
+                })
+            {
+                self.undecide(Construct::InlineCode, &setting.typed);
+            }
         }
         let exempt = self.changes_exempt;
         self.changes_exempt = name == "git";
