@@ -122,13 +122,20 @@ impl Setup {
         )
     }
 
+    /// The blobs in the store now. The server may remove one (a baseline whose file became
+    /// blocked, a temporary file renamed into place) between the listing and the read: one gone
+    /// by then is not in the store (this raced with the server under load).
     fn blobs(&self, task: &str) -> Vec<Vec<u8>> {
         let dir = self.task_dir(task).join("roo-context/seen");
         std::fs::read_dir(dir)
             .map(|entries| {
                 entries
                     .flatten()
-                    .map(|e| std::fs::read(e.path()).unwrap())
+                    .filter_map(|e| match std::fs::read(e.path()) {
+                        Ok(bytes) => Some(bytes),
+                        Err(error) if error.kind() == std::io::ErrorKind::NotFound => None,
+                        Err(error) => panic!("{}: {error}", e.path().display()),
+                    })
                     .collect()
             })
             .unwrap_or_default()
