@@ -1203,6 +1203,13 @@ U  git config include.path ../.env
 A  git config --get alias.st
 A  git config user.name Me
 A  git config --list
+B  make -pnf.env
+B  make -pf.env
+B  make --file=.env
+B  sort -o/dev/stdout -k1 --files0-from=.env
+A  make -j4
+A  ls -la src
+A  grep -rn --include=*.ts TODO src
 A  cat src/app.\⏎ts
 A  echo 'a\⏎b'
 A  grep -r TODO src

@@ -324,6 +324,16 @@ impl Walker<'_> {
                 }
                 if val.dynamic.is_none() && !never_open {
                     self.check(val, &folder, Mode::Read);
+                    // A value glued to an option whose syntax is not modelled (`make -pnf.env`,
+                    // `--arg-file=.env`): every tail of a short-option bundle and the value of a
+                    // long option is judged as a path when it names one.
+                    for tail in option_tails(value) {
+                        let tail = Val {
+                            text: tail.to_owned(),
+                            ..val.clone()
+                        };
+                        self.check(&tail, &folder, Mode::Existing);
+                    }
                 }
                 continue;
             }
@@ -755,6 +765,24 @@ impl Walker<'_> {
 }
 
 /// `git -c key=value` settings whose value git runs as a command.
+/// The parts of an option word that may be a glued value: after each letter of a short-option
+/// bundle (`-pnf.env`: `nf.env`, `f.env`, `.env`), or after the `=` of a long option.
+fn option_tails(word: &str) -> Vec<&str> {
+    if let Some(long) = word.strip_prefix("--") {
+        return long
+            .split_once('=')
+            .map(|(_, value)| value)
+            .filter(|value| !value.is_empty())
+            .into_iter()
+            .collect();
+    }
+    word.char_indices()
+        .skip(2)
+        .map(|(at, _)| &word[at..])
+        .filter(|tail| !tail.is_empty())
+        .collect()
+}
+
 fn git_setting_runs_commands(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
     key.starts_with("alias.")
