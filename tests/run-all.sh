@@ -43,7 +43,19 @@ fi
 # The agents' own test suites, unmodified, with their context modules answered by the sidecar
 # (issue 27): every failure must be a deliberate divergence on the allow-list, and the negative
 # control (the binary path pointing nowhere) must make the sidecar-backed tests fail.
-if [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
+upstream_found=0
+for candidate in "${ROO_FAMILY_UPSTREAM:-}" ../shared/upstream /work/shared/upstream; do
+  if [ -n "$candidate" ] && [ -f "$candidate/roo-code-3.52.1-cb836567.tar.gz" ]; then
+    upstream_found=1
+    export ROO_FAMILY_UPSTREAM="$(cd "$candidate" && pwd)"
+    break
+  fi
+done
+if [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ] && [ "$upstream_found" = 0 ]; then
+  # The snapshots are test data beside the repository (shared/upstream), not part of it.
+  step "the agents' own suites: SKIPPED, no shared/upstream snapshots on this machine"
+  if [ "${ROO_FAMILY_REQUIRED:-0}" = 1 ]; then exit 1; fi
+elif [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
   step "the agents' own suites (editors/roo-family)"
   target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
   export ROO_CONTEXT_BIN="$target_dir/debug/roo-context"
