@@ -4,22 +4,16 @@
 //! content-addressed, bounded, never holds blocked or binary bytes, and survives corruption, a
 //! full or deleted folder. Real watcher, real temp folders; waits on notifications, never on time.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use roo_context_core::stale_diff::apply_unified_diff;
 use serde_json::{Value, json};
 
-use crate::harness::{Fixture, Server};
+use crate::harness::TaskSetup;
 
 const CHANGED: &str = "roo/files/didChange";
 const RELOADED: &str = "roo/ignore/didReload";
 const ORIGINAL: &str = "\n\n# Recently Modified Files\nThese files have been modified since you last accessed them (file was just edited so you may need to re-read it before editing):";
-
-struct Setup {
-    workspace: Fixture,
-    storage: tempfile::TempDir,
-    server: Server,
-}
 
 fn lines(n: usize) -> String {
     (1..=n).map(|i| format!("line {i}\n")).collect()
@@ -38,69 +32,13 @@ fn edit(text: &str, at: &[usize]) -> String {
         .collect()
 }
 
-impl Setup {
-    fn new(files: &[(&str, &str)]) -> Setup {
-        Setup::with_env(files, &[])
-    }
-
-    fn with_env(files: &[(&str, &str)], env: &[(&str, &str)]) -> Setup {
-        let workspace = Fixture::new(files);
-        let storage = tempfile::tempdir().unwrap();
-        let mut server = Server::spawn_with_env(env);
-        server
-            .initialize(&[workspace.root()], Value::Null)
-            .expect("initialize");
-        Setup {
-            workspace,
-            storage,
-            server,
-        }
-    }
-
-    fn task_dir(&self, task: &str) -> PathBuf {
-        let dir = self.storage.path().join(task);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn track(&mut self, task: &str, path: &str) -> Value {
-        let dir = self.task_dir(task);
-        self.server.call(
-            "roo/files/track",
-            json!({"taskId": task, "storageDir": dir, "path": path, "source": "read_tool"}),
-        )
-    }
-
-    /// Changes `path` on disk and waits until the server reported it.
-    fn user_edit(&mut self, path: &str, content: &str) {
-        self.workspace.replace(path, content);
-        self.changed(path);
-    }
-
-    /// Waits for the `didChange` of `path` (of any task), dropping others.
-    fn changed(&mut self, path: &str) -> Value {
-        self.changed_in(None, path)
-    }
-
-    fn changed_in(&mut self, task: Option<&str>, path: &str) -> Value {
-        loop {
-            let change = self.server.notification(CHANGED);
-            if change["path"] == path && task.is_none_or(|t| change["taskId"] == t) {
-                return change;
-            }
-        }
-    }
-
+impl TaskSetup {
     /// Replaces `path` by what `make` creates at a temporary name, in one rename (so the
     /// watcher never sees the file missing in between).
     fn swap(&self, path: &str, make: impl FnOnce(&Path)) {
         let temp = self.workspace.path(&format!("{path}.swap"));
         make(&temp);
         std::fs::rename(temp, self.workspace.path(path)).unwrap();
-    }
-
-    fn take(&mut self, task: &str) -> Value {
-        self.take_with(task, json!({}))
     }
 
     /// A take with these limits; the deadline is long unless the test sets it (tests never
@@ -164,11 +102,11 @@ fn only_original(notice: &Value, paths: &[&str]) {
 #[test]
 fn a_three_line_edit_is_a_diff_that_applies_to_what_the_agent_read() {
     let original = lines(30);
-    let mut s = Setup::new(&[("src/a.ts", &original)]);
+    let mut s = TaskSetup::new(&[("src/a.ts", &original)]);
     s.track("t", "src/a.ts");
     let edited = edit(&original, &[10, 11, 12]);
     s.user_edit("src/a.ts", &edited);
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     let change = &notice["changes"][0];
     assert_eq!(notice["paths"], json!(["src/a.ts"]));
     assert_eq!(change["kind"], "modified");
@@ -204,7 +142,7 @@ fn a_three_line_edit_is_a_diff_that_applies_to_what_the_agent_read() {
 
 #[test]
 fn without_with_diffs_the_answer_is_the_original_paths_only() {
-    let mut s = Setup::new(&[("a.ts", "one\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "one\n")]);
     s.track("t", "a.ts");
     s.user_edit("a.ts", "two\n");
     let plain = s
@@ -224,20 +162,20 @@ fn without_with_diffs_the_answer_is_the_original_paths_only() {
 #[test]
 fn a_notice_dropped_before_the_model_saw_it_is_repeated_until_acknowledged() {
     let original = lines(20);
-    let mut s = Setup::new(&[("a.ts", &original)]);
+    let mut s = TaskSetup::new(&[("a.ts", &original)]);
     s.track("t", "a.ts");
     let first = edit(&original, &[2]);
     s.user_edit("a.ts", &first);
-    let dropped = s.take("t");
+    let dropped = s.take_with_diffs("t");
     assert_eq!(dropped["paths"], json!(["a.ts"]));
     // The host lost that text (a condense dropped the environment details): no ack.
-    let again = s.take("t");
+    let again = s.take_with_diffs("t");
     assert_eq!(again["changes"], dropped["changes"]);
     assert_ne!(again["noticeId"], dropped["noticeId"]);
     // A second edit before any ack: one cumulative diff against what the agent read.
     let second = edit(&first, &[15]);
     s.user_edit("a.ts", &second);
-    let cumulative = s.take("t");
+    let cumulative = s.take_with_diffs("t");
     let diff = cumulative["changes"][0]["diff"].as_str().unwrap();
     assert_eq!(
         apply_unified_diff(&original, diff).as_deref(),
@@ -256,12 +194,12 @@ fn a_notice_dropped_before_the_model_saw_it_is_repeated_until_acknowledged() {
         false,
         "a second ack changes nothing"
     );
-    let empty = s.take("t");
+    let empty = s.take_with_diffs("t");
     assert_eq!(empty, json!({"paths": [], "changes": [], "text": ""}));
     // The next edit is diffed against the acknowledged content.
     let third = edit(&second, &[0]);
     s.user_edit("a.ts", &third);
-    let next = s.take("t");
+    let next = s.take_with_diffs("t");
     let diff = next["changes"][0]["diff"].as_str().unwrap();
     assert_eq!(
         apply_unified_diff(&second, diff).as_deref(),
@@ -272,17 +210,17 @@ fn a_notice_dropped_before_the_model_saw_it_is_repeated_until_acknowledged() {
 #[test]
 fn a_change_after_the_take_stays_pending_when_the_older_notice_is_acknowledged() {
     let original = lines(20);
-    let mut s = Setup::new(&[("a.ts", &original)]);
+    let mut s = TaskSetup::new(&[("a.ts", &original)]);
     s.track("t", "a.ts");
     let first = edit(&original, &[3]);
     s.user_edit("a.ts", &first);
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     let second = edit(&first, &[9]);
     s.user_edit("a.ts", &second);
     let ack = s.ack("t", &notice);
     assert_eq!(ack["advanced"], json!(["a.ts"]));
     assert_eq!(ack["delivered"], json!([]));
-    let next = s.take("t");
+    let next = s.take_with_diffs("t");
     let diff = next["changes"][0]["diff"].as_str().unwrap();
     assert_eq!(
         apply_unified_diff(&first, diff).as_deref(),
@@ -292,7 +230,7 @@ fn a_change_after_the_take_stays_pending_when_the_older_notice_is_acknowledged()
 
 #[test]
 fn the_agent_own_write_is_the_baseline_of_the_next_user_edit() {
-    let mut s = Setup::new(&[("a.ts", "old\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "old\n")]);
     s.track("t", "a.ts");
     let written = lines(12);
     s.server.call(
@@ -302,7 +240,7 @@ fn the_agent_own_write_is_the_baseline_of_the_next_user_edit() {
     s.workspace.replace("a.ts", &written);
     let user = edit(&written, &[6]);
     s.user_edit("a.ts", &user);
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(notice["paths"], json!(["a.ts"]));
     let diff = notice["changes"][0]["diff"].as_str().unwrap();
     assert_eq!(
@@ -313,23 +251,26 @@ fn the_agent_own_write_is_the_baseline_of_the_next_user_edit() {
 
 #[test]
 fn a_file_the_agent_read_again_is_not_reported() {
-    let mut s = Setup::new(&[("a.ts", "one\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "one\n")]);
     s.track("t", "a.ts");
     s.user_edit("a.ts", "two\n");
     s.track("t", "a.ts");
-    assert_eq!(s.take("t"), json!({"paths": [], "changes": [], "text": ""}));
+    assert_eq!(
+        s.take_with_diffs("t"),
+        json!({"paths": [], "changes": [], "text": ""})
+    );
 }
 
 #[test]
 fn deleted_and_renamed_files_fall_back_with_their_kind() {
-    let mut s = Setup::new(&[("gone.ts", "a\n"), ("moved.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("gone.ts", "a\n"), ("moved.ts", "b\n")]);
     s.track("t", "gone.ts");
     s.track("t", "moved.ts");
     std::fs::remove_file(s.workspace.path("gone.ts")).unwrap();
     s.changed("gone.ts");
     std::fs::rename(s.workspace.path("moved.ts"), s.workspace.path("new.ts")).unwrap();
     s.changed("moved.ts");
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(fallback_of(&notice, "gone.ts"), "deleted");
     assert_eq!(fallback_of(&notice, "moved.ts"), "renamed");
     let kinds: Vec<&Value> = notice["changes"]
@@ -348,14 +289,14 @@ fn deleted_and_renamed_files_fall_back_with_their_kind() {
     s.ack("t", &notice);
     s.workspace.write("gone.ts", "back\n");
     s.changed("gone.ts");
-    let recreated = s.take("t");
+    let recreated = s.take_with_diffs("t");
     assert_eq!(fallback_of(&recreated, "gone.ts"), "noBaseline");
     assert_eq!(recreated["changes"][0]["kind"], "modified");
 }
 
 #[test]
 fn binary_too_large_and_unreadable_files_fall_back_and_no_binary_is_stored() {
-    let mut s = Setup::new(&[
+    let mut s = TaskSetup::new(&[
         ("bin.dat", "text\n"),
         ("big.txt", "small\n"),
         ("pipe", "x\n"),
@@ -380,7 +321,7 @@ fn binary_too_large_and_unreadable_files_fall_back_and_no_binary_is_stored() {
             .unwrap();
         assert!(status.success());
     });
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(fallback_of(&notice, "bin.dat"), "binary");
     assert_eq!(fallback_of(&notice, "big.txt"), "tooLarge");
     assert_eq!(fallback_of(&notice, "pipe"), "unreadable");
@@ -391,7 +332,7 @@ fn binary_too_large_and_unreadable_files_fall_back_and_no_binary_is_stored() {
 
 #[test]
 fn a_file_that_became_blocked_or_a_link_to_a_blocked_file_never_leaks_through_a_diff() {
-    let mut s = Setup::new(&[
+    let mut s = TaskSetup::new(&[
         (".rooignore", "secret.txt\n"),
         ("secret.txt", "TOP SECRET VALUE\n"),
         ("a.ts", "alpha\n"),
@@ -412,7 +353,7 @@ fn a_file_that_became_blocked_or_a_link_to_a_blocked_file_never_leaks_through_a_
     // b.ts becomes blocked by a new rule.
     s.workspace.replace(".rooignore", "secret.txt\nb.ts\n");
     s.server.notification(RELOADED);
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(fallback_of(&notice, "a.ts"), "blocked");
     assert_eq!(fallback_of(&notice, "b.ts"), "blocked");
     let answer = notice.to_string();
@@ -429,7 +370,7 @@ fn a_file_that_became_blocked_or_a_link_to_a_blocked_file_never_leaks_through_a_
 /// diff reader maps that refusal to `blocked`, like a blocked name (it used to say `unreadable`).
 #[test]
 fn a_file_replaced_by_a_hard_link_to_a_blocked_file_falls_back_as_blocked() {
-    let mut s = Setup::new(&[
+    let mut s = TaskSetup::new(&[
         (".rooignore", "secret.txt\n"),
         ("secret.txt", "TOP SECRET VALUE\n"),
         ("a.ts", "alpha\n"),
@@ -438,7 +379,7 @@ fn a_file_replaced_by_a_hard_link_to_a_blocked_file_falls_back_as_blocked() {
     s.user_edit("a.ts", "alpha changed\n");
     let secret = s.workspace.path("secret.txt");
     s.swap("a.ts", |temp| std::fs::hard_link(&secret, temp).unwrap());
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(fallback_of(&notice, "a.ts"), "blocked", "{notice}");
     let answer = notice.to_string();
     assert!(!answer.contains("SECRET"), "{answer}");
@@ -450,7 +391,7 @@ fn a_file_replaced_by_a_hard_link_to_a_blocked_file_falls_back_as_blocked() {
 #[test]
 fn each_limit_gives_its_reason() {
     let base = lines(300);
-    let mut s = Setup::new(&[("many.ts", &base), ("long.ts", &base), ("slow.ts", &base)]);
+    let mut s = TaskSetup::new(&[("many.ts", &base), ("long.ts", &base), ("slow.ts", &base)]);
     for path in ["many.ts", "long.ts", "slow.ts"] {
         s.track("t", path);
     }
@@ -516,7 +457,7 @@ fn many_changed_files_stay_within_the_turn_budget_and_each_is_named() {
         .iter()
         .map(|(p, c)| (p.as_str(), c.as_str()))
         .collect();
-    let mut s = Setup::new(&refs);
+    let mut s = TaskSetup::new(&refs);
     for (path, _) in &files {
         s.track("t", path);
     }
@@ -533,7 +474,7 @@ fn many_changed_files_stay_within_the_turn_budget_and_each_is_named() {
                 .to_owned(),
         );
     }
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     let text = notice["text"].as_str().unwrap();
     let diff_section = &text[text.find("\n\n# Changes Since").unwrap()..];
     assert!(
@@ -552,13 +493,13 @@ fn many_changed_files_stay_within_the_turn_budget_and_each_is_named() {
 fn crlf_files_and_a_huge_single_line_are_diffed_exactly_or_fall_back() {
     let crlf = "one\r\ntwo\r\nthree\r\n";
     let line = "x".repeat(400_000);
-    let mut s = Setup::new(&[("w.ts", crlf), ("min.js", &line)]);
+    let mut s = TaskSetup::new(&[("w.ts", crlf), ("min.js", &line)]);
     s.track("t", "w.ts");
     s.track("t", "min.js");
     let edited = "one\r\nTWO\r\nthree\r\n";
     s.user_edit("w.ts", edited);
     s.user_edit("min.js", &format!("{line}y"));
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     let change = notice["changes"]
         .as_array()
         .unwrap()
@@ -573,17 +514,17 @@ fn crlf_files_and_a_huge_single_line_are_diffed_exactly_or_fall_back() {
 #[test]
 fn two_tasks_have_their_own_baselines_and_acknowledgements() {
     let original = lines(10);
-    let mut s = Setup::new(&[("a.ts", &original)]);
+    let mut s = TaskSetup::new(&[("a.ts", &original)]);
     s.track("t1", "a.ts");
     let edited = edit(&original, &[4]);
     s.workspace.replace("a.ts", &edited);
     s.changed("a.ts");
     // t2 read the edited version: nothing to tell it about that edit.
     s.track("t2", "a.ts");
-    let one = s.take("t1");
+    let one = s.take_with_diffs("t1");
     assert_eq!(one["paths"], json!(["a.ts"]));
     s.ack("t1", &one);
-    assert_eq!(s.take("t2")["paths"], json!([]));
+    assert_eq!(s.take_with_diffs("t2")["paths"], json!([]));
     // An id of one task is unknown to the other.
     assert_eq!(s.ack("t2", &one)["known"], false);
     let error = s
@@ -611,7 +552,7 @@ fn baselines_are_content_addressed_in_the_task_folder_and_evicted_least_recently
     let c = lines(32);
     // Room for two of the three files.
     let cap = (b.len() + c.len()).to_string();
-    let mut s = Setup::with_env(
+    let mut s = TaskSetup::with_env(
         &[("a.ts", &a), ("b.ts", &b), ("c.ts", &c), ("same.ts", &a)],
         &[("ROO_CONTEXT_SEEN_CAP_BYTES", &cap)],
     );
@@ -642,7 +583,7 @@ fn baselines_are_content_addressed_in_the_task_folder_and_evicted_least_recently
     assert_eq!(s.blobs("t").len(), 2);
     s.user_edit("a.ts", &edit(&a, &[1]));
     s.user_edit("c.ts", &edit(&c, &[1]));
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(fallback_of(&notice, "a.ts"), "noBaseline");
     assert!(fallback_of(&notice, "c.ts").is_null());
 }
@@ -650,7 +591,7 @@ fn baselines_are_content_addressed_in_the_task_folder_and_evicted_least_recently
 #[test]
 fn a_corrupt_blob_or_index_a_full_or_deleted_folder_falls_back_and_serving_goes_on() {
     let a = lines(10);
-    let mut s = Setup::new(&[("a.ts", &a), ("b.ts", &a), ("c.ts", "c\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", &a), ("b.ts", &a), ("c.ts", "c\n")]);
     s.track("t", "a.ts");
     // Corrupt blob: same name, other bytes.
     let blob_dir = s.task_dir("t").join("roo-context/seen");
@@ -658,7 +599,7 @@ fn a_corrupt_blob_or_index_a_full_or_deleted_folder_falls_back_and_serving_goes_
         std::fs::write(entry.unwrap().path(), "tampered\n").unwrap();
     }
     s.user_edit("a.ts", &edit(&a, &[2]));
-    assert_eq!(fallback_of(&s.take("t"), "a.ts"), "noBaseline");
+    assert_eq!(fallback_of(&s.take_with_diffs("t"), "a.ts"), "noBaseline");
     // Corrupt indexes (cut short; well-formed but naming a blob outside the blob folder): moved
     // aside when the task is opened, never overwritten, never followed.
     for (task, index) in [
@@ -700,10 +641,16 @@ fn a_corrupt_blob_or_index_a_full_or_deleted_folder_falls_back_and_serving_goes_
             waiting.retain(|task| change["taskId"] != *task);
         }
     }
-    assert_eq!(fallback_of(&s.take("full"), "b.ts"), "noBaseline");
-    assert_eq!(fallback_of(&s.take("gone"), "c.ts"), "noBaseline");
+    assert_eq!(
+        fallback_of(&s.take_with_diffs("full"), "b.ts"),
+        "noBaseline"
+    );
+    assert_eq!(
+        fallback_of(&s.take_with_diffs("gone"), "c.ts"),
+        "noBaseline"
+    );
     // Still serving, and the healthy task still gets diffs.
-    assert!(fallback_of(&s.take("u"), "c.ts").is_null());
+    assert!(fallback_of(&s.take_with_diffs("u"), "c.ts").is_null());
 }
 
 /// Applying the returned diff to what the agent read gives the file on disk, for random edits
@@ -712,7 +659,7 @@ fn a_corrupt_blob_or_index_a_full_or_deleted_folder_falls_back_and_serving_goes_
 fn property_applying_the_returned_diff_gives_the_file_on_disk() {
     use proptest::prelude::*;
     use proptest::test_runner::{Config, TestRunner};
-    let s = std::cell::RefCell::new(Setup::new(&[]));
+    let s = std::cell::RefCell::new(TaskSetup::new(&[]));
     let round = std::cell::Cell::new(0);
     let mut runner = TestRunner::new(Config {
         cases: 24,
@@ -734,7 +681,7 @@ fn property_applying_the_returned_diff_gives_the_file_on_disk() {
             s.workspace.write(&path, &before);
             s.track("t", &path);
             s.user_edit(&path, &after);
-            let notice = s.take("t");
+            let notice = s.take_with_diffs("t");
             let diff = notice["changes"][0]["diff"]
                 .as_str()
                 .unwrap_or_else(|| panic!("{notice}"));
@@ -751,11 +698,11 @@ fn property_applying_the_returned_diff_gives_the_file_on_disk() {
 #[test]
 fn file_text_with_the_wire_encoding_marker_comes_back_unchanged() {
     let original = "a\u{FDD0}\u{F0000}b\nsecond\n";
-    let mut s = Setup::new(&[("w.ts", original)]);
+    let mut s = TaskSetup::new(&[("w.ts", original)]);
     s.track("t", "w.ts");
     let edited = "a\u{FDD0}\u{F0000}b\nsecond changed\n";
     s.user_edit("w.ts", edited);
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     let diff = notice["changes"][0]["diff"].as_str().unwrap();
     assert!(diff.contains(" a\u{FDD0}\u{F0000}b\n"), "{diff:?}");
     assert_eq!(apply_unified_diff(original, diff).as_deref(), Some(edited));
@@ -766,7 +713,7 @@ fn file_text_with_the_wire_encoding_marker_comes_back_unchanged() {
 #[test]
 fn a_partial_read_stores_the_whole_file_and_flags_the_change_partial() {
     let a = lines(40);
-    let mut s = Setup::new(&[("a.ts", &a), ("b.ts", &a)]);
+    let mut s = TaskSetup::new(&[("a.ts", &a), ("b.ts", &a)]);
     let dir = s.task_dir("t");
     let part: String = a
         .lines()
@@ -795,7 +742,7 @@ fn a_partial_read_stores_the_whole_file_and_flags_the_change_partial() {
     let edited = edit(&a, &[30]);
     s.user_edit("a.ts", &edited);
     s.user_edit("b.ts", &edited);
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     let change = |path: &str| {
         notice["changes"]
             .as_array()
@@ -816,10 +763,14 @@ fn a_partial_read_stores_the_whole_file_and_flags_the_change_partial() {
     // read clears it.
     s.ack("t", &notice);
     s.user_edit("a.ts", &edit(&edited, &[35]));
-    assert_eq!(s.take("t")["changes"][0]["partial"], true);
+    assert_eq!(s.take_with_diffs("t")["changes"][0]["partial"], true);
     s.track("t", "a.ts");
     s.user_edit("a.ts", &edit(&a, &[1]));
-    assert!(s.take("t")["changes"][0].get("partial").is_none());
+    assert!(
+        s.take_with_diffs("t")["changes"][0]
+            .get("partial")
+            .is_none()
+    );
 }
 
 /// `roo/files/didChange` carries the counts of the diff a take would show, when the task has
@@ -828,7 +779,7 @@ fn a_partial_read_stores_the_whole_file_and_flags_the_change_partial() {
 fn did_change_carries_the_diff_stat_of_the_take_when_a_small_text_baseline_exists() {
     let a = lines(20);
     let big = "x".repeat(300 * 1024) + "\n";
-    let mut s = Setup::new(&[("a.ts", &a), ("big.ts", &big), ("bin.dat", "text\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", &a), ("big.ts", &big), ("bin.dat", "text\n")]);
     for path in ["a.ts", "big.ts", "bin.dat"] {
         s.track("t", path);
     }
@@ -839,7 +790,7 @@ fn did_change_carries_the_diff_stat_of_the_take_when_a_small_text_baseline_exist
         json!({"added": 3, "removed": 3, "hunks": 2}),
         "{change}"
     );
-    let notice = s.take("t");
+    let notice = s.take_with_diffs("t");
     assert_eq!(notice["changes"][0]["diffStat"], change["diffStat"]);
     // Over the didChange bound (256 KiB) and binary now: no stat.
     s.workspace.replace("big.ts", &(big.clone() + "more\n"));

@@ -4,83 +4,26 @@
 //! that was answered. Real binary, real watcher; absence is proven by a later, distinguishable
 //! change first.
 
-use std::path::PathBuf;
-
 use serde_json::{Value, json};
 
-use crate::harness::{Fixture, Server};
+use crate::harness::{Server, TaskSetup};
 
 const CHANGED: &str = "roo/files/didChange";
 
-struct Setup {
-    workspace: Fixture,
-    storage: tempfile::TempDir,
-    server: Server,
-}
-
-impl Setup {
-    fn new(files: &[(&str, &str)]) -> Setup {
-        let workspace = Fixture::new(files);
-        let storage = tempfile::tempdir().unwrap();
-        let server = Server::start(&[workspace.root()], Value::Null);
-        Setup {
-            workspace,
-            storage,
-            server,
-        }
-    }
-
-    fn task_dir(&self, task: &str) -> PathBuf {
-        let dir = self.storage.path().join(task);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn track(&mut self, task: &str, path: &str, content: Option<&str>) -> Value {
-        let dir = self.task_dir(task);
-        let mut params =
-            json!({"taskId": task, "storageDir": dir, "path": path, "source": "read_tool"});
-        if let Some(content) = content {
-            params["content"] = json!(content);
-        }
-        self.server.call("roo/files/track", params)
-    }
-
-    /// A new server on the same workspace, after `stop` ended the old one.
-    fn restart(&mut self, stop: impl FnOnce(Server)) {
-        let old = std::mem::replace(&mut self.server, Server::spawn());
-        stop(old);
-        self.server
-            .initialize(&[self.workspace.root()], Value::Null)
-            .expect("initialize");
-    }
-
-    fn open(&mut self, task: &str) {
-        let dir = self.task_dir(task);
-        self.server
-            .call("roo/files/read", json!({"taskId": task, "storageDir": dir}));
-    }
-
-    fn take_with_diffs(&mut self, task: &str) -> Value {
-        self.server.call(
-            "roo/files/takeRecentlyModified",
-            json!({"taskId": task, "withDiffs": true}),
-        )
-    }
-}
+impl TaskSetup {}
 
 /// Red team: a kill right after `markRooEdited` was answered made the agent's own write come
 /// back as a user edit after the restart (10 of 10): the announced content was not on disk yet.
 #[test]
 fn an_answered_mark_roo_edited_survives_a_kill_and_its_write_is_no_user_edit() {
-    let mut s = Setup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
-    s.track("t", "a.ts", Some("original\n"));
-    s.track("t", "b.ts", Some("b\n"));
+    let mut s = TaskSetup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
+    s.track_with("t", "a.ts", Some("original\n"));
+    s.track_with("t", "b.ts", Some("b\n"));
     s.server.call(
         "roo/files/markRooEdited",
         json!({"taskId": "t", "path": "a.ts", "content": "agent\n"}),
     );
-    s.restart(Server::kill);
+    s.restart_with(Server::kill, |_| {});
     // The agent's write lands while nobody watches.
     s.workspace.replace("a.ts", "agent\n");
     s.open("t");
@@ -92,10 +35,10 @@ fn an_answered_mark_roo_edited_survives_a_kill_and_its_write_is_no_user_edit() {
 /// place is taken by a folder, so the index cannot be written.
 #[test]
 fn mark_roo_edited_and_ack_notice_answer_an_error_when_their_state_cannot_be_saved() {
-    let mut s = Setup::new(&[("a.ts", "original\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "original\n")]);
     let store = s.task_dir("t").join("roo-context");
     std::fs::create_dir_all(store.join("seen.json").join("occupied")).unwrap();
-    s.track("t", "a.ts", Some("original\n"));
+    s.track_with("t", "a.ts", Some("original\n"));
     let error = s
         .server
         .request(
@@ -111,9 +54,9 @@ fn mark_roo_edited_and_ack_notice_answer_an_error_when_their_state_cannot_be_sav
 /// back after the restart (11 of 15); and what the watcher judged last was not written either.
 #[test]
 fn an_acknowledged_notice_never_comes_back_after_shutdown_and_exit_right_behind_the_ack() {
-    let mut s = Setup::new(&[("a.ts", "one\ntwo\n"), ("b.ts", "b\n")]);
-    s.track("t", "a.ts", Some("one\ntwo\n"));
-    s.track("t", "b.ts", Some("b\n"));
+    let mut s = TaskSetup::new(&[("a.ts", "one\ntwo\n"), ("b.ts", "b\n")]);
+    s.track_with("t", "a.ts", Some("one\ntwo\n"));
+    s.track_with("t", "b.ts", Some("b\n"));
     s.workspace.replace("a.ts", "one\nTWO\n");
     assert_eq!(s.server.notification(CHANGED)["path"], "a.ts");
     let notice = s.take_with_diffs("t");
@@ -123,7 +66,7 @@ fn an_acknowledged_notice_never_comes_back_after_shutdown_and_exit_right_behind_
         json!({"taskId": "t", "noticeId": notice["noticeId"]}),
     );
     assert_eq!(acked["delivered"], json!(["a.ts"]), "{acked}");
-    s.restart(|old| assert!(old.shutdown_and_exit().success()));
+    s.restart(|_| {});
     s.open("t");
     // Nothing comes back: the next change is a later edit of b.ts, and the take has only it.
     s.workspace.replace("b.ts", "b edited\n");
@@ -136,8 +79,8 @@ fn an_acknowledged_notice_never_comes_back_after_shutdown_and_exit_right_behind_
 /// closes the task.
 #[test]
 fn a_second_process_opening_the_same_task_folder_is_refused_naming_the_holder() {
-    let mut s = Setup::new(&[("a.ts", "a\n")]);
-    s.track("t", "a.ts", Some("a\n"));
+    let mut s = TaskSetup::new(&[("a.ts", "a\n")]);
+    s.track_with("t", "a.ts", Some("a\n"));
     let holder = s.server.child().expect("a process").id();
     let dir = s.task_dir("t");
     let mut other = Server::start(&[s.workspace.root()], Value::Null);

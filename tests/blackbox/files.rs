@@ -11,50 +11,13 @@ use std::sync::mpsc;
 
 use serde_json::{Value, json};
 
-use crate::harness::{DEADLINE, Fixture, Server, binary, file_uri};
+use crate::harness::{DEADLINE, Fixture, Server, TaskSetup, binary, file_uri};
 
 const CHANGED: &str = "roo/files/didChange";
 
 /// A workspace plus a separate storage base (task folders live outside the workspace).
-struct Setup {
-    workspace: Fixture,
-    storage: tempfile::TempDir,
-    server: Server,
-}
-
-impl Setup {
-    fn new(files: &[(&str, &str)]) -> Setup {
-        let workspace = Fixture::new(files);
-        let storage = tempfile::tempdir().unwrap();
-        let server = Server::start(&[workspace.root()], Value::Null);
-        Setup {
-            workspace,
-            storage,
-            server,
-        }
-    }
-
-    /// The task's folder, created.
-    fn task_dir(&self, task: &str) -> PathBuf {
-        let dir = self.storage.path().join("tasks").join(task);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn track(&mut self, task: &str, path: &str, source: &str) -> Value {
-        let dir = self.task_dir(task);
-        self.server.call(
-            "roo/files/track",
-            json!({"taskId": task, "storageDir": dir, "path": path, "source": source}),
-        )
-    }
-
-    fn metadata(&self, task: &str) -> Value {
-        let text = std::fs::read_to_string(self.task_dir(task).join("task_metadata.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
-    }
-
-    fn take(&mut self, method: &str, task: &str) -> Value {
+impl TaskSetup {
+    fn take_set(&mut self, method: &str, task: &str) -> Value {
         self.server.call(method, json!({"taskId": task}))["paths"].clone()
     }
 }
@@ -80,8 +43,8 @@ fn row(path: &str, state: &str, source: &str) -> (String, String, String) {
 
 #[test]
 fn a_user_edit_on_disk_is_notified_and_the_read_record_goes_stale() {
-    let mut s = Setup::new(&[("src/a.ts", "one\n")]);
-    let result = s.track("t1", "src/a.ts", "read_tool");
+    let mut s = TaskSetup::new(&[("src/a.ts", "one\n")]);
+    let result = s.track_from("t1", "src/a.ts", "read_tool");
     assert_eq!(result, json!({"watched": true}));
     s.workspace.replace("src/a.ts", "two\n");
     let change = s.server.notification(CHANGED);
@@ -104,36 +67,39 @@ fn a_user_edit_on_disk_is_notified_and_the_read_record_goes_stale() {
         s.metadata("t1")["files_in_context"][0]["roo_read_date"]
     );
     assert_eq!(
-        s.take("roo/files/takeRecentlyModified", "t1"),
+        s.take_set("roo/files/takeRecentlyModified", "t1"),
         json!(["src/a.ts"])
     );
-    assert_eq!(s.take("roo/files/takeRecentlyModified", "t1"), json!([]));
+    assert_eq!(
+        s.take_set("roo/files/takeRecentlyModified", "t1"),
+        json!([])
+    );
     let read = s.server.call("roo/files/read", json!({"taskId": "t1"}));
     assert_eq!(read, json!({"paths": ["src/a.ts"]}));
 }
 
 #[test]
 fn the_agent_own_write_is_not_a_user_edit_but_the_next_user_edit_is() {
-    let mut s = Setup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
-    s.track("t", "a.ts", "read_tool");
-    s.track("t", "b.ts", "read_tool");
+    let mut s = TaskSetup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
+    s.track_from("t", "a.ts", "read_tool");
+    s.track_from("t", "b.ts", "read_tool");
     // Marked before the write, as a host should: then no timing can misjudge it.
     s.server.call(
         "roo/files/markRooEdited",
         json!({"taskId": "t", "path": "a.ts", "content": "agent\n"}),
     );
     s.workspace.replace("a.ts", "agent\n");
-    s.track("t", "a.ts", "roo_edited");
+    s.track_from("t", "a.ts", "roo_edited");
     // A distinguishable later change: it must be the first notification.
     s.workspace.replace("b.ts", "user edit\n");
     let first = s.server.notification(CHANGED);
     assert_eq!(first["path"], "b.ts", "{first}");
     assert_eq!(
-        s.take("roo/files/takeRecentlyModified", "t"),
+        s.take_set("roo/files/takeRecentlyModified", "t"),
         json!(["b.ts"])
     );
     assert_eq!(
-        s.take("roo/files/takeCheckpointPossible", "t"),
+        s.take_set("roo/files/takeCheckpointPossible", "t"),
         json!(["a.ts"])
     );
     // A user edit right after the agent's is reported.
@@ -149,9 +115,9 @@ fn the_agent_own_write_is_not_a_user_edit_but_the_next_user_edit_is() {
 
 #[test]
 fn a_save_with_identical_content_is_not_reported() {
-    let mut s = Setup::new(&[("a.ts", "same\n"), ("b.ts", "b\n")]);
-    s.track("t", "a.ts", "read_tool");
-    s.track("t", "b.ts", "file_mentioned");
+    let mut s = TaskSetup::new(&[("a.ts", "same\n"), ("b.ts", "b\n")]);
+    s.track_from("t", "a.ts", "read_tool");
+    s.track_from("t", "b.ts", "file_mentioned");
     s.workspace.replace("a.ts", "same\n");
     s.workspace.write("a.ts", "same\n");
     s.workspace.replace("b.ts", "different\n");
@@ -162,7 +128,7 @@ fn a_save_with_identical_content_is_not_reported() {
                "diffStat": {"added": 1, "removed": 1, "hunks": 1}})
     );
     assert_eq!(
-        s.take("roo/files/takeRecentlyModified", "t"),
+        s.take_set("roo/files/takeRecentlyModified", "t"),
         json!(["b.ts"])
     );
     assert_eq!(
@@ -177,9 +143,9 @@ fn a_save_with_identical_content_is_not_reported() {
 
 #[test]
 fn rename_and_delete_are_reported_with_their_kind() {
-    let mut s = Setup::new(&[("src/a.ts", "a"), ("src/b.ts", "b")]);
-    s.track("t", "src/a.ts", "read_tool");
-    s.track("t", "src/b.ts", "read_tool");
+    let mut s = TaskSetup::new(&[("src/a.ts", "a"), ("src/b.ts", "b")]);
+    s.track_from("t", "src/a.ts", "read_tool");
+    s.track_from("t", "src/b.ts", "read_tool");
     std::fs::rename(s.workspace.path("src/a.ts"), s.workspace.path("src/c.ts")).unwrap();
     let renamed = s.server.notification(CHANGED);
     assert_eq!(
@@ -197,16 +163,16 @@ fn rename_and_delete_are_reported_with_their_kind() {
     let back = s.server.notification(CHANGED);
     assert_eq!(back["kind"], "modified");
     assert_eq!(
-        s.take("roo/files/takeRecentlyModified", "t"),
+        s.take_set("roo/files/takeRecentlyModified", "t"),
         json!(["src/a.ts", "src/b.ts"])
     );
 }
 
 #[test]
 fn an_editor_buffer_change_is_reported_once_and_the_matching_save_is_not() {
-    let mut s = Setup::new(&[("a.ts", "disk\n"), ("b.ts", "b\n")]);
-    s.track("t", "a.ts", "read_tool");
-    s.track("t", "b.ts", "read_tool");
+    let mut s = TaskSetup::new(&[("a.ts", "disk\n"), ("b.ts", "b\n")]);
+    s.track_from("t", "a.ts", "read_tool");
+    s.track_from("t", "b.ts", "read_tool");
     let uri = file_uri(&s.workspace.path("a.ts"));
     s.server.notify(
         "textDocument/didOpen",
@@ -234,7 +200,7 @@ fn an_editor_buffer_change_is_reported_once_and_the_matching_save_is_not() {
 
 #[test]
 fn an_existing_metadata_file_in_the_original_format_loads_and_round_trips() {
-    let mut s = Setup::new(&[("src/a.ts", "a"), ("src/b.ts", "b")]);
+    let mut s = TaskSetup::new(&[("src/a.ts", "a"), ("src/b.ts", "b")]);
     let dir = s.task_dir("old");
     let entry_a = r#"{"path":"src/a.ts","record_state":"active","record_source":"read_tool","roo_read_date":1700000000000,"roo_edit_date":null,"user_edit_date":null,"x_future":[1]}"#;
     let entry_b = r#"{"path":"src/b.ts","record_state":"stale","record_source":"roo_edited","roo_read_date":1700000000500,"roo_edit_date":1700000000500}"#;
@@ -252,7 +218,7 @@ fn an_existing_metadata_file_in_the_original_format_loads_and_round_trips() {
         std::fs::read_to_string(dir.join("task_metadata.json")).unwrap(),
         original
     );
-    s.track("old", "src/b.ts", "read_tool");
+    s.track_from("old", "src/b.ts", "read_tool");
     let written = std::fs::read_to_string(dir.join("task_metadata.json")).unwrap();
     let prefix = format!(r#"{{"schema":"roo-3.52","files_in_context":[{entry_a},{entry_b},"#);
     assert!(written.starts_with(&prefix), "{written}");
@@ -269,14 +235,14 @@ fn an_existing_metadata_file_in_the_original_format_loads_and_round_trips() {
 
 #[test]
 fn a_corrupt_metadata_file_is_moved_aside_and_reported_never_overwritten() {
-    let mut s = Setup::new(&[("a.ts", "a")]);
+    let mut s = TaskSetup::new(&[("a.ts", "a")]);
     let dir = s.task_dir("bad");
     std::fs::write(
         dir.join("task_metadata.json"),
         "{\"files_in_context\":[{\"pa",
     )
     .unwrap();
-    let result = s.track("bad", "a.ts", "read_tool");
+    let result = s.track_from("bad", "a.ts", "read_tool");
     let moved_to = PathBuf::from(result["recovery"]["movedTo"].as_str().unwrap());
     assert!(
         result["recovery"]["error"]
@@ -300,13 +266,13 @@ fn a_corrupt_metadata_file_is_moved_aside_and_reported_never_overwritten() {
         [row("a.ts", "active", "read_tool")]
     );
     // Reported once.
-    let again = s.track("bad", "a.ts", "read_tool");
+    let again = s.track_from("bad", "a.ts", "read_tool");
     assert_eq!(again, json!({"watched": true}));
 }
 
 #[test]
 fn bad_requests_get_clear_outcomes() {
-    let mut s = Setup::new(&[
+    let mut s = TaskSetup::new(&[
         ("a.ts", "a"),
         (".rooignore", "secret.txt\n"),
         ("secret.txt", "s"),
@@ -360,20 +326,20 @@ fn bad_requests_get_clear_outcomes() {
     // Outside every workspace folder: recorded, not watched.
     let outside = s.storage.path().join("outside.txt");
     std::fs::write(&outside, "x").unwrap();
-    let result = s.track("t", outside.to_str().unwrap(), "read_tool");
+    let result = s.track_from("t", outside.to_str().unwrap(), "read_tool");
     assert_eq!(
         result,
         json!({"watched": false, "notWatchedReason": "outsideWorkspace"})
     );
     // Blocked by .rooignore: recorded, not watched, never reported.
-    let result = s.track("t", "secret.txt", "read_tool");
+    let result = s.track_from("t", "secret.txt", "read_tool");
     assert_eq!(
         result,
         json!({"watched": false, "notWatchedReason": "blocked"})
     );
     s.workspace.replace("secret.txt", "changed");
     std::fs::write(&outside, "changed").unwrap();
-    s.track("t", "a.ts", "read_tool");
+    s.track_from("t", "a.ts", "read_tool");
     s.workspace.replace("a.ts", "changed");
     let first = s.server.notification(CHANGED);
     assert_eq!(first["path"], "a.ts");
@@ -386,9 +352,9 @@ fn bad_requests_get_clear_outcomes() {
 
 #[test]
 fn a_disposed_task_stops_watching_and_is_forgotten() {
-    let mut s = Setup::new(&[("a.ts", "a"), ("b.ts", "b")]);
-    s.track("gone", "a.ts", "read_tool");
-    s.track("kept", "b.ts", "read_tool");
+    let mut s = TaskSetup::new(&[("a.ts", "a"), ("b.ts", "b")]);
+    s.track_from("gone", "a.ts", "read_tool");
+    s.track_from("kept", "b.ts", "read_tool");
     let result = s
         .server
         .call("roo/files/disposeTask", json!({"taskId": "gone"}));
@@ -423,7 +389,7 @@ fn track_request(id: i64, task: &str, dir: &Path, path: &str) -> Vec<u8> {
 
 #[test]
 fn a_thousand_concurrent_tracks_across_ten_tasks_are_all_persisted_in_order() {
-    let mut s = Setup::new(&[("a.ts", "a")]);
+    let mut s = TaskSetup::new(&[("a.ts", "a")]);
     const TASKS: usize = 10;
     const PER_TASK: usize = 100;
     let dirs: Vec<PathBuf> = (0..TASKS)
@@ -458,7 +424,7 @@ fn a_thousand_concurrent_tracks_across_ten_tasks_are_all_persisted_in_order() {
 
 #[test]
 fn sigkill_during_a_burst_of_writes_leaves_every_metadata_file_whole() {
-    let mut s = Setup::new(&[("a.ts", "a")]);
+    let mut s = TaskSetup::new(&[("a.ts", "a")]);
     const TASKS: usize = 5;
     let dirs: Vec<PathBuf> = (0..TASKS).map(|t| s.task_dir(&format!("k{t}"))).collect();
     let mut batch = Vec::new();
@@ -481,7 +447,7 @@ fn sigkill_during_a_burst_of_writes_leaves_every_metadata_file_whole() {
         assert!(s.server.response(*id).get("error").is_none());
         acknowledged[*t] += 1;
     }
-    let Setup {
+    let TaskSetup {
         server, storage, ..
     } = s;
     drop(server);

@@ -310,3 +310,130 @@ impl Fixture {
         }
     }
 }
+
+/// A workspace, a storage folder for task state and a server on the workspace: what every test
+/// of the file tracker starts from. Test modules add the helpers only they need in their own
+/// `impl TaskSetup` blocks.
+pub struct TaskSetup {
+    pub workspace: Fixture,
+    pub storage: tempfile::TempDir,
+    pub server: Server,
+}
+
+impl TaskSetup {
+    pub fn new(files: &[(&str, &str)]) -> TaskSetup {
+        TaskSetup::with_env(files, &[])
+    }
+
+    /// The same, with the server spawned with these environment variables.
+    pub fn with_env(files: &[(&str, &str)], env: &[(&str, &str)]) -> TaskSetup {
+        let workspace = Fixture::new(files);
+        let storage = tempfile::tempdir().expect("tempdir");
+        let mut server = Server::spawn_with_env(env);
+        server
+            .initialize(&[workspace.root()], Value::Null)
+            .expect("initialize");
+        TaskSetup {
+            workspace,
+            storage,
+            server,
+        }
+    }
+
+    /// The task's folder, created (as the agents lay it out: `tasks/<id>`).
+    pub fn task_dir(&self, task: &str) -> PathBuf {
+        let dir = self.storage.path().join("tasks").join(task);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    /// A read of `path` by the read tool.
+    pub fn track(&mut self, task: &str, path: &str) -> Value {
+        self.track_with(task, path, None)
+    }
+
+    /// A read by the read tool, with the content the host says it read when given.
+    pub fn track_with(&mut self, task: &str, path: &str, content: Option<&str>) -> Value {
+        let mut params = json!({
+            "taskId": task, "storageDir": self.task_dir(task), "path": path, "source": "read_tool"
+        });
+        if let Some(content) = content {
+            params["content"] = json!(content);
+        }
+        self.server.call("roo/files/track", params)
+    }
+
+    /// A track from another source (`user_edited`, `roo_edited`, `file_mentioned`, ...).
+    pub fn track_from(&mut self, task: &str, path: &str, source: &str) -> Value {
+        let dir = self.task_dir(task);
+        self.server.call(
+            "roo/files/track",
+            json!({"taskId": task, "storageDir": dir, "path": path, "source": source}),
+        )
+    }
+
+    /// The task's `task_metadata.json`, parsed.
+    pub fn metadata(&self, task: &str) -> Value {
+        let text = std::fs::read_to_string(self.task_dir(task).join("task_metadata.json")).unwrap();
+        serde_json::from_str(&text).unwrap()
+    }
+
+    /// Waits for the `didChange` of `path` (of any task), dropping others.
+    pub fn changed(&mut self, path: &str) -> Value {
+        self.changed_in(None, path)
+    }
+
+    /// Waits for the `didChange` of `path` for `task` (any task when `None`), dropping others.
+    pub fn changed_in(&mut self, task: Option<&str>, path: &str) -> Value {
+        loop {
+            let change = self.server.notification("roo/files/didChange");
+            if change["path"] == path && task.is_none_or(|t| change["taskId"] == t) {
+                return change;
+            }
+        }
+    }
+
+    /// Changes `path` on disk as an editor saves and waits until the server reported it.
+    pub fn user_edit(&mut self, path: &str, content: &str) {
+        self.workspace.replace(path, content);
+        self.changed(path);
+    }
+
+    /// The paths of the task's recently modified files (taken: the set is cleared).
+    pub fn take_paths(&mut self, task: &str) -> Value {
+        self.server
+            .call("roo/files/takeRecentlyModified", json!({"taskId": task}))["paths"]
+            .clone()
+    }
+
+    /// A take with the users' diffs; the deadline is long (tests never depend on wall-clock time).
+    pub fn take_with_diffs(&mut self, task: &str) -> Value {
+        self.server.call(
+            "roo/files/takeRecentlyModified",
+            json!({"taskId": task, "withDiffs": true, "limits": {"timeoutMs": 10_000}}),
+        )
+    }
+
+    /// Opens the task from its folder without tracking anything (a resumed task).
+    pub fn open(&mut self, task: &str) -> Value {
+        let dir = self.task_dir(task);
+        self.server
+            .call("roo/files/read", json!({"taskId": task, "storageDir": dir}))
+    }
+
+    /// Ends the server with `stop`, runs `while_down` on the workspace, then serves the same
+    /// workspace from a new server.
+    pub fn restart_with(&mut self, stop: impl FnOnce(Server), while_down: impl FnOnce(&Fixture)) {
+        let old = std::mem::replace(&mut self.server, Server::spawn());
+        stop(old);
+        while_down(&self.workspace);
+        self.server
+            .initialize(&[self.workspace.root()], Value::Null)
+            .expect("initialize");
+    }
+
+    /// A clean shutdown, `while_down`, a new server.
+    pub fn restart(&mut self, while_down: impl FnOnce(&Fixture)) {
+        self.restart_with(|old| assert!(old.shutdown_and_exit().success()), while_down);
+    }
+}

@@ -5,52 +5,19 @@
 //! is untrusted: blocked, outside, linked or missing files are never watched or read. Real
 //! watcher, real temp folders; absence is proven by a later, distinguishable change first.
 
-use std::path::PathBuf;
-
 use serde_json::{Value, json};
 
-use crate::harness::{Fixture, Server};
+use crate::harness::TaskSetup;
 
 const CHANGED: &str = "roo/files/didChange";
 
-struct Setup {
-    workspace: Fixture,
-    storage: tempfile::TempDir,
-    server: Server,
-}
-
-impl Setup {
-    fn new(files: &[(&str, &str)]) -> Setup {
-        let workspace = Fixture::new(files);
-        let storage = tempfile::tempdir().unwrap();
-        let server = Server::start(&[workspace.root()], Value::Null);
-        Setup {
-            workspace,
-            storage,
-            server,
-        }
-    }
-
-    fn task_dir(&self, task: &str) -> PathBuf {
-        let dir = self.storage.path().join(task);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
-    fn track(&mut self, task: &str, path: &str) -> Value {
-        let dir = self.task_dir(task);
-        self.server.call(
-            "roo/files/track",
-            json!({"taskId": task, "storageDir": dir, "path": path, "source": "read_tool"}),
-        )
-    }
-
+impl TaskSetup {
     /// Every path the task's takes report, in order, until `last` is among them (at most ten
     /// seconds: the watcher's notice may come after the take is sent).
     fn take_until(&mut self, task: &str, last: &str) -> Vec<String> {
         let mut all = Vec::new();
         for _ in 0..100 {
-            let taken = self.take(task);
+            let taken = self.take_paths(task);
             all.extend(
                 taken
                     .as_array()
@@ -67,39 +34,15 @@ impl Setup {
         all
     }
 
-    /// Opens the task from its folder without tracking anything (a resumed task).
-    fn open(&mut self, task: &str) -> Value {
-        let dir = self.task_dir(task);
-        self.server
-            .call("roo/files/read", json!({"taskId": task, "storageDir": dir}))
-    }
-
-    /// Stops the server, runs `while_down`, starts a new one on the same workspace.
-    fn restart(&mut self, while_down: impl FnOnce(&Fixture)) {
-        let fresh = Server::spawn();
-        let old = std::mem::replace(&mut self.server, fresh);
-        assert!(old.shutdown_and_exit().success());
-        while_down(&self.workspace);
-        self.server
-            .initialize(&[self.workspace.root()], Value::Null)
-            .expect("initialize");
-    }
-
     /// The next `didChange` (of any file).
     fn next_change(&mut self) -> Value {
         self.server.notification(CHANGED)
-    }
-
-    fn take(&mut self, task: &str) -> Value {
-        self.server
-            .call("roo/files/takeRecentlyModified", json!({"taskId": task}))["paths"]
-            .clone()
     }
 }
 
 #[test]
 fn a_file_edited_while_the_server_was_down_is_reported_once_after_the_restart() {
-    let mut s = Setup::new(&[("a.ts", "one\ntwo\nthree\n"), ("b.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "one\ntwo\nthree\n"), ("b.ts", "b\n")]);
     s.track("t", "a.ts");
     s.track("t", "b.ts");
     s.restart(|w| w.replace("a.ts", "one\nTWO\nthree\n"));
@@ -111,7 +54,7 @@ fn a_file_edited_while_the_server_was_down_is_reported_once_after_the_restart() 
         json!({"taskId": "t", "path": "a.ts", "kind": "modified",
                "diffStat": {"added": 1, "removed": 1, "hunks": 1}})
     );
-    assert_eq!(s.take("t"), json!(["a.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["a.ts"]));
     // Watched again: a later edit is reported, and a.ts is not reported a second time.
     s.workspace.replace("b.ts", "b edited\n");
     assert_eq!(s.next_change()["path"], "b.ts");
@@ -121,12 +64,12 @@ fn a_file_edited_while_the_server_was_down_is_reported_once_after_the_restart() 
     s.open("t");
     s.workspace.replace("b.ts", "b edited again\n");
     assert_eq!(s.next_change()["path"], "b.ts");
-    assert_eq!(s.take("t"), json!(["b.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["b.ts"]));
 }
 
 #[test]
 fn dispose_then_a_new_request_for_the_task_restores_its_watches() {
-    let mut s = Setup::new(&[("a.ts", "a\n"), ("b.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "a\n"), ("b.ts", "b\n")]);
     s.track("t", "a.ts");
     assert_eq!(
         s.server
@@ -143,12 +86,12 @@ fn dispose_then_a_new_request_for_the_task_restores_its_watches() {
     );
     s.workspace.replace("b.ts", "b edited\n");
     assert_eq!(s.next_change()["path"], "b.ts");
-    assert_eq!(s.take("t"), json!(["a.ts", "b.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["a.ts", "b.ts"]));
 }
 
 #[test]
 fn an_edit_made_while_the_task_is_being_restored_is_never_lost() {
-    let mut s = Setup::new(&[("a.ts", "v1\n"), ("b.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "v1\n"), ("b.ts", "b\n")]);
     s.track("t", "a.ts");
     s.restart(|w| w.replace("a.ts", "v2 offline\n"));
     let dir = s.task_dir("t");
@@ -193,7 +136,7 @@ fn an_edit_made_while_the_task_is_being_restored_is_never_lost() {
 
 #[test]
 fn a_file_blocked_now_is_not_watched_again_after_the_restart() {
-    let mut s = Setup::new(&[("secret.ts", "s\n"), ("a.ts", "a\n")]);
+    let mut s = TaskSetup::new(&[("secret.ts", "s\n"), ("a.ts", "a\n")]);
     s.track("t", "secret.ts");
     s.track("t", "a.ts");
     s.restart(|w| {
@@ -204,7 +147,7 @@ fn a_file_blocked_now_is_not_watched_again_after_the_restart() {
     s.workspace.replace("secret.ts", "edited after\n");
     s.workspace.replace("a.ts", "a edited\n");
     assert_eq!(s.next_change()["path"], "a.ts");
-    assert_eq!(s.take("t"), json!(["a.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["a.ts"]));
 }
 
 /// A hand-written (hostile) task folder: records and bases pointing outside the workspace,
@@ -214,7 +157,7 @@ fn a_file_blocked_now_is_not_watched_again_after_the_restart() {
 fn hostile_persisted_paths_make_nothing_outside_the_rules_watched() {
     let outside = tempfile::tempdir().unwrap();
     std::fs::write(outside.path().join("o.txt"), "outside\n").unwrap();
-    let mut s = Setup::new(&[
+    let mut s = TaskSetup::new(&[
         ("a.ts", "a\n"),
         ("secret.env", "k=v\n"),
         (".rooignore", "*.env\n"),
@@ -276,12 +219,12 @@ fn hostile_persisted_paths_make_nothing_outside_the_rules_watched() {
     s.workspace.replace("a.ts", "a edited\n");
     let change = s.next_change();
     assert_eq!(change["path"], "a.ts", "{change}");
-    assert_eq!(s.take("t"), json!(["a.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["a.ts"]));
 }
 
 #[test]
 fn a_missing_or_corrupt_baseline_restores_the_watch_without_a_false_report() {
-    let mut s = Setup::new(&[("a.ts", "a\n"), ("b.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "a\n"), ("b.ts", "b\n")]);
     s.track("t", "a.ts");
     s.track("t", "b.ts");
     let store = s.task_dir("t").join("roo-context");
@@ -306,7 +249,7 @@ fn a_missing_or_corrupt_baseline_restores_the_watch_without_a_false_report() {
     assert_eq!(s.next_change()["path"], "b.ts");
     s.workspace.replace("a.ts", "a edited\n");
     assert_eq!(s.next_change()["path"], "a.ts");
-    assert_eq!(s.take("t"), json!(["b.ts", "a.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["b.ts", "a.ts"]));
 }
 
 #[test]
@@ -314,7 +257,7 @@ fn thousands_of_restored_files_are_watched_and_other_tasks_keep_being_served() {
     const FILES: usize = 3000;
     let names: Vec<String> = (0..FILES).map(|i| format!("f/{i}.ts")).collect();
     let files: Vec<(&str, &str)> = names.iter().map(|n| (n.as_str(), "x\n")).collect();
-    let mut s = Setup::new(&files);
+    let mut s = TaskSetup::new(&files);
     s.workspace.write("other.ts", "o\n");
     let dir = s.task_dir("big");
     let ids: Vec<i64> = names
@@ -350,12 +293,12 @@ fn thousands_of_restored_files_are_watched_and_other_tasks_keep_being_served() {
     }
     seen.sort();
     assert_eq!(seen, ["big:f/0.ts", "big:f/2999.ts", "other:other.ts"]);
-    assert_eq!(s.take("big"), json!(["f/0.ts", "f/2999.ts"]));
+    assert_eq!(s.take_paths("big"), json!(["f/0.ts", "f/2999.ts"]));
 }
 
 #[test]
 fn a_task_folder_deleted_while_running_keeps_reporting_and_cannot_be_reopened() {
-    let mut s = Setup::new(&[("a.ts", "a\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "a\n")]);
     s.track("t", "a.ts");
     let dir = s.task_dir("t");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -396,7 +339,7 @@ fn a_task_folder_deleted_while_running_keeps_reporting_and_cannot_be_reopened() 
 /// announced write survives the reopen.
 #[test]
 fn an_agent_write_announced_before_a_dispose_and_landing_after_the_reopen_is_no_user_edit() {
-    let mut s = Setup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "original\n"), ("b.ts", "b\n")]);
     s.track("t", "a.ts");
     s.server.call(
         "roo/files/markRooEdited",
@@ -412,7 +355,7 @@ fn an_agent_write_announced_before_a_dispose_and_landing_after_the_reopen_is_no_
     // Absence proven by a later, distinguishable change: b.ts is the first one reported.
     s.workspace.replace("b.ts", "b edited\n");
     assert_eq!(s.next_change()["path"], "b.ts");
-    assert_eq!(s.take("t"), json!(["b.ts"]));
+    assert_eq!(s.take_paths("t"), json!(["b.ts"]));
     // Once the agent's content was seen, the old content again is an edit (an undo).
     s.workspace.replace("a.ts", "original\n");
     assert_eq!(s.next_change()["path"], "a.ts");
@@ -425,7 +368,7 @@ fn an_agent_write_announced_before_a_dispose_and_landing_after_the_reopen_is_no_
 #[test]
 fn a_dispose_right_behind_the_reopen_never_loses_an_offline_edit() {
     let tasks = ["t0", "t1", "t2", "t3", "t4", "t5"];
-    let mut s = Setup::new(&[("a.ts", "v1\n"), ("b.ts", "b\n")]);
+    let mut s = TaskSetup::new(&[("a.ts", "v1\n"), ("b.ts", "b\n")]);
     for task in tasks {
         s.track(task, "a.ts");
     }
@@ -461,7 +404,7 @@ fn a_track_in_the_same_batch_as_a_dispose_keeps_what_the_agent_saw() {
         .map(|i| format!("line {i} of a big file\n"))
         .collect();
     let tasks = ["t0", "t1", "t2", "t3", "t4", "t5"];
-    let mut s = Setup::new(&[
+    let mut s = TaskSetup::new(&[
         ("a.ts", "v1\0 binary: no baseline\n"),
         ("b.ts", "b\n"),
         ("big.ts", &big),
