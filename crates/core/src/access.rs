@@ -217,21 +217,11 @@ pub const PROTECTED_PATTERNS: [&str; 13] = [
     "AGENT.md",
 ];
 
-/// Roo Code's own list, in its order: what Roo's texts report (its system prompt and
-/// `getProtectedPatterns`) under [`Flavor::Roo`]. The decisions always use the union above (a
-/// `.zoo/` folder is no less a configuration folder in Roo), only the reported list differs.
-pub const ROO_PROTECTED_PATTERNS: [&str; 10] = [
-    ".rooignore",
-    ".roomodes",
-    ".roorules*",
-    ".clinerules*",
-    ".roo/**",
-    ".vscode/**",
-    "*.code-workspace",
-    ".rooprotected",
-    "AGENTS.md",
-    "AGENT.md",
-];
+/// The patterns only Zoo Code has. Roo Code's own list is [`PROTECTED_PATTERNS`] without them, in
+/// the same order: what Roo's texts report (its system prompt and `getProtectedPatterns`) under
+/// [`Flavor::Roo`]. The decisions always use the union (a `.zoo/` folder is no less a
+/// configuration folder in Roo), only the reported list differs.
+const ZOO_ONLY_PATTERNS: [&str; 3] = [".zooignore", ".zoomodes", ".zoo/**"];
 
 /// The pattern reported for a regular file with more than one name: one of its other names may
 /// be protected (`ln .roo/mcp.json src/x`), and nothing finds a file's other names short of
@@ -259,11 +249,10 @@ impl ProtectRules {
             .filter(|p| !p.trim().is_empty())
             .cloned()
             .collect();
-        let reported: &[&str] = match flavor {
-            Flavor::Roo => &ROO_PROTECTED_PATTERNS,
-            Flavor::Zoo => &PROTECTED_PATTERNS,
-        };
-        let mut patterns: Vec<String> = reported.iter().map(|p| (*p).to_owned()).collect();
+        let reported = PROTECTED_PATTERNS
+            .iter()
+            .filter(|p| flavor == Flavor::Zoo || !ZOO_ONLY_PATTERNS.contains(p));
+        let mut patterns: Vec<String> = reported.map(|p| (*p).to_owned()).collect();
         patterns.extend(extra.iter().cloned());
         // Nested patterns first: on a tie the later, more familiar pattern is the one reported.
         let mut content = NESTED_CONFIG_PATTERNS.join("\n");

@@ -23,8 +23,8 @@ pub use history::parse_todo_checklist;
 
 use crate::conversation::{ApiMessage, TokenCounter};
 use text::{
-    LineIndex, content_words, contradicts, has_negation, normalize_ws, path_forms, path_tokens,
-    safe_cut, safe_cut_up,
+    ANY_WINDOW, LineIndex, content_words, contradicts, has_negation, normalize_ws, path_forms,
+    path_tokens, safe_cut, safe_cut_up,
 };
 
 /// The default template's required sections, in order.
@@ -844,7 +844,7 @@ fn latest_check(
     let (close, recall) = if contained {
         (true, 1.0)
     } else {
-        index.covered(&words, 5, false, None, LATEST_RECALL_THRESHOLD)
+        index.covered(&words, 5, false, None, LATEST_RECALL_THRESHOLD, ANY_WINDOW)
     };
     report.recall = Some(recall);
     if !close {
@@ -963,7 +963,7 @@ fn constraints_check(
     let mut missing = Vec::new();
     for constraint in &all {
         let words = content_words(constraint);
-        let (kept, _) = index.covered_where(
+        let (kept, _) = index.covered(
             &words,
             2,
             has_negation(constraint),
@@ -1004,7 +1004,7 @@ fn todos_check(
             open += 1;
             let consistent = |window: &[&str]| !contradicts(&item.content, window);
             if index
-                .covered_where(&words, 2, false, None, COVERAGE_THRESHOLD, &consistent)
+                .covered(&words, 2, false, None, COVERAGE_THRESHOLD, &consistent)
                 .0
             {
                 kept += 1;
@@ -1014,7 +1014,7 @@ fn todos_check(
         } else if let Some(range) = pending_section.clone() {
             // Every word of the completed item on one line of Pending Tasks: near-identical
             // items ("step 3" / "step 13") must not read as reopened.
-            let (listed, _) = index.covered(&words, 1, false, Some(range), 1.0);
+            let (listed, _) = index.covered(&words, 1, false, Some(range), 1.0, ANY_WINDOW);
             // A table row marking it completed (the addendum's) settles it. Searched only for
             // a listed item: a search of the whole summary per completed item was most of
             // this check's time.

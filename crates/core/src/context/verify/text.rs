@@ -282,6 +282,9 @@ const SEGMENT_BYTES: usize = 400;
 /// count as missing (a limit reached is never a pass) and a warning says so.
 pub(crate) const WORK_BUDGET: u64 = 4_000_000;
 
+/// The `accept` of [`LineIndex::covered`] that takes every window.
+pub(crate) const ANY_WINDOW: &dyn Fn(&[&str]) -> bool = &|_| true;
+
 /// The summary as lines (for headings) and segments (lines, long ones cut at whitespace every
 /// [`SEGMENT_BYTES`]) with a word index over segments, built once per verification.
 pub(crate) struct LineIndex<'a> {
@@ -382,22 +385,11 @@ impl<'a> LineIndex<'a> {
 
     /// Whether at least `threshold` of `needles` occur within `window` consecutive segments
     /// (restricted to the segments of `lines` when given; the window must hold a negation cue
-    /// when `negative`), and the best share found. Only windows holding one of the rarest
-    /// needles are probed: a window with the threshold's share must hold one of them.
+    /// when `negative`) in a window `accept` takes (given the window's segments; a window with
+    /// the words that says something else, [`contradicts`], does not cover; [`ANY_WINDOW`]
+    /// takes all), and the best share found. Only windows holding one of the rarest needles are
+    /// probed: a window with the threshold's share must hold one of them.
     pub(crate) fn covered(
-        &self,
-        needles: &[String],
-        window: usize,
-        negative: bool,
-        lines: Option<std::ops::Range<usize>>,
-        threshold: f64,
-    ) -> (bool, f64) {
-        self.covered_where(needles, window, negative, lines, threshold, &|_| true)
-    }
-
-    /// [`Self::covered`], counting only a window `accept` takes (given the window's segments):
-    /// a window with the words that says something else ([`contradicts`]) does not cover.
-    pub(crate) fn covered_where(
         &self,
         needles: &[String],
         window: usize,
@@ -784,10 +776,16 @@ mod tests {
     fn a_word_on_two_lines_of_a_window_counts_once() {
         let index = LineIndex::new("1. a\n1. b\nc");
         let needles = vec!["1".to_owned(), "item".to_owned()];
-        assert_eq!(index.covered(&needles, 2, false, None, 0.5), (true, 0.5));
-        assert!(!index.covered(&needles, 2, false, None, 0.7).0);
+        assert_eq!(
+            index.covered(&needles, 2, false, None, 0.5, ANY_WINDOW),
+            (true, 0.5)
+        );
+        assert!(!index.covered(&needles, 2, false, None, 0.7, ANY_WINDOW).0);
         let both = vec!["1".to_owned(), "b".to_owned()];
-        assert_eq!(index.covered(&both, 2, false, None, 1.0), (true, 1.0));
+        assert_eq!(
+            index.covered(&both, 2, false, None, 1.0, ANY_WINDOW),
+            (true, 1.0)
+        );
     }
 
     #[test]
@@ -795,8 +793,8 @@ mod tests {
         let text = format!("alpha {} omega", "filler ".repeat(200));
         let index = LineIndex::new(&text);
         let needles = vec!["alpha".to_owned(), "omega".to_owned()];
-        assert!(!index.covered(&needles, 2, false, None, 1.0).0);
-        assert!(index.covered(&needles, 1, false, None, 0.5).0);
+        assert!(!index.covered(&needles, 2, false, None, 1.0, ANY_WINDOW).0);
+        assert!(index.covered(&needles, 1, false, None, 0.5, ANY_WINDOW).0);
     }
 
     #[test]
@@ -811,7 +809,7 @@ mod tests {
             .collect();
         let mut passes = 0;
         for _ in 0..200 {
-            passes += usize::from(index.covered(&needles, 1, false, None, 1.0).0);
+            passes += usize::from(index.covered(&needles, 1, false, None, 1.0, ANY_WINDOW).0);
         }
         assert_eq!(passes, 0);
         assert!(index.exhausted());
