@@ -53,17 +53,28 @@ const calls = fs.existsSync(args.calls)
 	: []
 const reached = new Set(calls.filter((c) => c.file && c.test).map((c) => keyOf(c.file, c.test)))
 
-const counted = [...tests.values()].filter((t) => t.status !== "skipped" && t.status !== "pending")
+// Derived specs (derived/, copied in by run.sh) replay an upstream test's inputs and expected
+// outputs on real files where the upstream test mocks inside the boundary; counted apart.
+const isDerived = (file) => /\.roo-context\.spec\.ts$/.test(file)
+const runnable = [...tests.values()].filter((t) => t.status !== "skipped" && t.status !== "pending")
+const counted = runnable.filter((t) => !isDerived(t.file))
+const derived = runnable.filter((t) => isDerived(t.file))
 const passed = counted.filter((t) => t.status === "passed").length
 const failed = [...tests.entries()].filter(([, t]) => t.status === "failed")
-const reachedPassing = [...reached].filter((k) => tests.get(k)?.status === "passed").length
+const reachedUpstream = [...reached].filter((k) => tests.has(k) && !isDerived(tests.get(k).file))
+const reachedPassing = reachedUpstream.filter((k) => tests.get(k).status === "passed").length
+const reachedDerived = [...reached].filter((k) => tests.has(k) && isDerived(tests.get(k).file)).length
 
 const allow = fs.existsSync(args.allow) ? JSON.parse(fs.readFileSync(args.allow, "utf8")) : { failures: [] }
 const listed = new Map(allow.failures.map((f) => [keyOf(f.file, f.test), f.reason]))
 
 const lines = []
 const problems = []
-lines.push(`${agent} (${mode}): ${passed} of ${counted.length} upstream tests pass (${reached.size} reached the sidecar, ${reachedPassing} of them pass), ${failed.length} failures${mode === "swap" ? "" : ""}`)
+lines.push(`${agent} (${mode}): ${passed} of ${counted.length} upstream tests pass (${reachedUpstream.length} reached the sidecar, ${reachedPassing} of them pass), ${failed.length} failures`)
+if (derived.length > 0) {
+	const derivedPassed = derived.filter((t) => t.status === "passed").length
+	lines.push(`derived suites: ${derivedPassed} of ${derived.length} pass (${reachedDerived} reached the sidecar)`)
+}
 
 if (mode === "swap") {
 	const unlisted = failed.filter(([k]) => !listed.has(k))
@@ -87,7 +98,7 @@ const modules = new Map()
 for (const [k, t] of tests) {
 	const base = path.basename(t.file).replace(/\.(spec|test)\.tsx?$/, "").split(".")[0]
 	const dir = path.dirname(path.dirname(t.file))
-	const module = `${dir}/${base}`
+	const module = `${dir}/${base}${isDerived(t.file) ? " (derived)" : ""}`
 	if (!modules.has(module)) modules.set(module, { total: 0, passed: 0, reached: 0 })
 	const m = modules.get(module)
 	if (t.status === "skipped" || t.status === "pending") continue

@@ -51,6 +51,14 @@ recipe="$(cat "$here/install.mjs" "$here"/upstream/stubs/*/* | sha256sum | cut -
 tree="$cache/$folder-$recipe"
 mkdir -p "$cache"
 
+# One run at a time per cached tree: the install, the configuration and the derived specs written
+# into it are shared by every checkout on the machine.
+exec 9>"$tree.lock"
+if ! flock --nonblock 9; then
+  echo "== waiting for another run on $tree"
+  flock 9
+fi
+
 if [ ! -f "$tree/.installed" ]; then
   echo "== installing $folder into $tree (cached for later runs)"
   rm -rf "$tree" "$tree.partial"
@@ -60,6 +68,11 @@ if [ ! -f "$tree/.installed" ]; then
   touch "$tree.partial/.installed"
   mv "$tree.partial" "$tree"
 fi
+
+# The derived suites (derived/: upstream tests replayed on real files) go next to the upstream
+# specs they derive from; copies of earlier runs are removed first.
+find "$tree/src" -path "$tree/src/node_modules" -prune -o -name '*.roo-context.spec.ts' -print0 | xargs -0 rm -f
+cp -r "$here/derived/." "$tree/src/"
 
 out="$repo/target/roo-family/$agent-$mode"
 rm -rf "$out"

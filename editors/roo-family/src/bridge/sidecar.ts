@@ -29,6 +29,9 @@ export const SYNC_METHODS = [
 	"roo/tokens/count",
 	"roo/context/willManage",
 	"roo/context/classifyError",
+	"roo/files/markRooEdited",
+	"roo/files/takeRecentlyModified",
+	"roo/files/takeCheckpointPossible",
 ] as const
 export type SyncMethod = (typeof SYNC_METHODS)[number]
 
