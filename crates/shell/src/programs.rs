@@ -1,5 +1,6 @@
 //! What programs do with their operands: readers, recursive readers, pattern-first programs,
-//! wrappers, shells, interpreters, remote runners, and PowerShell's named parameters.
+//! wrappers, shells, interpreters, remote runners, build tools that run workspace code, and
+//! PowerShell's named parameters. Option tables live in `options.rs`.
 //! One file on purpose: it is the table of program knowledge (lists and small predicates looked up
 //! by name), read top to bottom; splitting it would scatter one list.
 
@@ -241,57 +242,6 @@ pub fn is_recursive(program: &str, options: &[String]) -> bool {
     }
 }
 
-/// Options that take the next word as their value: `Some(true)` when the value is a file to
-/// check, `Some(false)` when it is not a path.
-pub fn option_value(program: &str, option: &str) -> Option<bool> {
-    match (program, option) {
-        ("grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack", "-e" | "--regexp") => {
-            Some(false)
-        }
-        ("grep" | "egrep" | "fgrep" | "zgrep" | "rg", "-f" | "--file") => Some(true),
-        ("grep" | "egrep" | "fgrep" | "zgrep", "-m" | "-A" | "-B" | "-C" | "-d" | "-D") => {
-            Some(false)
-        }
-        ("rg", "-g" | "--glob" | "-t" | "--type" | "-T" | "-m" | "-A" | "-B" | "-C" | "-j") => {
-            Some(false)
-        }
-        ("rg", "--ignore-file") => Some(true),
-        ("sed", "-e" | "--expression") => Some(false),
-        ("sed", "-f" | "--file") => Some(true),
-        ("awk" | "gawk" | "mawk" | "nawk", "-f" | "--file") => Some(true),
-        ("awk" | "gawk" | "mawk" | "nawk", "-v" | "-F") => Some(false),
-        ("head" | "tail", "-n" | "-c") => Some(false),
-        ("jq", "--arg" | "--argjson") => Some(false),
-        ("jq", "--slurpfile" | "--rawfile" | "--from-file" | "-f") => Some(true),
-        ("cut", "-d" | "-f" | "-c" | "-b") => Some(false),
-        ("sort", "-t" | "-k" | "-S" | "-o" | "-T") => Some(false),
-        ("tar" | "bsdtar", "-f" | "--file" | "-T" | "--files-from" | "-X" | "--exclude-from") => {
-            Some(true)
-        }
-        ("zip", "-x" | "-i") => Some(false),
-        ("openssl", "-in" | "-inkey" | "-key" | "-cert" | "-config" | "-kfile" | "-pass") => {
-            Some(true)
-        }
-        ("gpg", "-r" | "--recipient" | "-u" | "--local-user") => Some(false),
-        ("curl", _) => curl_option(option),
-        ("wget", "-i" | "--input-file" | "--post-file" | "--body-file") => Some(true),
-        ("wget", "-O" | "-o" | "-P" | "--header" | "-U" | "--user-agent") => Some(false),
-        (
-            "git",
-            "-C" | "-c" | "-m" | "--message" | "--author" | "--format" | "--pretty" | "-b" | "-B",
-        ) => Some(false),
-        ("git", "-F" | "--file") => Some(true),
-        (
-            "find",
-            "-name" | "-iname" | "-path" | "-ipath" | "-type" | "-maxdepth" | "-mindepth"
-            | "-regex" | "-iregex" | "-size" | "-mtime" | "-newer" | "-perm" | "-user" | "-group",
-        ) => Some(false),
-        ("ssh" | "scp", "-i" | "-F") => Some(true),
-        ("ssh" | "scp", "-p" | "-P" | "-o" | "-l" | "-J" | "-L" | "-R" | "-D") => Some(false),
-        _ => None,
-    }
-}
-
 /// Programs that read more arguments from `@file` (GCC's and the JDK's response files,
 /// rustc, binutils, MSVC, .NET): the file's words are operands too.
 pub const RESPONSE_FILE_PROGRAMS: &[&str] = &[
@@ -343,53 +293,6 @@ pub const RESPONSE_FILE_PROGRAMS: &[&str] = &[
     "go",
     "ghc",
 ];
-
-/// A curl option that takes a value: `Some(true)` when the value is a file it opens.
-pub fn curl_option(option: &str) -> Option<bool> {
-    match option {
-        "-T"
-        | "--upload-file"
-        | "-K"
-        | "--config"
-        | "--cacert"
-        | "--cert"
-        | "--key"
-        | "--netrc-file"
-        | "-b"
-        | "--cookie"
-        | "-c"
-        | "--cookie-jar"
-        | "-o"
-        | "--output"
-        | "-D"
-        | "--dump-header"
-        | "--url"
-        | "-E"
-        | "--capath"
-        | "--crlfile"
-        | "--key-type"
-        | "--proxy-cacert"
-        | "--proxy-cert"
-        | "--proxy-key"
-        | "--etag-compare"
-        | "--etag-save"
-        | "--trace"
-        | "--trace-ascii"
-        | "--stderr"
-        | "--libcurl"
-        | "--unix-socket"
-        | "--abstract-unix-socket"
-        | "--expand-url" => Some(true),
-        "-d" | "--data" | "--data-binary" | "--data-ascii" | "--data-urlencode" | "--json"
-        | "-F" | "--form" | "--form-string" | "-H" | "--header" | "-X" | "--request" | "-u"
-        | "--user" | "-A" | "--user-agent" | "-e" | "--referer" | "-x" | "--proxy" | "-m"
-        | "--max-time" | "-w" | "--write-out" | "--data-raw" | "-r" | "--range" | "-C"
-        | "--continue-at" | "-Y" | "-y" | "-z" | "--time-cond" | "-Q" | "--quote" | "-t"
-        | "--telnet-option" | "--retry" | "--connect-timeout" | "--resolve" | "--connect-to"
-        | "--variable" => Some(false),
-        _ => None,
-    }
-}
 
 /// The file a curl data or form value reads: `@file`, `name=@file`, `name=<file`, and
 /// `--data-urlencode`'s `name@file` (any `@` counts: a read of a name that is no file is clear).
@@ -488,90 +391,6 @@ pub const WRAPPERS: &[&str] = &[
     "until",
     "elif",
 ];
-
-/// Options of wrappers that take a value (so the value is not the wrapped command).
-pub fn wrapper_option_value(wrapper: &str, option: &str) -> bool {
-    matches!(
-        (wrapper, option),
-        (
-            "sudo" | "doas",
-            "-u" | "-g" | "-C" | "-p" | "-h" | "-r" | "-t" | "-D" | "-U"
-        ) | ("env", "-u" | "-C" | "--unset" | "--chdir")
-            | (
-                "xargs",
-                "-I" | "-i" | "-n" | "-d" | "-P" | "-s" | "-L" | "-E" | "-a" | "--arg-file"
-            )
-            | ("nice", "-n")
-            | ("stdbuf", "-i" | "-o" | "-e")
-            | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
-            | ("ionice", "-c" | "-n" | "-p")
-            | ("taskset", "-p")
-            | (
-                "strace" | "ltrace",
-                "-o" | "-e"
-                    | "-p"
-                    | "-s"
-                    | "-u"
-                    | "-E"
-                    | "-a"
-                    | "-P"
-                    | "-I"
-                    | "-b"
-                    | "-O"
-                    | "-S"
-                    | "-X"
-            )
-            | ("flock", "-w" | "-E" | "--timeout" | "--conflict-exit-code")
-            | (
-                "runuser" | "su",
-                "-u" | "-g" | "-G" | "-s" | "--shell" | "--group"
-            )
-            | ("unshare" | "nsenter", "-t" | "--target" | "-S" | "-G")
-            | (
-                "chrt" | "prlimit" | "numactl" | "cgexec",
-                "-p" | "-g" | "-m" | "-C" | "-N"
-            )
-            | (
-                "systemd-run",
-                "-p" | "--property" | "-u" | "--unit" | "-E" | "--setenv"
-            )
-            | ("valgrind", "--log-file" | "--tool")
-            | ("parallel" | "sem", "-j" | "--jobs" | "-S" | "--sshlogin")
-            | (
-                "start-process",
-                "-argumentlist" | "-workingdirectory" | "-verb"
-            )
-            | ("firejail", "--profile" | "--private")
-            | ("sg", "-")
-    )
-}
-
-/// Wrappers whose options include one that takes a whole script (`su -c 'cat .env'`).
-pub fn wrapper_script_option(wrapper: &str, option: &str) -> bool {
-    matches!(
-        (wrapper, option),
-        (
-            "su" | "runuser" | "script" | "flock" | "sg" | "xvfb-run" | "expect",
-            "-c" | "--command"
-        ) | ("env", "-S" | "--split-string")
-            | ("sudo", "-s" | "-i" | "--shell" | "--login")
-    ) || (matches!(wrapper, "su" | "runuser" | "script" | "flock")
-        && option.starts_with('-')
-        && !option.starts_with("--")
-        && option.len() > 2
-        && option.ends_with('c'))
-        || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
-            && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
-}
-
-/// Wrappers that take fixed positional operands before the command (`timeout 5 cmd`,
-/// `chroot DIR cmd`, `flock FILE cmd`, `sg GROUP cmd`).
-pub fn wrapper_positionals(wrapper: &str) -> usize {
-    match wrapper {
-        "timeout" | "chroot" | "flock" | "sg" | "taskset" | "chrt" | "su" => 1,
-        _ => 0,
-    }
-}
 
 /// Wrappers whose command is a whole script when given as one word (`watch 'cat .env'`).
 pub const SCRIPT_WRAPPERS: &[&str] = &["watch", "script", "su", "entr", "parallel", "sem", "tsp"];
@@ -913,5 +732,107 @@ pub fn is_assignment(word: &str) -> bool {
                 && !name.starts_with(|c: char| c.is_ascii_digit())
         }
         None => false,
+    }
+}
+
+/// Build tools, task runners and test runners that run code the workspace holds (a
+/// `Makefile`'s recipes, `package.json` scripts, `build.rs`, tests, `setup.py`, `//go:embed`),
+/// which the agent may have written and which can read any file. Asking about version or help
+/// is not running it.
+pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
+    let texts: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    let first = texts.first().copied();
+    let informational = args.iter().all(|v| {
+        matches!(
+            *v,
+            "--version" | "-V" | "-v" | "--help" | "-h" | "version" | "help"
+        )
+    }) && !args.is_empty();
+    if informational {
+        return false;
+    }
+    match program {
+        "make" | "gmake" | "bmake" | "ninja" | "just" | "task" | "rake" | "gradle" | "gradlew"
+        | "mvn" | "mvnw" | "ant" | "sbt" | "lein" | "bazel" | "bazelisk" | "buck" | "buck2"
+        | "scons" | "waf" | "meson" | "cmake" | "ctest" | "pytest" | "py.test" | "tox" | "nox"
+        | "jest" | "vitest" | "mocha" | "ava" | "tap" | "karma" | "rspec" | "phpunit"
+        | "nodemon" | "ts-node" | "tsx" | "esno" | "vite" | "webpack" | "rollup" | "next"
+        | "nuxt" | "turbo" | "nx" | "lerna" | "grunt" | "gulp" | "playwright" | "cypress"
+        | "invoke" | "fab" | "doit" | "behave" | "cucumber" | "ctest3" | "xcodebuild"
+        | "msbuild" | "devenv" => true,
+        // `npm run x`, `npm test`, `npm install` (lifecycle scripts), `npm exec`.
+        "npm" | "pnpm" | "yarn" | "bun" | "deno" | "corepack" => !matches!(
+            first,
+            Some(
+                "view"
+                    | "info"
+                    | "ls"
+                    | "list"
+                    | "outdated"
+                    | "config"
+                    | "whoami"
+                    | "search"
+                    | "help"
+                    | "version"
+                    | "--version"
+                    | "fmt"
+                    | "lint"
+                    | "why"
+                    | "bin"
+                    | "root"
+                    | "prefix"
+                    | "get"
+            )
+        ),
+        "cargo" => matches!(
+            first,
+            None | Some(
+                "run"
+                    | "r"
+                    | "test"
+                    | "t"
+                    | "build"
+                    | "b"
+                    | "check"
+                    | "c"
+                    | "bench"
+                    | "clippy"
+                    | "doc"
+                    | "d"
+                    | "install"
+                    | "rustc"
+                    | "rustdoc"
+                    | "fix"
+                    | "miri"
+                    | "nextest"
+                    | "llvm-cov"
+                    | "tarpaulin"
+                    | "expand"
+                    | "publish"
+                    | "package"
+                    | "watch"
+            )
+        ),
+        "go" => matches!(
+            first,
+            Some("run" | "test" | "build" | "generate" | "install" | "vet" | "tool" | "get")
+        ),
+        "dotnet" | "swift" => matches!(
+            first,
+            Some("run" | "test" | "build" | "publish" | "pack" | "watch" | "msbuild")
+        ),
+        "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" => {
+            matches!(
+                first,
+                Some("install" | "run" | "sync" | "build" | "wheel" | "develop" | "shell" | "exec")
+            )
+        }
+        "bundle" | "bundler" => matches!(first, Some("exec" | "install")),
+        "mix" | "elixir" => true,
+        _ => false,
     }
 }

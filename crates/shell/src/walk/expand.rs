@@ -247,6 +247,10 @@ impl Walker<'_> {
                     Err(construct) => self.undecide(construct, &val.typed),
                 }
                 for path in paths {
+                    if !glob && self.oracle.hard_linked(&path) {
+                        // `ln .env src/x` made before this line: `src/x` is `.env`.
+                        self.undecide(Construct::HardLink, &val.typed);
+                    }
                     let judgement = match mode {
                         Mode::Read => self.oracle.path(&path, glob),
                         Mode::Tree => self.oracle.tree(&path, glob),
