@@ -204,7 +204,7 @@ pub const READERS: &[&str] = &[
 /// through an option (`-e`, `-f`, `--regexp`).
 pub const PATTERN_FIRST: &[&str] = &[
     "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "zegrep", "zfgrep", "awk", "gawk",
-    "mawk", "nawk", "sed", "jq", "yq", "look", "tr", "findstr",
+    "mawk", "nawk", "sed", "jq", "yq", "gojq", "jaq", "look", "tr", "findstr",
 ];
 
 /// Programs that read every file under their folder operands (with `recursive_flag` for some).

@@ -263,6 +263,12 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            if pattern_pending
+                && name == "yq"
+                && matches!(value, "eval" | "e" | "eval-all" | "ea")
+            {
+                continue; // yq's subcommand: the filter follows
+            }
             if pattern_pending {
                 pattern_pending = false;
                 if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "sed")
@@ -403,7 +409,8 @@ impl Walker<'_> {
             !args.is_empty()
         } else if options::is_compiler(name) {
             // Sources named, or read from the input (`cpp < x.c`, `gcc -E -x c -`).
-            (operands > 0 || !matches!(stdin, Stdin::Terminal)) && !args.iter().all(informational)
+            (operands > 0 || !matches!(stdin, Stdin::Terminal))
+                && (args.is_empty() || !args.iter().all(informational))
         } else {
             let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
             runs_workspace_code(name, &texts)
