@@ -2138,7 +2138,13 @@ pub fn is_compiler(program: &str) -> bool {
             | "swig"
             | "windres"
             | "rustc"
+            | "rustdoc"
             | "ghc"
+            | "ld"
+            | "ld.lld"
+            | "ld.gold"
+            | "ld.bfd"
+            | "lld"
     ) || program.starts_with("gcc-")
         || program.starts_with("clang-1")
         || program.starts_with("g++-")

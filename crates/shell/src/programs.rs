@@ -721,7 +721,32 @@ pub fn powershell_positionals(program: &str) -> &'static [bool] {
 pub fn program_name(word: &str) -> String {
     let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
     let base = base.to_lowercase();
-    base.strip_suffix(".exe").map(str::to_owned).unwrap_or(base)
+    let base = base.strip_suffix(".exe").map(str::to_owned).unwrap_or(base);
+    unversioned_interpreter(&base).unwrap_or(base)
+}
+
+/// An interpreter named with its version (`python3.12`, `node18`, `perl5.36`, `php8.2`,
+/// `pypy3.10`) is that interpreter: the name it is judged by.
+fn unversioned_interpreter(name: &str) -> Option<String> {
+    const STEMS: &[&str] = &[
+        "python", "pypy", "node", "ruby", "perl", "php", "lua", "luajit", "tclsh", "wish",
+    ];
+    let stem = STEMS
+        .iter()
+        .filter(|stem| name.starts_with(**stem))
+        .max_by_key(|stem| stem.len())?;
+    let version = &name[stem.len()..];
+    if version.is_empty()
+        || !version.starts_with(|c: char| c.is_ascii_digit())
+        || !version.chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return None;
+    }
+    Some(match *stem {
+        "python" | "pypy" if version.starts_with('3') => format!("{stem}3"),
+        "python" if version.starts_with('2') => "python2".to_owned(),
+        other => other.to_owned(),
+    })
 }
 
 pub fn is_assignment(word: &str) -> bool {
@@ -763,7 +788,21 @@ pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
         | "nodemon" | "ts-node" | "tsx" | "esno" | "vite" | "webpack" | "rollup" | "next"
         | "nuxt" | "turbo" | "nx" | "lerna" | "grunt" | "gulp" | "playwright" | "cypress"
         | "invoke" | "fab" | "doit" | "behave" | "cucumber" | "ctest3" | "xcodebuild"
-        | "msbuild" | "devenv" => true,
+        | "msbuild" | "devenv" | "eslint" | "prettier" | "stylelint" | "babel" | "tsc" | "mypy"
+        | "pylint" | "vue-cli-service" | "ng" | "astro" | "remix" | "parcel" | "tsup"
+        | "unbuild" | "fx" => true,
+        // Runtimes and compilers of other languages: a source or program file the agent
+        // may have written (`java Main.java`, `julia x.jl`).
+        "java" | "javac" | "kotlin" | "kotlinc" | "scala" | "scalac" | "groovy" | "julia"
+        | "erl" | "escript" | "guile" | "racket" | "sbcl" | "ocaml" | "runghc" | "runhaskell"
+        | "stack" | "cabal" | "crystal" | "nim" | "dart" | "flutter" | "clojure" | "clj" | "bb"
+        | "octave" | "wscript" | "cscript" | "mshta" | "jbang" | "py" => !args.is_empty(),
+        // Document processors follow includes in their sources (`\\input{../.env}`,
+        // `include::../.env[]`, `@import`, `.so`, `!include`, `document()`).
+        "latex" | "pdflatex" | "xelatex" | "lualatex" | "tex" | "latexmk" | "tectonic"
+        | "asciidoctor" | "asciidoc" | "sass" | "scss" | "lessc" | "stylus" | "postcss"
+        | "groff" | "troff" | "nroff" | "xsltproc" | "plantuml" | "protoc" | "sphinx-build"
+        | "mkdocs" | "hugo" | "jekyll" | "mdbook" | "typst" | "quarto" => !texts.is_empty(),
         // `npm run x`, `npm test`, `npm install` (lifecycle scripts), `npm exec`.
         "npm" | "pnpm" | "yarn" | "bun" | "deno" | "corepack" => !matches!(
             first,

@@ -162,6 +162,17 @@ impl Walker<'_> {
                 Some(next) => i = next,
                 None => return,
             }
+            if let Some(mut moved) = wrap.moved.take() {
+                // `env -C DIR`, `sudo -D DIR`: everything after runs there (shells, `eval`,
+                // further wrappers' options, the program's operands).
+                if wrapper == "watch" && !wrap.exec && words.len() > i {
+                    let script = joined_script(&words[i..]);
+                    self.nested(&script, &mut moved, stdin, depth);
+                    return;
+                }
+                self.judge_wrapped(&words[i..], &mut moved, stdin, depth, wrap);
+                return;
+            }
             if i >= words.len() {
                 return;
             }
@@ -292,7 +303,8 @@ impl Walker<'_> {
                                 return None;
                             }
                             Value::Chdir | Value::Root => {
-                                let place = wrap.moved.get_or_insert_with(|| folders.clone());
+                                // The last one wins, from where the wrapper started.
+                                let place = wrap.moved.insert(folders.clone());
                                 let literal = given.dynamic.is_none() && !given.glob;
                                 match kind {
                                     Value::Chdir if literal => {

@@ -263,9 +263,7 @@ impl Walker<'_> {
                 }
                 continue;
             }
-            if pattern_pending
-                && name == "yq"
-                && matches!(value, "eval" | "e" | "eval-all" | "ea")
+            if pattern_pending && name == "yq" && matches!(value, "eval" | "e" | "eval-all" | "ea")
             {
                 continue; // yq's subcommand: the filter follows
             }
@@ -736,7 +734,7 @@ impl Walker<'_> {
             "checkout-index" => has("--prefix"),
             "read-tree" => has("--prefix") && (has("-u") || has("--reset")),
             "submodule" => first == Some("add") && operands.get(1).is_some_and(|v| local(v)),
-            "push" | "send-pack" => operands.iter().any(|v| {
+            "push" | "send-pack" | "fetch" | "pull" => operands.iter().any(|v| {
                 local(v)
                     && (v.text.starts_with(['/', '.', '~'])
                         || v.text.to_ascii_lowercase().starts_with("file:")
