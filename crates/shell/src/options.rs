@@ -514,7 +514,9 @@ const SUDO: Spec = Spec {
         ('E', Flag),
         ('e', FilesFlag),
         ('H', Flag),
-        ('h', Flag),
+        ('h', Optional(Text)),
+        ('a', Takes(Text)),
+        ('c', Takes(Text)),
         ('i', ShellFlag),
         ('K', Flag),
         ('k', Flag),
@@ -1531,6 +1533,7 @@ const JQ: Spec = Spec {
     ],
     long: &[
         ("--from-file", Takes(PatternFile)),
+        ("--library-path", Takes(File)),
         ("--arg", Takes(NamedText)),
         ("--argjson", Takes(NamedText)),
         ("--slurpfile", Takes(NamedFile)),

@@ -375,11 +375,9 @@ pub const WRAPPERS: &[&str] = &[
     "uvx",
     "dotenv",
     "with-contenv",
-    "direnv",
     "rlwrap",
     "expect",
     "sem",
-    "pipx",
     "cmd",
     "cmd.exe",
     "command.com",
@@ -439,7 +437,10 @@ pub fn inline_code_option(program: &str, option: &str) -> bool {
         "vi" | "vim" | "nvim" | "view" | "ex" | "gvim" => {
             matches!(option, "-c" | "--cmd" | "-S" | "-s" | "-u") || option.starts_with('+')
         }
-        "emacs" => option.starts_with("--eval") || option == "-l" || option == "--load",
+        "emacs" => {
+            option.starts_with("--eval")
+                || matches!(option, "-l" | "--load" | "--script" | "-script" | "-x")
+        }
         // SQL can read files (`.read`, `.import`, `readfile()`, `pg_read_file`) and run shells.
         "sqlite3" | "duckdb" => matches!(option, "-cmd" | "--cmd"),
         "psql" => matches!(option, "-c" | "--command") || option.starts_with("--command="),
@@ -871,6 +872,16 @@ pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
             )
         }
         "bundle" | "bundler" => matches!(first, Some("exec" | "install")),
+        "pipx" => matches!(first, Some("run" | "runpip" | "install")),
+        // An image build runs the workspace's Dockerfile over its whole folder.
+        "docker" | "podman" | "nerdctl" | "buildah" => {
+            matches!(first, Some("build" | "buildx" | "bake" | "image" | "cp"))
+        }
+        // Configuration languages that read files (`file("../.env")`, `.Files.Get`,
+        // `builtins.readFile`, `.envrc`) and print what they read.
+        "terraform" | "tofu" | "terragrunt" | "pulumi" | "ansible" | "ansible-playbook"
+        | "helm" | "kustomize" | "packer" | "vagrant" | "nix" | "nix-build" | "nix-shell"
+        | "nix-instantiate" | "direnv" | "jsonnet" | "cue" | "dhall" => !args.is_empty(),
         "mix" | "elixir" => true,
         _ => false,
     }

@@ -572,7 +572,7 @@ U  node src/app.js
 U  npx tsc --noEmit
 U  go test ./...
 U  go build ./cmd/x
-A  docker build -t app .
+U  docker build -t app .
 A  docker ps
 A  mkdir -p build/out
 A  rm -rf build
@@ -1502,6 +1502,24 @@ U  PATH=.:$PATH ls
 U  PATH=src:$PATH ls
 U  export PATH="$PATH:"; ls
 U  env PATH=. ls
+U  read PATH <<< .; ls
+U  printf -v PATH %s .; ls
+U  PATH+=:.; ls
+U  declare -x PATH=bin:$PATH; ls
+U  emacs --script x.el
+U  docker build .
+U  terraform plan
+U  helm template .
+U  direnv exec . ls
+U  pipx run ./x.py
+U  python3.12 -c 'print(open(".env").read())'
+U  /usr/../tmp/x.sh
+U  command ./x.sh
+U  alias ls=./x.sh
+U  env -S './x.sh'
+U  find . -exec sh {} \;
+A  read -r line < list.txt
+A  printf '%s\n' "$x"
 U  python3.12 x.py
 U  node18 x.js
 U  pypy3.10 x.py

@@ -494,6 +494,16 @@ impl Walker<'_> {
         match name {
             "read" | "mapfile" | "readarray" | "getopts" | "printf" | "unset" | "export"
             | "declare" | "typeset" | "local" | "readonly" | "let" | "print" => {
+                let assigns = name != "printf" || args.iter().any(|v| v.text.starts_with("-v"));
+                if matches!(
+                    name,
+                    "read" | "mapfile" | "readarray" | "getopts" | "printf"
+                ) && assigns
+                    && args.iter().any(|v| v.text == "PATH")
+                {
+                    // `read PATH <<< .`: a value the walk does not see.
+                    self.undecide(Construct::ShellState, &text());
+                }
                 for arg in args {
                     if matches!(name, "declare" | "typeset" | "local")
                         && arg.text.starts_with('-')
