@@ -1324,6 +1324,23 @@ B  script -qc 'cat .env' /dev/null
 B  strace -f -e trace=open cat .env
 B  flock --command='cat .env' /tmp/l
 B  nice --adj=5 cat .env
+B  env -S '-C secrets cat key.json'
+B  env -S "-Csecrets cat key.json"
+B  env -C src -S '-C config cat private.json'
+B  env -C config -S 'cat private.json'
+B  env -S '-i -S"cat .env"'
+B  env -S 'cat' -- .env
+B  echo "$(sudo -u x env -C secrets cat key.json)"
+B  x=$(xargs -a.env echo)
+B  case x in x) env -Csecrets cat key.json;; esac
+B  [[ $(env -Csecrets cat key.json) ]]
+B  sudo --chd=secrets cat key.json
+B  busybox env -C secrets cat key.json
+B  watch -n1 'env -Csecrets cat key.json'
+B  flock /tmp/l env -C secrets cat key.json
+U  for d in secrets; do env -C "$d" cat key.json; done
+U  ls | env -C secrets xargs cat
+A  env -S 'cat key.json' -C secrets
 A  env -S '#cat .env'
 A  env -C src ls
 A  xargs -a src/app.ts echo

@@ -459,20 +459,22 @@ impl Walker<'_> {
             self.undecide(Construct::Unparsed, &given.typed);
             return;
         };
-        let mut words: Vec<Val> = split
-            .into_iter()
-            .map(|(text, dynamic)| Val {
-                typed: given.typed.clone(),
-                text,
-                glob: false,
-                dynamic: dynamic.then_some(Construct::Variable),
-            })
-            .collect();
+        // GNU env puts the words in place of `-S STRING` and reads its options again, so the
+        // string may hold options too (`env -S '-C secrets cat key.json'`).
+        let mut words: Vec<Val> = vec![Val::literal(&given.typed, "env")];
+        words.extend(split.into_iter().map(|(text, dynamic)| Val {
+            typed: given.typed.clone(),
+            text,
+            glob: false,
+            dynamic: dynamic.then_some(Construct::Variable),
+        }));
         words.extend_from_slice(rest);
-        let mut inner = wrap.moved.clone().unwrap_or_else(|| folders.clone());
+        // Where env started; a `-C` before `-S` still applies unless the string has another.
+        let mut inner = folders.clone();
         let again = Wrapping {
             xargs: wrap.xargs,
             forks: wrap.forks,
+            moved: wrap.moved.clone(),
             ..Wrapping::default()
         };
         if depth > MAX_SCRIPT_DEPTH {
