@@ -184,3 +184,48 @@ fn a_character_that_crashed_the_bash_grammar_neither_stops_vetting_nor_folding()
     // Still serving.
     assert_eq!(vet(&mut server, "cat src/app.ts")["verdict"], "allowed");
 }
+
+#[test]
+fn a_hard_link_to_a_blocked_file_is_undecidable_while_rules_exist() {
+    let fixture = workspace();
+    std::fs::hard_link(fixture.path(".env"), fixture.path("src/notes.txt")).unwrap();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    for command in [
+        "cat src/notes.txt",
+        "xargs -a src/notes.txt echo",
+        "tar cf - src",
+    ] {
+        let result = vet(&mut server, command);
+        assert_eq!(result["verdict"], "undecidable", "{command:?}: {result}");
+        assert_eq!(result["construct"], "hardLink", "{command:?}: {result}");
+    }
+    assert_eq!(vet(&mut server, "cat src/app.ts")["verdict"], "allowed");
+
+    // Without an ignore file nothing is blocked, so another name can expose nothing.
+    let plain = Fixture::new(&[("a.txt", "x")]);
+    std::fs::hard_link(plain.path("a.txt"), plain.path("b.txt")).unwrap();
+    let mut server = Server::start(&[plain.root()], Value::Null);
+    assert_eq!(vet(&mut server, "cat b.txt")["verdict"], "allowed");
+}
+
+#[test]
+fn wrapper_options_and_scripts_round_five() {
+    let fixture = workspace();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    for command in ["xargs -a.env cat", "env -Csecrets cat api-keys.json"] {
+        assert_eq!(
+            vet(&mut server, command)["verdict"],
+            "blocked",
+            "{command:?}"
+        );
+    }
+    for (command, construct) in [
+        ("./build.sh", "scriptFile"),
+        ("python3 x.py", "scriptFile"),
+        ("git worktree add /tmp/wt", "recursiveRead"),
+    ] {
+        let result = vet(&mut server, command);
+        assert_eq!(result["verdict"], "undecidable", "{command:?}: {result}");
+        assert_eq!(result["construct"], construct, "{command:?}: {result}");
+    }
+}

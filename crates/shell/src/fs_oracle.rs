@@ -25,6 +25,7 @@ pub struct FsOracle<'a> {
     visits: Cell<usize>,
     globs: Cell<usize>,
     home: Option<String>,
+    refuse_hard_links: bool,
 }
 
 impl std::fmt::Debug for FsOracle<'_> {
@@ -51,7 +52,16 @@ impl<'a> FsOracle<'a> {
             visits: Cell::new(0),
             globs: Cell::new(0),
             home: std::env::var("HOME").ok().filter(|h| !h.is_empty()),
+            refuse_hard_links: true,
         }
+    }
+
+    /// Whether a file with more than one name is undecidable (the default): the server says
+    /// `false` only when no folder has an ignore file, as the read gate does
+    /// (`Policy::allows_links`).
+    pub fn with_hard_link_rule(mut self, refuse: bool) -> Self {
+        self.refuse_hard_links = refuse;
+        self
     }
 
     /// Sets the home folder `~` stands for (`None`: `~` is undecidable).
@@ -127,10 +137,12 @@ impl<'a> FsOracle<'a> {
         Walked::Done
     }
 
-    /// Walks a folder for its first blocked entry.
+    /// Walks a folder for its first blocked entry; a regular file with more than one name
+    /// inside makes the walk's answer unknown (found only when nothing inside is blocked).
     fn first_blocked_inside(&self, folder: &Path) -> Result<Option<String>, Construct> {
         let mut walker = ignore::WalkBuilder::new(folder);
         walker.standard_filters(false).follow_links(false);
+        let mut linked = false;
         for entry in walker.build() {
             if !self.spend() {
                 return Err(Construct::Limit);
@@ -140,6 +152,12 @@ impl<'a> FsOracle<'a> {
             if entry.depth() > 0 && (self.blocked)(&path) {
                 return Ok(Some(path.into_owned()));
             }
+            linked |= self.refuse_hard_links
+                && entry.file_type().is_some_and(|t| t.is_file())
+                && entry.metadata().is_ok_and(|m| links(&m) > 1);
+        }
+        if linked {
+            return Err(Construct::HardLink);
         }
         Ok(None)
     }
@@ -154,17 +172,20 @@ impl Oracle for FsOracle<'_> {
             return Judgement::Clear;
         }
         let mut hit = None;
+        let mut linked = false;
         match self.expand(path, &mut |m| {
             if (self.blocked)(m) {
                 hit = Some(m.to_owned());
                 false
             } else {
+                linked |= self.hard_linked(m);
                 true
             }
         }) {
             _ if hit.is_some() => Judgement::Blocked(hit.unwrap_or_default()),
             Walked::Limit => Judgement::Unknown(Construct::Limit),
             Walked::Invalid => Judgement::Unknown(Construct::Unparsed),
+            Walked::Done if linked => Judgement::Unknown(Construct::HardLink),
             Walked::Done => Judgement::Clear,
         }
     }
@@ -234,4 +255,20 @@ impl Oracle for FsOracle<'_> {
     fn protected(&self, path: &str) -> bool {
         self.protected.is_some_and(|protected| protected(path))
     }
+
+    fn hard_linked(&self, path: &str) -> bool {
+        self.refuse_hard_links
+            && std::fs::metadata(self.absolute(path)).is_ok_and(|m| m.is_file() && links(&m) > 1)
+    }
+}
+
+#[cfg(unix)]
+fn links(metadata: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    metadata.nlink()
+}
+
+#[cfg(not(unix))]
+fn links(_: &std::fs::Metadata) -> u64 {
+    1
 }

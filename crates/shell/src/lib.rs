@@ -4,6 +4,7 @@
 //! construct that hides what would be read). Grammars compile C, so this lives outside the core.
 
 mod fs_oracle;
+mod options;
 mod programs;
 mod walk;
 mod words;
@@ -91,6 +92,12 @@ pub enum Construct {
     /// A link (hard or symbolic) to a write-protected file: writes through the new name would
     /// change the protected file.
     ProtectedLink,
+    /// A script or program file runs (`./x.sh`, `python x.py`, `awk -f x`, `make`, `npm run`,
+    /// a compiler's `#include`s): the file can be written by the agent and can read any file.
+    ScriptFile,
+    /// A regular file with more than one name (hard link) while rules block some files: one
+    /// of its other names may be blocked, and finding them means walking every folder.
+    HardLink,
 }
 
 impl Construct {
@@ -113,6 +120,8 @@ impl Construct {
             Construct::ChangedFile => "changedFile",
             Construct::ProcessFile => "processFile",
             Construct::ProtectedLink => "protectedLink",
+            Construct::ScriptFile => "scriptFile",
+            Construct::HardLink => "hardLink",
         }
     }
 
@@ -145,6 +154,12 @@ impl Construct {
                 "a /proc or /dev/fd path is seen from the reading process, not from the workspace"
             }
             Construct::ProtectedLink => "a link to a write-protected file would let writes through",
+            Construct::HardLink => {
+                "the file has more than one name (a hard link), and another name may be blocked"
+            }
+            Construct::ScriptFile => {
+                "a script or source file in the workspace runs or is compiled, and what it reads is not in the command"
+            }
         }
     }
 }
@@ -177,6 +192,13 @@ pub trait Oracle {
     /// Whether `path` names an existing file or folder (links followed or not): a git operand
     /// that exists is a pathspec, one that does not is a revision.
     fn exists(&self, path: &str) -> bool {
+        let _ = path;
+        false
+    }
+    /// Whether `path` is an existing regular file with more than one name (hard links) while
+    /// rules block some files: another of its names may be blocked, so a read of it is not
+    /// judged by this name alone.
+    fn hard_linked(&self, path: &str) -> bool {
         let _ = path;
         false
     }

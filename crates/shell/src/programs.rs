@@ -1,5 +1,6 @@
 //! What programs do with their operands: readers, recursive readers, pattern-first programs,
-//! wrappers, shells, interpreters, remote runners, and PowerShell's named parameters.
+//! wrappers, shells, interpreters, remote runners, build tools that run workspace code, and
+//! PowerShell's named parameters. Option tables live in `options.rs`.
 //! One file on purpose: it is the table of program knowledge (lists and small predicates looked up
 //! by name), read top to bottom; splitting it would scatter one list.
 
@@ -203,7 +204,7 @@ pub const READERS: &[&str] = &[
 /// through an option (`-e`, `-f`, `--regexp`).
 pub const PATTERN_FIRST: &[&str] = &[
     "grep", "egrep", "fgrep", "rg", "ag", "ack", "zgrep", "zegrep", "zfgrep", "awk", "gawk",
-    "mawk", "nawk", "sed", "jq", "yq", "look", "tr", "findstr",
+    "mawk", "nawk", "sed", "jq", "yq", "gojq", "jaq", "look", "tr", "findstr",
 ];
 
 /// Programs that read every file under their folder operands (with `recursive_flag` for some).
@@ -238,57 +239,6 @@ pub fn is_recursive(program: &str, options: &[String]) -> bool {
         "copy-item" | "cpi" | "copy" | "get-childitem" | "gci" | "select-string" | "sls"
         | "get-content" | "gc" => options.iter().any(|o| o.eq_ignore_ascii_case("-recurse")),
         _ => false,
-    }
-}
-
-/// Options that take the next word as their value: `Some(true)` when the value is a file to
-/// check, `Some(false)` when it is not a path.
-pub fn option_value(program: &str, option: &str) -> Option<bool> {
-    match (program, option) {
-        ("grep" | "egrep" | "fgrep" | "zgrep" | "rg" | "ag" | "ack", "-e" | "--regexp") => {
-            Some(false)
-        }
-        ("grep" | "egrep" | "fgrep" | "zgrep" | "rg", "-f" | "--file") => Some(true),
-        ("grep" | "egrep" | "fgrep" | "zgrep", "-m" | "-A" | "-B" | "-C" | "-d" | "-D") => {
-            Some(false)
-        }
-        ("rg", "-g" | "--glob" | "-t" | "--type" | "-T" | "-m" | "-A" | "-B" | "-C" | "-j") => {
-            Some(false)
-        }
-        ("rg", "--ignore-file") => Some(true),
-        ("sed", "-e" | "--expression") => Some(false),
-        ("sed", "-f" | "--file") => Some(true),
-        ("awk" | "gawk" | "mawk" | "nawk", "-f" | "--file") => Some(true),
-        ("awk" | "gawk" | "mawk" | "nawk", "-v" | "-F") => Some(false),
-        ("head" | "tail", "-n" | "-c") => Some(false),
-        ("jq", "--arg" | "--argjson") => Some(false),
-        ("jq", "--slurpfile" | "--rawfile" | "--from-file" | "-f") => Some(true),
-        ("cut", "-d" | "-f" | "-c" | "-b") => Some(false),
-        ("sort", "-t" | "-k" | "-S" | "-o" | "-T") => Some(false),
-        ("tar" | "bsdtar", "-f" | "--file" | "-T" | "--files-from" | "-X" | "--exclude-from") => {
-            Some(true)
-        }
-        ("zip", "-x" | "-i") => Some(false),
-        ("openssl", "-in" | "-inkey" | "-key" | "-cert" | "-config" | "-kfile" | "-pass") => {
-            Some(true)
-        }
-        ("gpg", "-r" | "--recipient" | "-u" | "--local-user") => Some(false),
-        ("curl", _) => curl_option(option),
-        ("wget", "-i" | "--input-file" | "--post-file" | "--body-file") => Some(true),
-        ("wget", "-O" | "-o" | "-P" | "--header" | "-U" | "--user-agent") => Some(false),
-        (
-            "git",
-            "-C" | "-c" | "-m" | "--message" | "--author" | "--format" | "--pretty" | "-b" | "-B",
-        ) => Some(false),
-        ("git", "-F" | "--file") => Some(true),
-        (
-            "find",
-            "-name" | "-iname" | "-path" | "-ipath" | "-type" | "-maxdepth" | "-mindepth"
-            | "-regex" | "-iregex" | "-size" | "-mtime" | "-newer" | "-perm" | "-user" | "-group",
-        ) => Some(false),
-        ("ssh" | "scp", "-i" | "-F") => Some(true),
-        ("ssh" | "scp", "-p" | "-P" | "-o" | "-l" | "-J" | "-L" | "-R" | "-D") => Some(false),
-        _ => None,
     }
 }
 
@@ -343,53 +293,6 @@ pub const RESPONSE_FILE_PROGRAMS: &[&str] = &[
     "go",
     "ghc",
 ];
-
-/// A curl option that takes a value: `Some(true)` when the value is a file it opens.
-pub fn curl_option(option: &str) -> Option<bool> {
-    match option {
-        "-T"
-        | "--upload-file"
-        | "-K"
-        | "--config"
-        | "--cacert"
-        | "--cert"
-        | "--key"
-        | "--netrc-file"
-        | "-b"
-        | "--cookie"
-        | "-c"
-        | "--cookie-jar"
-        | "-o"
-        | "--output"
-        | "-D"
-        | "--dump-header"
-        | "--url"
-        | "-E"
-        | "--capath"
-        | "--crlfile"
-        | "--key-type"
-        | "--proxy-cacert"
-        | "--proxy-cert"
-        | "--proxy-key"
-        | "--etag-compare"
-        | "--etag-save"
-        | "--trace"
-        | "--trace-ascii"
-        | "--stderr"
-        | "--libcurl"
-        | "--unix-socket"
-        | "--abstract-unix-socket"
-        | "--expand-url" => Some(true),
-        "-d" | "--data" | "--data-binary" | "--data-ascii" | "--data-urlencode" | "--json"
-        | "-F" | "--form" | "--form-string" | "-H" | "--header" | "-X" | "--request" | "-u"
-        | "--user" | "-A" | "--user-agent" | "-e" | "--referer" | "-x" | "--proxy" | "-m"
-        | "--max-time" | "-w" | "--write-out" | "--data-raw" | "-r" | "--range" | "-C"
-        | "--continue-at" | "-Y" | "-y" | "-z" | "--time-cond" | "-Q" | "--quote" | "-t"
-        | "--telnet-option" | "--retry" | "--connect-timeout" | "--resolve" | "--connect-to"
-        | "--variable" => Some(false),
-        _ => None,
-    }
-}
 
 /// The file a curl data or form value reads: `@file`, `name=@file`, `name=<file`, and
 /// `--data-urlencode`'s `name@file` (any `@` counts: a read of a name that is no file is clear).
@@ -472,11 +375,9 @@ pub const WRAPPERS: &[&str] = &[
     "uvx",
     "dotenv",
     "with-contenv",
-    "direnv",
     "rlwrap",
     "expect",
     "sem",
-    "pipx",
     "cmd",
     "cmd.exe",
     "command.com",
@@ -488,90 +389,6 @@ pub const WRAPPERS: &[&str] = &[
     "until",
     "elif",
 ];
-
-/// Options of wrappers that take a value (so the value is not the wrapped command).
-pub fn wrapper_option_value(wrapper: &str, option: &str) -> bool {
-    matches!(
-        (wrapper, option),
-        (
-            "sudo" | "doas",
-            "-u" | "-g" | "-C" | "-p" | "-h" | "-r" | "-t" | "-D" | "-U"
-        ) | ("env", "-u" | "-C" | "--unset" | "--chdir")
-            | (
-                "xargs",
-                "-I" | "-i" | "-n" | "-d" | "-P" | "-s" | "-L" | "-E" | "-a" | "--arg-file"
-            )
-            | ("nice", "-n")
-            | ("stdbuf", "-i" | "-o" | "-e")
-            | ("timeout", "-s" | "-k" | "--signal" | "--kill-after")
-            | ("ionice", "-c" | "-n" | "-p")
-            | ("taskset", "-p")
-            | (
-                "strace" | "ltrace",
-                "-o" | "-e"
-                    | "-p"
-                    | "-s"
-                    | "-u"
-                    | "-E"
-                    | "-a"
-                    | "-P"
-                    | "-I"
-                    | "-b"
-                    | "-O"
-                    | "-S"
-                    | "-X"
-            )
-            | ("flock", "-w" | "-E" | "--timeout" | "--conflict-exit-code")
-            | (
-                "runuser" | "su",
-                "-u" | "-g" | "-G" | "-s" | "--shell" | "--group"
-            )
-            | ("unshare" | "nsenter", "-t" | "--target" | "-S" | "-G")
-            | (
-                "chrt" | "prlimit" | "numactl" | "cgexec",
-                "-p" | "-g" | "-m" | "-C" | "-N"
-            )
-            | (
-                "systemd-run",
-                "-p" | "--property" | "-u" | "--unit" | "-E" | "--setenv"
-            )
-            | ("valgrind", "--log-file" | "--tool")
-            | ("parallel" | "sem", "-j" | "--jobs" | "-S" | "--sshlogin")
-            | (
-                "start-process",
-                "-argumentlist" | "-workingdirectory" | "-verb"
-            )
-            | ("firejail", "--profile" | "--private")
-            | ("sg", "-")
-    )
-}
-
-/// Wrappers whose options include one that takes a whole script (`su -c 'cat .env'`).
-pub fn wrapper_script_option(wrapper: &str, option: &str) -> bool {
-    matches!(
-        (wrapper, option),
-        (
-            "su" | "runuser" | "script" | "flock" | "sg" | "xvfb-run" | "expect",
-            "-c" | "--command"
-        ) | ("env", "-S" | "--split-string")
-            | ("sudo", "-s" | "-i" | "--shell" | "--login")
-    ) || (matches!(wrapper, "su" | "runuser" | "script" | "flock")
-        && option.starts_with('-')
-        && !option.starts_with("--")
-        && option.len() > 2
-        && option.ends_with('c'))
-        || (matches!(wrapper, "cmd" | "cmd.exe" | "command.com")
-            && matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r"))
-}
-
-/// Wrappers that take fixed positional operands before the command (`timeout 5 cmd`,
-/// `chroot DIR cmd`, `flock FILE cmd`, `sg GROUP cmd`).
-pub fn wrapper_positionals(wrapper: &str) -> usize {
-    match wrapper {
-        "timeout" | "chroot" | "flock" | "sg" | "taskset" | "chrt" | "su" => 1,
-        _ => 0,
-    }
-}
 
 /// Wrappers whose command is a whole script when given as one word (`watch 'cat .env'`).
 pub const SCRIPT_WRAPPERS: &[&str] = &["watch", "script", "su", "entr", "parallel", "sem", "tsp"];
@@ -620,7 +437,10 @@ pub fn inline_code_option(program: &str, option: &str) -> bool {
         "vi" | "vim" | "nvim" | "view" | "ex" | "gvim" => {
             matches!(option, "-c" | "--cmd" | "-S" | "-s" | "-u") || option.starts_with('+')
         }
-        "emacs" => option.starts_with("--eval") || option == "-l" || option == "--load",
+        "emacs" => {
+            option.starts_with("--eval")
+                || matches!(option, "-l" | "--load" | "--script" | "-script" | "-x")
+        }
         // SQL can read files (`.read`, `.import`, `readfile()`, `pg_read_file`) and run shells.
         "sqlite3" | "duckdb" => matches!(option, "-cmd" | "--cmd"),
         "psql" => matches!(option, "-c" | "--command") || option.starts_with("--command="),
@@ -902,7 +722,32 @@ pub fn powershell_positionals(program: &str) -> &'static [bool] {
 pub fn program_name(word: &str) -> String {
     let base = word.rsplit(['/', '\\']).next().unwrap_or(word);
     let base = base.to_lowercase();
-    base.strip_suffix(".exe").map(str::to_owned).unwrap_or(base)
+    let base = base.strip_suffix(".exe").map(str::to_owned).unwrap_or(base);
+    unversioned_interpreter(&base).unwrap_or(base)
+}
+
+/// An interpreter named with its version (`python3.12`, `node18`, `perl5.36`, `php8.2`,
+/// `pypy3.10`) is that interpreter: the name it is judged by.
+fn unversioned_interpreter(name: &str) -> Option<String> {
+    const STEMS: &[&str] = &[
+        "python", "pypy", "node", "ruby", "perl", "php", "lua", "luajit", "tclsh", "wish",
+    ];
+    let stem = STEMS
+        .iter()
+        .filter(|stem| name.starts_with(**stem))
+        .max_by_key(|stem| stem.len())?;
+    let version = &name[stem.len()..];
+    if version.is_empty()
+        || !version.starts_with(|c: char| c.is_ascii_digit())
+        || !version.chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return None;
+    }
+    Some(match *stem {
+        "python" | "pypy" if version.starts_with('3') => format!("{stem}3"),
+        "python" if version.starts_with('2') => "python2".to_owned(),
+        other => other.to_owned(),
+    })
 }
 
 pub fn is_assignment(word: &str) -> bool {
@@ -913,5 +758,131 @@ pub fn is_assignment(word: &str) -> bool {
                 && !name.starts_with(|c: char| c.is_ascii_digit())
         }
         None => false,
+    }
+}
+
+/// Build tools, task runners and test runners that run code the workspace holds (a
+/// `Makefile`'s recipes, `package.json` scripts, `build.rs`, tests, `setup.py`, `//go:embed`),
+/// which the agent may have written and which can read any file. Asking about version or help
+/// is not running it.
+pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
+    let texts: Vec<&str> = args
+        .iter()
+        .copied()
+        .filter(|t| !t.starts_with('-'))
+        .collect();
+    let first = texts.first().copied();
+    let informational = args.iter().all(|v| {
+        matches!(
+            *v,
+            "--version" | "-V" | "-v" | "--help" | "-h" | "version" | "help"
+        )
+    }) && !args.is_empty();
+    if informational {
+        return false;
+    }
+    match program {
+        "make" | "gmake" | "bmake" | "ninja" | "just" | "task" | "rake" | "gradle" | "gradlew"
+        | "mvn" | "mvnw" | "ant" | "sbt" | "lein" | "bazel" | "bazelisk" | "buck" | "buck2"
+        | "scons" | "waf" | "meson" | "cmake" | "ctest" | "pytest" | "py.test" | "tox" | "nox"
+        | "jest" | "vitest" | "mocha" | "ava" | "tap" | "karma" | "rspec" | "phpunit"
+        | "nodemon" | "ts-node" | "tsx" | "esno" | "vite" | "webpack" | "rollup" | "next"
+        | "nuxt" | "turbo" | "nx" | "lerna" | "grunt" | "gulp" | "playwright" | "cypress"
+        | "invoke" | "fab" | "doit" | "behave" | "cucumber" | "ctest3" | "xcodebuild"
+        | "msbuild" | "devenv" | "eslint" | "prettier" | "stylelint" | "babel" | "tsc" | "mypy"
+        | "pylint" | "vue-cli-service" | "ng" | "astro" | "remix" | "parcel" | "tsup"
+        | "unbuild" | "fx" => true,
+        // Runtimes and compilers of other languages: a source or program file the agent
+        // may have written (`java Main.java`, `julia x.jl`).
+        "java" | "javac" | "kotlin" | "kotlinc" | "scala" | "scalac" | "groovy" | "julia"
+        | "erl" | "escript" | "guile" | "racket" | "sbcl" | "ocaml" | "runghc" | "runhaskell"
+        | "stack" | "cabal" | "crystal" | "nim" | "dart" | "flutter" | "clojure" | "clj" | "bb"
+        | "octave" | "wscript" | "cscript" | "mshta" | "jbang" | "py" => !args.is_empty(),
+        // Document processors follow includes in their sources (`\\input{../.env}`,
+        // `include::../.env[]`, `@import`, `.so`, `!include`, `document()`).
+        "latex" | "pdflatex" | "xelatex" | "lualatex" | "tex" | "latexmk" | "tectonic"
+        | "asciidoctor" | "asciidoc" | "sass" | "scss" | "lessc" | "stylus" | "postcss"
+        | "groff" | "troff" | "nroff" | "xsltproc" | "plantuml" | "protoc" | "sphinx-build"
+        | "mkdocs" | "hugo" | "jekyll" | "mdbook" | "typst" | "quarto" => !texts.is_empty(),
+        // `npm run x`, `npm test`, `npm install` (lifecycle scripts), `npm exec`.
+        "npm" | "pnpm" | "yarn" | "bun" | "deno" | "corepack" => !matches!(
+            first,
+            Some(
+                "view"
+                    | "info"
+                    | "ls"
+                    | "list"
+                    | "outdated"
+                    | "config"
+                    | "whoami"
+                    | "search"
+                    | "help"
+                    | "version"
+                    | "--version"
+                    | "fmt"
+                    | "lint"
+                    | "why"
+                    | "bin"
+                    | "root"
+                    | "prefix"
+                    | "get"
+            )
+        ),
+        "cargo" => matches!(
+            first,
+            None | Some(
+                "run"
+                    | "r"
+                    | "test"
+                    | "t"
+                    | "build"
+                    | "b"
+                    | "check"
+                    | "c"
+                    | "bench"
+                    | "clippy"
+                    | "doc"
+                    | "d"
+                    | "install"
+                    | "rustc"
+                    | "rustdoc"
+                    | "fix"
+                    | "miri"
+                    | "nextest"
+                    | "llvm-cov"
+                    | "tarpaulin"
+                    | "expand"
+                    | "publish"
+                    | "package"
+                    | "watch"
+            )
+        ),
+        "go" => matches!(
+            first,
+            Some("run" | "test" | "build" | "generate" | "install" | "vet" | "tool" | "get")
+        ),
+        "dotnet" | "swift" => matches!(
+            first,
+            Some("run" | "test" | "build" | "publish" | "pack" | "watch" | "msbuild")
+        ),
+        "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" => {
+            matches!(
+                first,
+                Some("install" | "run" | "sync" | "build" | "wheel" | "develop" | "shell" | "exec")
+            )
+        }
+        "bundle" | "bundler" => matches!(first, Some("exec" | "install")),
+        "pipx" => matches!(first, Some("run" | "runpip" | "install")),
+        // An image build runs the workspace's Dockerfile over its whole folder.
+        "docker" | "podman" | "nerdctl" | "buildah" => {
+            matches!(first, Some("build" | "buildx" | "bake" | "image" | "cp"))
+        }
+        // Configuration languages that read files (`file("../.env")`, `.Files.Get`,
+        // `builtins.readFile`, `.envrc`) and print what they read.
+        "terraform" | "tofu" | "terragrunt" | "pulumi" | "ansible" | "ansible-playbook"
+        | "helm" | "kustomize" | "packer" | "vagrant" | "nix" | "nix-build" | "nix-shell"
+        | "nix-instantiate" | "direnv" | "jsonnet" | "cue" | "dhall" => !args.is_empty(),
+        "mix" | "elixir" => true,
+        _ => false,
     }
 }

@@ -2513,7 +2513,7 @@ export interface ValidateCommandResult {
    * When undecidable: the construct that hides what is read (`variable`,
    * `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
    * `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`,
-   * `shellState`, `changedFile`, `processFile`, `protectedLink`).
+   * `shellState`, `changedFile`, `processFile`, `protectedLink`, `scriptFile`, `hardLink`).
    */
   construct?: string | null;
   /**

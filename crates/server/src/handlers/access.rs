@@ -201,7 +201,9 @@ impl Handler for requests::ValidateCommand {
                 .pattern
                 .is_some()
         };
-        let oracle = FsOracle::new(&base, &blocked).with_protection(&protected);
+        let oracle = FsOracle::new(&base, &blocked)
+            .with_protection(&protected)
+            .with_hard_link_rule(!policy.allows_links(2));
         Ok(match roo_context_shell::vet(&params.command, &oracle) {
             Verdict::Allowed => ValidateCommandResult {
                 verdict: CommandVerdict::Allowed,

@@ -280,27 +280,16 @@ impl Walker<'_> {
                 self.changes.anything(name.to_owned());
             }
             "git" => {
-                let sub = args
-                    .iter()
-                    .scan(false, |skip, v| {
-                        let out = if *skip {
-                            *skip = false;
-                            None
-                        } else if matches!(
-                            v.text.as_str(),
-                            "-C" | "-c" | "--git-dir" | "--work-tree"
-                        ) {
-                            *skip = true;
-                            None
-                        } else if v.text.starts_with('-') {
-                            None
-                        } else {
-                            Some(v.text.as_str())
-                        };
-                        Some(out)
+                let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+                let sub: Vec<&str> = crate::options::git_subcommand(&texts)
+                    .map(|at| {
+                        texts[at..]
+                            .iter()
+                            .copied()
+                            .filter(|t| !t.starts_with('-'))
+                            .collect()
                     })
-                    .flatten()
-                    .collect::<Vec<_>>();
+                    .unwrap_or_default();
                 let replaces = match sub.first().copied() {
                     Some("stash") => !matches!(sub.get(1).copied(), Some("list" | "show")),
                     Some(

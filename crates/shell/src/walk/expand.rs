@@ -235,6 +235,11 @@ impl Walker<'_> {
                     self.undecide(Construct::ProcessFile, &val.typed);
                     continue;
                 }
+                if git_object_store(&path, mode) {
+                    // Every tracked file's content, blocked ones included, compressed
+                    // (`pigz -dz < .git/objects/ab/…`, `cp -r .git /tmp/g`).
+                    self.undecide(Construct::RecursiveRead, &val.typed);
+                }
                 if !self.changes_exempt
                     && let Some(what) = self.changes.unknown_at(&path)
                 {
@@ -247,6 +252,10 @@ impl Walker<'_> {
                     Err(construct) => self.undecide(construct, &val.typed),
                 }
                 for path in paths {
+                    if !glob && self.oracle.hard_linked(&path) {
+                        // `ln .env src/x` made before this line: `src/x` is `.env`.
+                        self.undecide(Construct::HardLink, &val.typed);
+                    }
                     let judgement = match mode {
                         Mode::Read => self.oracle.path(&path, glob),
                         Mode::Tree => self.oracle.tree(&path, glob),
@@ -299,6 +308,25 @@ fn file_url_path(rest: &str) -> Option<String> {
         return None;
     }
     Some(path.to_owned())
+}
+
+/// Whether `path` reads a git object store: a file under `.git/objects` (or a pack file), or
+/// a `.git` folder read as a tree.
+pub(super) fn git_object_store(path: &str, mode: Mode) -> bool {
+    let parts: Vec<&str> = path
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect();
+    match parts.iter().position(|p| p.eq_ignore_ascii_case(".git")) {
+        Some(at) => {
+            let rest = &parts[at + 1..];
+            (rest.is_empty() && mode == Mode::Tree)
+                || rest
+                    .first()
+                    .is_some_and(|p| p.eq_ignore_ascii_case("objects"))
+        }
+        None => path.to_ascii_lowercase().ends_with(".pack"),
+    }
 }
 
 /// Whether `path` is seen from the process that opens it: under `/proc/self`,

@@ -351,7 +351,9 @@ impl Walker<'_> {
                 self.listing_feeds_reader = outer;
             }
             "redirected_statement" => self.redirected(node, folders, stdin, cx),
-            "file_redirect" => self.redirect(node, folders, cx),
+            "file_redirect" => {
+                self.redirect(node, folders, cx);
+            }
             "heredoc_redirect" | "herestring_redirect" => self.substitutions(node, folders, cx),
             "command_substitution" | "process_substitution" => self.substitution(node, folders, cx),
             "comment" => {}
@@ -504,7 +506,11 @@ impl Walker<'_> {
         let mut after = Vec::new();
         for child in named(node) {
             match child.kind() {
-                "file_redirect" => self.redirect(child, folders, cx),
+                "file_redirect" => {
+                    if self.redirect(child, folders, cx) {
+                        input = Stdin::Pipe;
+                    }
+                }
                 "herestring_redirect" => {
                     let vals = self.word_children(child, folders, cx);
                     input = Stdin::Text(joined(&vals));
@@ -545,10 +551,16 @@ impl Walker<'_> {
         }
     }
 
-    fn redirect(&mut self, node: Node, folders: &Folders, cx: &mut Cx) {
+    /// Judges a redirection's file; `true` when it is the command's standard input (`< x.sh`:
+    /// what a shell or interpreter then runs is a file's content, not known here).
+    fn redirect(&mut self, node: Node, folders: &Folders, cx: &mut Cx) -> bool {
         let operator = children(node)
             .find(|c| !c.is_named())
             .map_or("", |c| cx.text(c));
+        let descriptor = named(node)
+            .find(|c| c.kind() == "file_descriptor")
+            .map(|c| cx.text(c));
+        let is_stdin = operator.starts_with('<') && matches!(descriptor, None | Some("0"));
         let destinations: Vec<Node> = named(node)
             .filter(|c| c.kind() != "file_descriptor")
             .collect();
@@ -569,6 +581,7 @@ impl Walker<'_> {
             }
             self.check(&val, folders, Mode::Read);
         }
+        is_stdin
     }
 
     fn command(&mut self, node: Node, folders: &mut Folders, stdin: &Stdin, cx: &mut Cx) {
@@ -579,7 +592,11 @@ impl Walker<'_> {
         for child in named(node) {
             match child.kind() {
                 "variable_assignment" => assignments.push(child),
-                "file_redirect" => self.redirect(child, folders, cx),
+                "file_redirect" => {
+                    if self.redirect(child, folders, cx) {
+                        input = Stdin::Pipe;
+                    }
+                }
                 "herestring_redirect" => {
                     let vals = self.word_children(child, folders, cx);
                     input = Stdin::Text(joined(&vals));
@@ -655,6 +672,10 @@ impl Walker<'_> {
                 "variable_assignment" => {
                     let name = node.child_by_field_name("name").map_or("", |n| cx.text(n));
                     self.state_name(name, cx.text(node));
+                    let value = node.child_by_field_name("value").map_or("", |n| cx.text(n));
+                    if name == "PATH" && path_searches_relative(value) {
+                        self.undecide(Construct::ShellState, cx.text(node));
+                    }
                 }
                 "variable_name" | "word"
                     if node
@@ -718,7 +739,28 @@ const STATE_VARIABLES: &[&str] = &[
     "GLOBIGNORE",
     "BASH_COMPAT",
     "POSIXLY_CORRECT",
+    // git reads these before its options: another work tree, repository or configuration
+    // (`GIT_CONFIG_PARAMETERS="'core.pager=cat .env'"`).
+    "GIT_WORK_TREE",
+    "GIT_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_CONFIG",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_SYSTEM",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
 ];
+
+/// Whether a `PATH` value has an entry that is empty or relative (`.:$PATH`, `bin:$PATH`,
+/// `$PATH:`): a program name then runs a file of the working folder, which the agent may
+/// have written, instead of the program the walk judged.
+pub(super) fn path_searches_relative(value: &str) -> bool {
+    value
+        .replace(['"', '\''], "")
+        .split(':')
+        .any(|entry| entry.is_empty() || !entry.starts_with(['/', '$', '~']))
+}
 
 /// Builtins whose meaning the walk models; a function of that name replaces it.
 fn shadows_builtin(name: &str) -> bool {

@@ -3,6 +3,7 @@
 //! [`crate::programs`] and checked against the oracle.
 
 use super::*;
+use crate::options::{self, At, Item, Value};
 
 impl Walker<'_> {
     /// The operands of a program that is not a wrapper, shell or `cd`; what it does to names
@@ -124,6 +125,12 @@ impl Walker<'_> {
             // `source <(echo cat .env)`: the script is another command's output.
             self.undecide(Construct::ScriptFromInput, &command_text());
         }
+        // A script or source file runs or is compiled (`python x.py`, `node x.js`,
+        // `source x.sh`, `make`, `npm run x`, `gcc -E x.c`): the agent may have written it, and
+        // it can read any file (a compiler reads what its sources `#include`).
+        if let Some(what) = self.runs_files(name, args, stdin, interpreter) {
+            self.undecide(Construct::ScriptFile, &what);
+        }
         if name == "find" {
             self.find(args, folders, stdin);
             return;
@@ -134,24 +141,7 @@ impl Walker<'_> {
             self.undecide(Construct::RecursiveRead, &command_text());
         }
         let git_sub = if name == "git" {
-            args.iter()
-                .enumerate()
-                .scan(false, |skip, (k, v)| {
-                    let out = if *skip {
-                        *skip = false;
-                        None
-                    } else if matches!(v.text.as_str(), "-C" | "-c" | "--git-dir" | "--work-tree") {
-                        *skip = true;
-                        None
-                    } else if v.text.starts_with('-') {
-                        None
-                    } else {
-                        Some(Some((k, v.text.clone())))
-                    };
-                    Some(out.unwrap_or(None))
-                })
-                .flatten()
-                .next()
+            options::git_subcommand(&texts).map(|at| (at, args[at].text.clone()))
         } else {
             None
         };
@@ -181,6 +171,7 @@ impl Walker<'_> {
         let recursive = is_recursive(name, &options) || git_tree || git_shows;
         if let Some((at, sub)) = &git_sub {
             self.git_content(sub, &args[at + 1..], folders);
+            self.git_copies(sub, &args[..*at], &args[at + 1..], folders);
             // `git config alias.st '!cat .env'`, `core.pager`, `core.fsmonitor`,
             // `diff.external`: a setting that runs a command changes what every later git
             // command of this line, or of the next one, does.
@@ -224,7 +215,6 @@ impl Walker<'_> {
             dirs: folders.dirs.clone(),
             unknown: folders.unknown,
         };
-        let mut skip_next: Option<bool> = None;
         let mut after_double_dash = false;
         let mut operands = 0;
         let never_open = NEVER_OPEN.contains(&name);
@@ -241,26 +231,6 @@ impl Walker<'_> {
         while k < args.len() {
             let val = &args[k];
             k += 1;
-            if let Some(is_file) = skip_next.take() {
-                if is_file && name == "curl" && val.dynamic.is_none() {
-                    self.curl_file(&val.typed, &val.text, &folder);
-                } else if is_file {
-                    self.check(val, &folder, Mode::Read);
-                } else if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
-                    && matches!(
-                        args[k - 2].text.as_str(),
-                        "-e" | "--expression" | "--source"
-                    )
-                    && (val.dynamic.is_some() || script_reads_files(name, &val.text))
-                {
-                    self.undecide(Construct::InlineCode, &val.typed);
-                } else if name == "curl"
-                    && let Some(file) = curl_file_in(&val.text)
-                {
-                    self.curl_file(&val.typed, file, &folder);
-                }
-                continue;
-            }
             let value = val.text.as_str();
             if git_sub.as_ref().is_some_and(|(at, _)| *at + 1 == k) {
                 continue; // the subcommand itself
@@ -269,79 +239,44 @@ impl Walker<'_> {
                 after_double_dash = true;
                 continue;
             }
-            if !after_double_dash && value.starts_with('-') && value.len() > 1 {
-                if name == "git"
-                    && value == "-c"
-                    && let Some(setting) = args.get(k)
+            if !after_double_dash && options::is_option_word(value) {
+                let before_sub = git_sub.as_ref().is_none_or(|(at, _)| k - 1 < *at);
+                let spec = match name {
+                    "git" if before_sub => Some(options::git_specs().0),
+                    "git" => Some(options::git_specs().1),
+                    _ => options::program_spec(name),
+                };
+                if spec.is_none()
+                    && (value.eq_ignore_ascii_case("-path")
+                        || value.eq_ignore_ascii_case("-literalpath"))
                 {
+                    if let Some(file) = args.get(k) {
+                        self.check(file, &folder, Mode::Read);
+                    }
                     k += 1;
-                    if git_setting_runs_commands(&setting.text) || setting.dynamic.is_some() {
-                        self.words_only(&setting.text, &folder);
-                        self.undecide(Construct::InlineCode, &setting.typed);
-                    }
                     continue;
                 }
-                // `-C DIR` moves where the operands are (tar, git, make).
-                if matches!(value, "-C" | "--directory")
-                    && matches!(name, "tar" | "bsdtar" | "git" | "make" | "gmake")
-                    && let Some(dir) = args.get(k)
-                {
-                    k += 1;
-                    if dir.dynamic.is_some() {
-                        folder.unknown = true;
-                    } else {
-                        folder.change(Some(&dir.text));
-                        folder.dirs.truncate(1);
-                    }
-                    continue;
-                }
-                if let Some(attached) = self.attached_option_value(name, val, &folder) {
-                    if attached {
-                        pattern_pending = false;
-                    }
-                    continue;
-                }
-                if let Some(is_file) = option_value(name, value) {
-                    if name == "jq" && matches!(value, "--rawfile" | "--slurpfile") {
-                        k += 1; // the variable name comes first
-                    }
-                    skip_next = Some(is_file);
-                    if matches!(value, "-e" | "--regexp" | "-f" | "--file" | "--expression") {
-                        pattern_pending = false;
-                    }
-                    continue;
-                }
-                if value.eq_ignore_ascii_case("-path") || value.eq_ignore_ascii_case("-literalpath")
-                {
-                    skip_next = Some(true);
-                    continue;
-                }
-                if name == "curl"
-                    && let Some(file) = curl_file_in(value.split_once('=').map_or("", |(_, v)| v))
-                {
-                    self.curl_file(&val.typed, file, &folder);
-                    continue;
-                }
-                if val.dynamic.is_none() && !never_open {
-                    self.check(val, &folder, Mode::Read);
-                    // A value glued to an option whose syntax is not modelled (`make -pnf.env`,
-                    // `--arg-file=.env`): every tail of a short-option bundle and the value of a
-                    // long option is judged as a path when it names one.
-                    for tail in option_tails(value) {
-                        let tail = Val {
-                            text: tail.to_owned(),
-                            ..val.clone()
-                        };
-                        self.check(&tail, &folder, Mode::Existing);
-                    }
+                let (found, next) = options::items(spec, &texts, k - 1);
+                k = next;
+                for item in found {
+                    self.program_option(name, args, item, &mut folder, &mut pattern_pending);
                 }
                 continue;
+            }
+            if pattern_pending && name == "yq" && matches!(value, "eval" | "e" | "eval-all" | "ea")
+            {
+                continue; // yq's subcommand: the filter follows
             }
             if pattern_pending {
                 pattern_pending = false;
                 if matches!(name, "awk" | "gawk" | "mawk" | "nawk" | "sed")
                     && (val.dynamic.is_some() || script_reads_files(name, value))
                 {
+                    self.undecide(Construct::InlineCode, &val.typed);
+                }
+                if is_jq(name) && (val.dynamic.is_some() || jq_loads_files(value)) {
+                    // `jq 'import "secrets/key" as $k; .'`, `yq 'load(".env")'`: the filter
+                    // opens files found through `-L` folders and the default search path.
                     self.undecide(Construct::InlineCode, &val.typed);
                 }
                 // An option before it may have given the pattern or script in a form not
@@ -434,65 +369,188 @@ impl Walker<'_> {
         }
     }
 
-    /// A value glued to a short option of a program whose options are known (`curl -d@f`,
-    /// `curl -sT.env`, `sed -e1r.env`, `grep -e.env`): judged as that option's value.
-    /// `Some(is_script)` when the word was handled.
-    fn attached_option_value(&mut self, name: &str, val: &Val, folder: &Folders) -> Option<bool> {
-        let text = val.text.as_str();
-        if let Some((option, rest)) = text.split_once('=').filter(|_| text.starts_with("--")) {
-            // `sed --expression=1r.env`, `awk --source=…`: a script glued with `=`.
-            if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
-                && matches!(option, "--expression" | "--source")
-            {
-                if val.dynamic.is_some() || script_reads_files(name, rest) {
-                    self.undecide(Construct::InlineCode, &val.typed);
-                }
-                return Some(true);
+    /// The command text when `name` runs a script or source file (or a build that does).
+    fn runs_files(
+        &self,
+        name: &str,
+        args: &[Val],
+        stdin: &Stdin,
+        interpreter: bool,
+    ) -> Option<String> {
+        let text = || {
+            std::iter::once(name)
+                .chain(args.iter().map(|v| v.typed.as_str()))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let informational = |v: &Val| {
+            matches!(
+                v.text.as_str(),
+                "--version"
+                    | "-V"
+                    | "-v"
+                    | "--help"
+                    | "-h"
+                    | "-VV"
+                    | "-dumpversion"
+                    | "-dumpmachine"
+            ) || v.text.starts_with("-print-")
+                || v.text.starts_with("--print")
+        };
+        let operands = args
+            .iter()
+            .filter(|v| !options::is_option_word(&v.text) || v.text == "-")
+            .count();
+        let runs = if interpreter && !matches!(name, "sqlite3" | "psql" | "mysql" | "duckdb") {
+            !args.is_empty() && !args.iter().all(informational)
+        } else if matches!(name, "source" | ".") {
+            !args.is_empty()
+        } else if options::is_compiler(name) {
+            // Sources named, or read from the input (`cpp < x.c`, `gcc -E -x c -`).
+            (operands > 0 || !matches!(stdin, Stdin::Terminal))
+                && (args.is_empty() || !args.iter().all(informational))
+        } else {
+            let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+            runs_workspace_code(name, &texts)
+        };
+        runs.then(text)
+    }
+
+    /// One item of the option walk for a program's word: a value is judged as what the
+    /// program makes of it (a file, a list of files, a script, a folder to move to, code); an
+    /// option the table does not know has every possible glued value judged as a path.
+    fn program_option(
+        &mut self,
+        name: &str,
+        args: &[Val],
+        item: Item,
+        folder: &mut Folders,
+        pattern_pending: &mut bool,
+    ) {
+        let never_open = NEVER_OPEN.contains(&name);
+        match item {
+            Item::Value {
+                at, value, place, ..
+            } => {
+                let word = &args[at];
+                let given = match place {
+                    At::Glued(text) => Val {
+                        text: text.to_owned(),
+                        ..word.clone()
+                    },
+                    At::Word(j) => match value {
+                        // `jq --rawfile NAME FILE`: the file is the word after the name.
+                        Value::NamedFile => match args.get(j + 1) {
+                            Some(file) => file.clone(),
+                            None => return,
+                        },
+                        _ => args[j].clone(),
+                    },
+                    At::Missing => return,
+                };
+                self.option_value(name, value, &given, folder, pattern_pending);
             }
-            return None;
-        }
-        if text.starts_with("--") || text.len() <= 2 || !text.starts_with('-') {
-            return None;
-        }
-        if name == "curl" {
-            // A bundle of flags: the first letter that takes a value takes the rest.
-            for (at, letter) in text.char_indices().skip(1) {
-                let rest = &text[at + letter.len_utf8()..];
-                match curl_option(&format!("-{letter}")) {
-                    None => continue,
-                    Some(_) if rest.is_empty() => return None,
-                    Some(true) => {
-                        self.curl_file(&val.typed, rest, folder);
-                        return Some(false);
+            Item::Unknown { at, tails, .. } => {
+                let val = &args[at];
+                if val.dynamic.is_some() || never_open {
+                    return;
+                }
+                self.check(val, folder, Mode::Read);
+                // A value glued to an option whose syntax is not modelled (`make -pnf.env`,
+                // `--arg-file=.env`): every tail of a short-option bundle and the value of a
+                // long option is judged as a path when it names one.
+                for tail in tails {
+                    if name == "curl"
+                        && let Some(file) = curl_file_in(tail)
+                    {
+                        self.curl_file(&val.typed, file, folder);
                     }
-                    Some(false) => {
-                        if let Some(file) = curl_file_in(rest) {
-                            self.curl_file(&val.typed, file, folder);
-                        }
-                        return Some(false);
-                    }
+                    let tail = Val {
+                        text: tail.to_owned(),
+                        ..val.clone()
+                    };
+                    self.check(&tail, folder, Mode::Existing);
                 }
             }
-            return None;
+            Item::Flag { .. } | Item::DoubleDash { .. } | Item::Operand { .. } => {}
         }
-        let (option, rest) = text.split_at_checked(2)?;
-        let is_file = option_value(name, option)?;
-        if is_file {
-            let file = Val {
-                text: rest.to_owned(),
-                ..val.clone()
-            };
-            self.check(&file, folder, Mode::Read);
-            return Some(matches!(option, "-f"));
+    }
+
+    /// The value of a program's option, judged as what the table says it is.
+    fn option_value(
+        &mut self,
+        name: &str,
+        value: Value,
+        given: &Val,
+        folder: &mut Folders,
+        pattern_pending: &mut bool,
+    ) {
+        let script_program = matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk");
+        match value {
+            Value::Text | Value::NamedText => {}
+            Value::File | Value::NamedFile | Value::Script | Value::SplitString => {
+                self.check(given, folder, Mode::Read)
+            }
+            Value::ListFile => {
+                self.check(given, folder, Mode::Read);
+                if name != "wget" {
+                    self.undecide(Construct::XargsInput, &given.typed);
+                }
+            }
+            Value::Pattern => {
+                *pattern_pending = false;
+                if script_program
+                    && (given.dynamic.is_some() || script_reads_files(name, &given.text))
+                {
+                    self.undecide(Construct::InlineCode, &given.typed);
+                }
+                if is_jq(name) && (given.dynamic.is_some() || jq_loads_files(&given.text)) {
+                    self.undecide(Construct::InlineCode, &given.typed);
+                }
+            }
+            Value::PatternFile => {
+                *pattern_pending = false;
+                self.check(given, folder, Mode::Read);
+                if script_program || is_jq(name) {
+                    // `awk -f prog.awk`, `sed -f x.sed`, `jq -f x.jq`: a program in a file the
+                    // agent may have written, which can open any file.
+                    self.undecide(Construct::ScriptFile, &given.typed);
+                }
+            }
+            Value::CurlData => {
+                if given.dynamic.is_none()
+                    && let Some(file) = curl_file_in(&given.text)
+                {
+                    self.curl_file(&given.typed, file, folder);
+                }
+            }
+            Value::CurlFile => {
+                if given.dynamic.is_some() {
+                    self.check(given, folder, Mode::Read);
+                } else {
+                    self.curl_file(&given.typed, &given.text, folder);
+                }
+            }
+            Value::GitSetting => {
+                if git_setting_runs_commands(&given.text) || given.dynamic.is_some() {
+                    self.words_only(&given.text, folder);
+                    self.undecide(Construct::InlineCode, &given.typed);
+                }
+            }
+            Value::Code => {
+                self.words_only(&given.text, folder);
+                self.undecide(Construct::InlineCode, &given.typed);
+            }
+            Value::Chdir => {
+                if given.dynamic.is_some() || given.glob {
+                    folder.unknown = true;
+                } else {
+                    folder.change(Some(&given.text));
+                    folder.dirs.truncate(1);
+                }
+            }
+            Value::Root => folder.unknown = true,
         }
-        let script = matches!(option, "-e") || (name == "grep" && option == "-e");
-        if matches!(name, "sed" | "awk" | "gawk" | "mawk" | "nawk")
-            && option == "-e"
-            && (val.dynamic.is_some() || script_reads_files(name, rest))
-        {
-            self.undecide(Construct::InlineCode, &val.typed);
-        }
-        Some(script)
     }
 
     /// A file curl opens: curl expands `{a,b}` and `[a-z]` in upload names and URLs itself, and
@@ -634,6 +692,91 @@ impl Walker<'_> {
         }
     }
 
+    /// git subcommands that copy tracked files (blocked ones included: `.rooignore` is not
+    /// `.gitignore`) to where the rules do not reach them: outside the workspace, or under a
+    /// new prefix that anchored rules (`config/private.json`) do not match. `git clone .`,
+    /// `git worktree add`, `git checkout-index --prefix=`, `git read-tree -u --prefix=`,
+    /// `git push`/`git remote add` to a local path, `--work-tree=DIR` of a checkout. Read as
+    /// the whole tree, as `git archive` is: undecidable at least.
+    fn git_copies(&mut self, sub: &str, global: &[Val], args: &[Val], folders: &Folders) {
+        let texts: Vec<&str> = args.iter().map(|v| v.text.as_str()).collect();
+        let operands: Vec<&Val> = args
+            .iter()
+            .filter(|v| !options::is_option_word(&v.text))
+            .collect();
+        let has = |name: &str| {
+            texts
+                .iter()
+                .any(|t| *t == name || t.starts_with(&format!("{name}=")))
+        };
+        let local = |v: &Val| {
+            if v.dynamic.is_some() {
+                return true;
+            }
+            let t = v.text.as_str();
+            if t.to_ascii_lowercase().starts_with("file:") {
+                return true;
+            }
+            if t.contains("://") {
+                return false;
+            }
+            // `host:path` and `user@host:path` are remote (scp syntax), unless a `/` comes
+            // before the colon.
+            let scp_like = t
+                .find(':')
+                .is_some_and(|colon| !t[..colon].contains('/') && colon > 1);
+            !scp_like
+        };
+        let first = operands.first().map(|v| v.text.as_str());
+        let copies = match sub {
+            "clone" => operands.first().is_some_and(|v| local(v)) || has("--reference"),
+            "worktree" => first == Some("add"),
+            "checkout-index" => has("--prefix"),
+            "read-tree" => has("--prefix") && (has("-u") || has("--reset")),
+            "submodule" => first == Some("add") && operands.get(1).is_some_and(|v| local(v)),
+            "push" | "send-pack" | "fetch" | "pull" => operands.iter().any(|v| {
+                local(v)
+                    && (v.text.starts_with(['/', '.', '~'])
+                        || v.text.to_ascii_lowercase().starts_with("file:")
+                        || folders
+                            .dirs
+                            .iter()
+                            .any(|d| self.oracle.exists(&join(d, &v.text))))
+            }),
+            "remote" => {
+                matches!(first, Some("add" | "set-url"))
+                    && operands
+                        .last()
+                        .is_some_and(|v| local(v) && operands.len() >= 3)
+            }
+            _ => false,
+        };
+        let work_tree_write = matches!(
+            sub,
+            "checkout"
+                | "restore"
+                | "reset"
+                | "switch"
+                | "stash"
+                | "merge"
+                | "pull"
+                | "rebase"
+                | "cherry-pick"
+                | "revert"
+                | "checkout-index"
+                | "read-tree"
+                | "am"
+                | "apply"
+        ) && global
+            .iter()
+            .any(|v| v.text == "--work-tree" || v.text.starts_with("--work-tree="));
+        if copies || work_tree_write {
+            let snippet = format!("git {sub} {}", texts.join(" "));
+            self.check(&Val::literal(&snippet, "."), folders, Mode::Tree);
+            self.undecide(Construct::RecursiveRead, snippet.trim_end());
+        }
+    }
+
     fn find(&mut self, args: &[Val], folders: &Folders, stdin: &Stdin) {
         let starts: Vec<&Val> = args
             .iter()
@@ -765,24 +908,6 @@ impl Walker<'_> {
 }
 
 /// `git -c key=value` settings whose value git runs as a command.
-/// The parts of an option word that may be a glued value: after each letter of a short-option
-/// bundle (`-pnf.env`: `nf.env`, `f.env`, `.env`), or after the `=` of a long option.
-fn option_tails(word: &str) -> Vec<&str> {
-    if let Some(long) = word.strip_prefix("--") {
-        return long
-            .split_once('=')
-            .map(|(_, value)| value)
-            .filter(|value| !value.is_empty())
-            .into_iter()
-            .collect();
-    }
-    word.char_indices()
-        .skip(2)
-        .map(|(at, _)| &word[at..])
-        .filter(|tail| !tail.is_empty())
-        .collect()
-}
-
 fn git_setting_runs_commands(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
     key.starts_with("alias.")
@@ -802,6 +927,19 @@ fn git_setting_runs_commands(setting: &str) -> bool {
                 | "gpg.program"
                 | "include.path"
         )
+}
+
+/// jq and the programs that read its filter language (yq wraps jq or has its own `load`).
+fn is_jq(program: &str) -> bool {
+    matches!(program, "jq" | "gojq" | "jaq" | "yq" | "xq" | "tomlq")
+}
+
+/// Whether a jq (or yq) filter can open files by itself: `import`/`include` of a module or
+/// data file, yq's `load`/`load_str`/..., `input_filename`-free `$__loc__` tricks aside.
+fn jq_loads_files(filter: &str) -> bool {
+    ["import", "include", "load", "modulemeta", "get_search_list"]
+        .iter()
+        .any(|word| filter.contains(word))
 }
 
 /// Whether an awk or sed program can open files by itself (`getline < f`, `system()`, sed's
