@@ -229,3 +229,27 @@ fn wrapper_options_and_scripts_round_five() {
         assert_eq!(result["construct"], construct, "{command:?}: {result}");
     }
 }
+
+/// A build, a test run or a script reads what the command does not say, so with something
+/// blocked it is undecidable; with nothing blocked (no ignore file, outside paths not denied)
+/// nothing can be exposed and every command is allowed.
+#[test]
+fn scripts_and_builds_are_undecidable_only_when_something_is_blocked() {
+    let open = Fixture::new(&[("package.json", "{}"), (".env", "A=1")]);
+    let mut server = Server::start(&[open.root()], Value::Null);
+    for command in ["npm test", "cargo build", "bash x.sh", "cat .env"] {
+        assert_eq!(vet(&mut server, command)["verdict"], "allowed", "{command}");
+    }
+
+    // Outside paths denied: something is blocked even without an ignore file.
+    let mut server = Server::start(&[open.root()], json!({"denyOutsideWorkspace": true}));
+    assert_eq!(vet(&mut server, "npm test")["verdict"], "undecidable");
+
+    let guarded = workspace();
+    let mut server = Server::start(&[guarded.root()], Value::Null);
+    for command in ["npm test", "cargo build", "bash x.sh"] {
+        let answer = vet(&mut server, command);
+        assert_eq!(answer["verdict"], "undecidable", "{command}: {answer}");
+        assert_eq!(answer["construct"], "scriptFile", "{command}: {answer}");
+    }
+}

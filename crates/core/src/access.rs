@@ -455,6 +455,13 @@ impl Policy {
         self.allows_real_path(opened.real_path) && self.allows_links(opened.links)
     }
 
+    /// Whether the access rule blocks nothing at all: no folder has ignore rules (from disk or
+    /// from the host) and paths outside the workspace are not denied. Then no read can expose a
+    /// blocked file, so what a command might read does not matter.
+    pub fn blocks_nothing(&self) -> bool {
+        !self.deny_outside_workspace && self.folders.iter().all(|f| f.ignore.is_none())
+    }
+
     /// The hard-link half of [`Policy::allows_opened`]: one name, or no ignore file anywhere.
     pub fn allows_links(&self, links: u64) -> bool {
         links <= 1 || self.folders.iter().all(|f| f.ignore.is_none())

@@ -204,7 +204,14 @@ impl Handler for requests::ValidateCommand {
         let oracle = FsOracle::new(&base, &blocked)
             .with_protection(&protected)
             .with_hard_link_rule(!policy.allows_links(2));
-        Ok(match roo_context_shell::vet(&params.command, &oracle) {
+        // With nothing blocked no command can expose a blocked file: a build or a script (which
+        // reads what the command does not say) is undecidable only when something is blocked.
+        let verdict = if policy.blocks_nothing() {
+            Verdict::Allowed
+        } else {
+            roo_context_shell::vet(&params.command, &oracle)
+        };
+        Ok(match verdict {
             Verdict::Allowed => ValidateCommandResult {
                 verdict: CommandVerdict::Allowed,
                 reason: None,
