@@ -302,7 +302,13 @@ fn load_index(dir: &Path) -> (Index, Option<JournaledFile>) {
             return (Index::default(), None);
         }
     };
-    let journal = JournaledFile::load(dir, INDEX_FILE, INDEX_JOURNAL_FILE, TEMP_PREFIX, whole.as_deref());
+    let journal = JournaledFile::load(
+        dir,
+        INDEX_FILE,
+        INDEX_JOURNAL_FILE,
+        TEMP_PREFIX,
+        whole.as_deref(),
+    );
     let (mut journal, loaded) = match journal {
         Ok(loaded) => loaded,
         Err(error) => {
@@ -1140,39 +1146,45 @@ impl Baselines {
                 None => close && journal.has_records(),
             }
         };
-        let whole = match compact.then(|| serde_json::to_vec(&self.index)).transpose() {
-            Ok(whole) => whole,
-            Err(error) => return Err(error.to_string()),
-        };
-        let deleted = unreferenced.clone();
-        let written = tokio::task::spawn_blocking(move || {
-            if store_is_foreign(&dir) {
-                return Err(foreign_store_error(&dir));
+        let appended = match record {
+            Some(record) if !compact => {
+                Some(write_store(&journal, &dir, move |j| j.append(&record)).await)
             }
-            if whole.is_some() || record.is_some() {
-                create_store_dir(&dir)?;
-                let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
-                match (whole, record) {
-                    (Some(whole), _) => journal.compact(&whole)?,
-                    (None, Some(record)) => journal.append(&record)?,
-                    (None, None) => {}
+            _ => None,
+        };
+        let written = match appended {
+            Some(Ok(())) => Ok(()),
+            None if !compact => Ok(()),
+            failed => {
+                // Compacting, or an append failed (the journal was removed, a write error):
+                // the whole index holds the state, what the journal held included.
+                if let Some(Err(error)) = failed {
+                    tracing::warn!(%error, "baseline journal append failed; writing the whole index");
+                }
+                match serde_json::to_vec(&self.index) {
+                    Ok(whole) => write_store(&journal, &dir, move |j| j.compact(&whole)).await,
+                    Err(error) => Err(std::io::Error::other(error)),
                 }
             }
+        };
+        if written.is_ok() {
             // Only once no index on disk names them: a kill before this point leaves blobs
             // nothing names (deleted when the task is next opened), never an index naming
             // deleted blobs.
-            for name in deleted {
-                let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
-            }
-            Ok(())
-        })
-        .await;
+            let blobs = dir.join(BLOBS_DIR);
+            let deleted = unreferenced.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                for name in deleted {
+                    let _ = std::fs::remove_file(blobs.join(name));
+                }
+            })
+            .await;
+        }
         let error = match written {
-            Ok(Ok(())) => {
+            Ok(()) => {
                 index_delta::apply(&mut self.persisted, delta);
                 return Ok(());
             }
-            Ok(Err(error)) => error.to_string(),
             Err(error) => error.to_string(),
         };
         tracing::warn!(%error, "baseline index not saved");
@@ -1411,6 +1423,25 @@ impl Baselines {
             delivered,
         }
     }
+}
+
+/// Runs `write` on the index's journal on the blocking pool, in the store folder (created if
+/// needed; never a linked one).
+async fn write_store(
+    journal: &Arc<std::sync::Mutex<JournaledFile>>,
+    dir: &Path,
+    write: impl FnOnce(&mut JournaledFile) -> std::io::Result<()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (journal, dir) = (journal.clone(), dir.to_path_buf());
+    tokio::task::spawn_blocking(move || {
+        if store_is_foreign(&dir) {
+            return Err(foreign_store_error(&dir));
+        }
+        create_store_dir(&dir)?;
+        write(&mut journal.lock().unwrap_or_else(|e| e.into_inner()))
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
 }
 
 /// Largest baseline (and current file) a `roo/files/didChange` gets a `diffStat` for: the stat

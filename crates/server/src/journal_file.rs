@@ -16,6 +16,26 @@ use serde_json::Value;
 /// The largest journal read; a bigger one is an error and is left alone.
 const MAX_JOURNAL_BYTES: u64 = 256 * 1024 * 1024;
 
+/// An error when the journal appended to is no longer the file at `path` (removed, renamed
+/// or replaced while the task was open, or the task folder deleted): what was appended is not
+/// where a load reads it, so the answer must not say it is on disk.
+fn still_in_place(file: &std::fs::File, path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let (open, named) = (file.metadata()?, std::fs::symlink_metadata(path)?);
+        if open.nlink() == 0 || (open.dev(), open.ino()) != (named.dev(), named.ino()) {
+            return Err(std::io::Error::other(format!(
+                "{} is no longer the journal this process appends to",
+                path.display()
+            )));
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = (file, path);
+    Ok(())
+}
+
 /// One whole file and its journal, in one folder.
 #[derive(Debug)]
 pub struct JournaledFile {
@@ -153,10 +173,15 @@ impl JournaledFile {
     /// follows a torn one.
     pub fn append(&mut self, record: &Value) -> std::io::Result<()> {
         let line = journal::record_line(self.next_seq, record);
+        let path = self.dir.join(self.journal);
         let Some(file) = &mut self.file else {
             return Err(std::io::Error::other("no journal to append to"));
         };
-        match file.write_all(&line).and_then(|()| file.sync_data()) {
+        match file
+            .write_all(&line)
+            .and_then(|()| file.sync_data())
+            .and_then(|()| still_in_place(file, &path))
+        {
             Ok(()) => {
                 self.file_len += line.len() as u64;
                 self.journal_len += line.len() as u64;
@@ -171,10 +196,13 @@ impl JournaledFile {
     }
 
     fn cut_back(&mut self) {
-        let undone = self
-            .file
-            .as_ref()
-            .is_some_and(|f| f.set_len(self.file_len).and_then(|()| f.sync_data()).is_ok());
+        let path = self.dir.join(self.journal);
+        let undone = self.file.as_ref().is_some_and(|f| {
+            f.set_len(self.file_len)
+                .and_then(|()| f.sync_data())
+                .and_then(|()| still_in_place(f, &path))
+                .is_ok()
+        });
         if !undone {
             self.file = None;
             self.behind = true;
@@ -253,7 +281,8 @@ mod tests {
     /// The state is a JSON array; a record appends its value.
     fn load(dir: &Path) -> (JournaledFile, Vec<Value>, bool) {
         let whole = std::fs::read(dir.join(WHOLE)).ok();
-        let (file, loaded) = JournaledFile::load(dir, WHOLE, JOURNAL, TEMP, whole.as_deref()).unwrap();
+        let (file, loaded) =
+            JournaledFile::load(dir, WHOLE, JOURNAL, TEMP, whole.as_deref()).unwrap();
         let mut state: Vec<Value> = whole
             .map(|b| serde_json::from_slice(&b).unwrap())
             .unwrap_or_default();
@@ -318,7 +347,11 @@ mod tests {
         let (_, state, compact) = load(dir.path());
         assert_eq!(state, [json!(0), json!(1)]);
         assert!(compact);
-        assert!(names(dir.path()).iter().any(|n| n.starts_with("state.journal.corrupt-")));
+        assert!(
+            names(dir.path())
+                .iter()
+                .any(|n| n.starts_with("state.journal.corrupt-"))
+        );
     }
 
     #[test]
@@ -331,7 +364,9 @@ mod tests {
             .append(true)
             .open(dir.path().join(JOURNAL))
             .unwrap();
-        journal.write_all(b"\0\0\0garbage\n12345678 {\"seq\":2").unwrap();
+        journal
+            .write_all(b"\0\0\0garbage\n12345678 {\"seq\":2")
+            .unwrap();
         let (mut file, state, compact) = load(dir.path());
         assert_eq!(state, [json!("a")]);
         assert!(compact);
@@ -349,7 +384,12 @@ mod tests {
         let (mut file, _, _) = load(dir.path());
         file.compact(b"[0]").unwrap();
         file.append(&json!(1)).unwrap();
-        file.append_to(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
+        file.append_to(
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open("/dev/full")
+                .unwrap(),
+        );
         let error = file.append(&json!("lost")).unwrap_err();
         assert_eq!(error.raw_os_error(), Some(28), "{error}"); // ENOSPC
         let (_, state, _) = load(dir.path());
@@ -360,6 +400,22 @@ mod tests {
         file.append(&json!(3)).unwrap();
         let (_, state, _) = load(dir.path());
         assert_eq!(state, [json!(0), json!(1), json!(2), json!(3)]);
+    }
+
+    /// A journal removed (or replaced) while open: appending there would put answered
+    /// records where no load reads them. An error, and the next write compacts.
+    #[test]
+    fn an_append_to_a_journal_removed_from_its_folder_is_an_error_and_the_next_write_compacts() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut file, _, _) = load(dir.path());
+        file.compact(b"[0]").unwrap();
+        std::fs::remove_file(dir.path().join(JOURNAL)).unwrap();
+        assert!(file.append(&json!(1)).is_err());
+        assert!(file.wants_compaction(1) && file.has_records());
+        file.compact(b"[0,1]").unwrap();
+        file.append(&json!(2)).unwrap();
+        let (_, state, _) = load(dir.path());
+        assert_eq!(state, [json!(0), json!(1), json!(2)]);
     }
 
     #[test]

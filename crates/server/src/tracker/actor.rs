@@ -510,18 +510,24 @@ impl TaskActor {
         if record.is_none() && !compact {
             return Ok(());
         }
-        let whole = compact.then(|| task.metadata.to_json());
-        let journal = journal.clone();
-        let written = tokio::task::spawn_blocking(move || {
-            let mut journal = journal.lock().unwrap_or_else(|e| e.into_inner());
-            match (whole, record) {
-                (Some(whole), _) => journal.compact(whole.as_bytes()),
-                (None, Some(record)) => journal.append(&record),
-                (None, None) => Ok(()),
+        let appended = match record {
+            Some(record) if !compact => {
+                Some(write_journal(journal, move |journal| journal.append(&record)).await)
             }
-        })
-        .await
-        .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())));
+            _ => None,
+        };
+        let written = match appended {
+            Some(Ok(())) => Ok(()),
+            failed => {
+                // Compacting, or an append failed (the journal was removed, a write error):
+                // the whole file holds the state, what the journal held included.
+                if let Some(Err(error)) = failed {
+                    tracing::warn!(task = %self.task_id, %error, "journal append failed; writing the whole file");
+                }
+                let whole = task.metadata.to_json();
+                write_journal(journal, move |journal| journal.compact(whole.as_bytes())).await
+            }
+        };
         match written {
             Ok(()) => {
                 task.metadata_saved();
@@ -579,6 +585,19 @@ impl TaskActor {
             }
         }
     }
+}
+
+/// Runs `write` on the journal on the blocking pool.
+async fn write_journal(
+    journal: &Arc<Mutex<JournaledFile>>,
+    write: impl FnOnce(&mut JournaledFile) -> std::io::Result<()> + Send + 'static,
+) -> std::io::Result<()> {
+    let journal = journal.clone();
+    tokio::task::spawn_blocking(move || {
+        write(&mut journal.lock().unwrap_or_else(|e| e.into_inner()))
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
 }
 
 /// Most bytes a restore reads to judge its files at once; the rest are judged by the event loop.

@@ -33,9 +33,14 @@ pub(super) fn load(
             )));
         }
     };
-    let (mut journal, loaded) =
-        JournaledFile::load(dir, TASK_METADATA_FILE, JOURNAL_FILE, TEMP_PREFIX, whole.as_deref())
-            .map_err(|error| TrackerError::Io(error.to_string()))?;
+    let (mut journal, loaded) = JournaledFile::load(
+        dir,
+        TASK_METADATA_FILE,
+        JOURNAL_FILE,
+        TEMP_PREFIX,
+        whole.as_deref(),
+    )
+    .map_err(|error| TrackerError::Io(error.to_string()))?;
     for record in &loaded.records {
         if let Err(error) = apply_record(&mut metadata, record) {
             tracing::warn!(%error, dir = %dir.display(), "task metadata journal record not applied; replay stopped");
