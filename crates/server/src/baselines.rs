@@ -324,7 +324,10 @@ fn load_index(dir: &Path) -> (Index, Option<JournaledFile>) {
         }
     }
     index.version = 1;
-    remove_orphan_blobs(dir, &index);
+    // Only beside an index that was read (one moved aside may name them still).
+    if whole.is_some() {
+        remove_orphan_blobs(dir, &index);
+    }
     // The LRU clocks renumbered 1..=n in their order: a clock near `u64::MAX` in the
     // file must not overflow the one this session counts on.
     let mut order: Vec<(u64, String)> = index
