@@ -4,7 +4,10 @@
 //! ([`crate::atomic_file`]) and starts a new journal, when the rule in `core::journal` says so,
 //! when the task is opened with records to replay and when it is closed. The lines, their
 //! checks and what a load replays are decided in `roo_context_core::journal`; this module does
-//! the reading, appending and renaming. Blocking: callers run it on the blocking pool.
+//! the reading, appending and renaming. An append that fails leaves nothing of itself behind
+//! (or the journal is never appended to again), and its caller then writes the whole file in
+//! the same batch (`tracker/actor.rs`, `baselines.rs`). Blocking: callers run it on the
+//! blocking pool.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
