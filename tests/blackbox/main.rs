@@ -24,6 +24,7 @@ mod guard;
 mod history;
 mod images;
 mod in_process;
+mod journal;
 mod lifecycle;
 mod mentions;
 mod ordering;

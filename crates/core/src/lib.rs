@@ -8,6 +8,7 @@ pub mod conversation;
 pub mod files_list;
 pub mod fs;
 pub mod grammar_input;
+pub mod journal;
 pub mod mentions;
 pub mod path;
 pub mod rules;

@@ -28,12 +28,18 @@ use crate::atomic_file::{remove_leftover_temp_files, write_atomically};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::journal_file::JournaledFile;
 use crate::state::SharedState;
+
+mod index_delta;
 
 /// The store's folder inside the task folder.
 pub const STORE_DIR: &str = "roo-context";
 /// The index of the baselines, inside [`STORE_DIR`].
 pub const INDEX_FILE: &str = "seen.json";
+/// The journal of the index, inside [`STORE_DIR`]: each batch appends its change there
+/// (`index_delta.rs`, `journal_file.rs`).
+pub const INDEX_JOURNAL_FILE: &str = "seen.journal";
 /// The folder of the content-addressed blobs, inside [`STORE_DIR`].
 pub const BLOBS_DIR: &str = "seen";
 /// Default bound of one task's baselines (distinct bytes); `ROO_CONTEXT_SEEN_CAP_BYTES`
@@ -62,7 +68,7 @@ pub struct SeenContent {
 }
 
 /// `seen.json`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct Index {
     version: u32,
     files: BTreeMap<String, Entry>,
@@ -169,7 +175,7 @@ impl StoredChange {
 }
 
 /// One baseline.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Entry {
     /// SHA-256 of the content, lowercase hex: the blob's file name.
@@ -231,6 +237,11 @@ pub struct Baselines {
     notices: VecDeque<NoticeRecord>,
     /// The index changed since it was last written.
     dirty: bool,
+    /// The index as on disk (the whole file and its journal), which a flush diffs against.
+    persisted: Index,
+    /// `seen.json` and its journal; `None` in memory, or when the journal cannot be read (then
+    /// nothing is written: writing would lose what it holds).
+    journal: Option<Arc<std::sync::Mutex<JournaledFile>>>,
     /// Blobs that may have lost their last reference.
     dropped: Vec<String>,
 }
@@ -266,44 +277,82 @@ fn foreign_store_error(dir: &Path) -> std::io::Error {
     ))
 }
 
-/// Loads the index; a missing one is empty, an unusable one is moved aside (never overwritten).
-fn load_index(dir: &Path) -> Index {
+/// Loads the index and replays its journal; a missing one is empty, an unusable one is moved
+/// aside (never overwritten), and so is a journal that does not continue it. Compacts when
+/// records were replayed (or the LRU clocks renumbered), so the journal starts clean.
+fn load_index(dir: &Path) -> (Index, Option<JournaledFile>) {
     remove_leftover_temp_files(dir, TEMP_PREFIX);
     remove_leftover_temp_files(&dir.join(BLOBS_DIR), TEMP_PREFIX);
     let path = dir.join(INDEX_FILE);
-    let bytes = match read_regular_file(&OsFs, &path, 64 * 1024 * 1024) {
-        Ok(bytes) => bytes,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Index::default(),
+    let (mut index, whole) = match read_regular_file(&OsFs, &path, 64 * 1024 * 1024) {
+        Ok(bytes) => match serde_json::from_slice::<Index>(&bytes) {
+            Ok(index) if index.version == 1 && index.files.values().all(valid_entry) => {
+                (index, Some(bytes))
+            }
+            parsed => {
+                let aside = dir.join(format!("{INDEX_FILE}.corrupt-{}", crate::tracker::now_ms()));
+                let _ = std::fs::rename(&path, &aside);
+                tracing::warn!(error = ?parsed.err(), moved_to = %aside.display(), "unusable baseline index moved aside");
+                (Index::default(), None)
+            }
+        },
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => (Index::default(), None),
         Err(error) => {
             tracing::warn!(%error, path = %path.display(), "baseline index unreadable; starting empty");
-            return Index::default();
+            return (Index::default(), None);
         }
     };
-    match serde_json::from_slice::<Index>(&bytes) {
-        Ok(mut index) if index.version == 1 && index.files.values().all(valid_entry) => {
-            remove_orphan_blobs(dir, &index);
-            // The LRU clocks renumbered 1..=n in their order: a clock near `u64::MAX` in the
-            // file must not overflow the one this session counts on.
-            let mut order: Vec<(u64, String)> = index
-                .files
-                .iter()
-                .map(|(key, entry)| (entry.used, key.clone()))
-                .collect();
-            order.sort();
-            for (rank, (_, key)) in order.into_iter().enumerate() {
-                if let Some(entry) = index.files.get_mut(&key) {
-                    entry.used = rank as u64 + 1;
-                }
-            }
-            index
+    let journal = JournaledFile::load(
+        dir,
+        INDEX_FILE,
+        INDEX_JOURNAL_FILE,
+        TEMP_PREFIX,
+        whole.as_deref(),
+    );
+    let (mut journal, loaded) = match journal {
+        Ok(loaded) => loaded,
+        Err(error) => {
+            // Left alone; the index is used without it and nothing is written this session.
+            tracing::warn!(%error, "baseline index journal unreadable; baselines not saved");
+            return (index, None);
         }
-        parsed => {
-            let aside = dir.join(format!("{INDEX_FILE}.corrupt-{}", crate::tracker::now_ms()));
-            let _ = std::fs::rename(&path, &aside);
-            tracing::warn!(error = ?parsed.err(), moved_to = %aside.display(), "unusable baseline index moved aside");
-            Index::default()
+    };
+    for record in loaded.records {
+        if let Err(error) = index_delta::apply_record(&mut index, record) {
+            tracing::warn!(%error, dir = %dir.display(), "baseline journal record not applied; replay stopped");
+            break;
         }
     }
+    index.version = 1;
+    // Only beside an index that was read (one moved aside may name them still).
+    if whole.is_some() {
+        remove_orphan_blobs(dir, &index);
+    }
+    // The LRU clocks renumbered 1..=n in their order: a clock near `u64::MAX` in the
+    // file must not overflow the one this session counts on.
+    let mut order: Vec<(u64, String)> = index
+        .files
+        .iter()
+        .map(|(key, entry)| (entry.used, key.clone()))
+        .collect();
+    order.sort();
+    let mut renumbered = false;
+    for (rank, (_, key)) in order.into_iter().enumerate() {
+        if let Some(entry) = index.files.get_mut(&key) {
+            renumbered |= entry.used != rank as u64 + 1;
+            entry.used = rank as u64 + 1;
+        }
+    }
+    if loaded.compact || renumbered {
+        let compacted = serde_json::to_vec(&index)
+            .map_err(std::io::Error::other)
+            .and_then(|json| journal.compact(&json));
+        if let Err(error) = compacted {
+            // Not appended to again (the next write compacts): nothing is lost.
+            tracing::warn!(%error, dir = %dir.display(), "baseline index not compacted at open");
+        }
+    }
+    (index, Some(journal))
 }
 
 /// Blobs no baseline refers to (a crash between a blob's write and the index's): deleted when
@@ -641,17 +690,21 @@ impl Baselines {
         let dir = storage.map(|s| s.join(STORE_DIR));
         // A linked store is neither read nor cleaned here, nor written later (`write_blob` and
         // `flush` check again): its files fall back to `noBaseline`, as with a full disk.
-        let index = match dir.clone() {
+        let (index, journal) = match dir.clone() {
             Some(dir) => tokio::task::spawn_blocking(move || {
                 if store_is_foreign(&dir) {
                     tracing::warn!(dir = %dir.display(), "baseline store is not a plain folder; not used");
-                    return Index::default();
+                    return (Index::default(), None);
                 }
                 load_index(&dir)
             })
             .await
             .unwrap_or_default(),
-            None => Index::default(),
+            None => (Index::default(), None),
+        };
+        let index = Index {
+            version: 1,
+            ..index
         };
         let clock = index.files.values().map(|e| e.used).max().unwrap_or(0);
         // Where each key was watched, until the restore resolves it again: judged when read
@@ -680,10 +733,9 @@ impl Baselines {
         }
         Baselines {
             dir,
-            index: Index {
-                version: 1,
-                ..index
-            },
+            persisted: index.clone(),
+            journal: journal.map(|j| Arc::new(std::sync::Mutex::new(j))),
+            index,
             memory: HashMap::new(),
             cap: store_cap(),
             clock,
@@ -997,8 +1049,23 @@ impl Baselines {
     /// burst of tracks costs one write, as `task_metadata.json` does). `Err` names the index
     /// that could not be written: a reply that promises durability must not be `Ok` then.
     pub async fn flush(&mut self) -> Result<(), String> {
+        self.write(false).await
+    }
+
+    /// The last write of a closing task: as [`Baselines::flush`], and `seen.json` is written
+    /// whole when its journal holds anything (the journal starts clean for the next open).
+    pub async fn close(&mut self) -> Result<(), String> {
+        self.write(true).await
+    }
+
+    async fn write(&mut self, close: bool) -> Result<(), String> {
         self.sync_pending();
-        if !self.dirty && self.dropped.is_empty() {
+        let journal_has_records = close
+            && self
+                .journal
+                .as_ref()
+                .is_some_and(|j| j.lock().unwrap_or_else(|e| e.into_inner()).has_records());
+        if !self.dirty && self.dropped.is_empty() && !journal_has_records {
             return Ok(());
         }
         self.dirty = false;
@@ -1058,34 +1125,76 @@ impl Baselines {
         if self.index.watched.values().any(|w| w.known.is_some()) {
             self.index.fingerprints = Some(fingerprint_check());
         }
-        let json = match serde_json::to_vec(&self.index) {
-            Ok(json) => json,
+        let index_path = dir.join(INDEX_FILE);
+        let Some(journal) = self.journal.clone() else {
+            self.dirty = true;
+            return Err(format!(
+                "cannot save {}: {}",
+                index_path.display(),
+                foreign_store_error(&dir)
+            ));
+        };
+        let delta = index_delta::diff(&self.persisted, &self.index);
+        let record = match (!delta.is_empty())
+            .then(|| serde_json::to_value(&delta))
+            .transpose()
+        {
+            Ok(record) => record,
             Err(error) => return Err(error.to_string()),
         };
-        let index_path = dir.join(INDEX_FILE);
-        let written = tokio::task::spawn_blocking(move || {
-            if store_is_foreign(&dir) {
-                return Err(foreign_store_error(&dir));
+        let compact = {
+            let journal = journal.lock().unwrap_or_else(|e| e.into_inner());
+            match &record {
+                Some(record) => close || journal.wants_compaction(record.to_string().len()),
+                None => close && journal.has_records(),
             }
-            create_store_dir(&dir)?;
-            write_atomically(&dir, INDEX_FILE, TEMP_PREFIX, &json)?;
+        };
+        let appended = match record {
+            Some(record) if !compact => {
+                Some(write_store(&journal, &dir, move |j| j.append(&record)).await)
+            }
+            _ => None,
+        };
+        let written = match appended {
+            Some(Ok(())) => Ok(()),
+            None if !compact => Ok(()),
+            failed => {
+                // Compacting, or an append failed (the journal was removed, a write error):
+                // the whole index holds the state, what the journal held included.
+                if let Some(Err(error)) = failed {
+                    tracing::warn!(%error, "baseline journal append failed; writing the whole index");
+                }
+                match serde_json::to_vec(&self.index) {
+                    Ok(whole) => write_store(&journal, &dir, move |j| j.compact(&whole)).await,
+                    Err(error) => Err(std::io::Error::other(error)),
+                }
+            }
+        };
+        if written.is_ok() {
             // Only once no index on disk names them: a kill before this point leaves blobs
             // nothing names (deleted when the task is next opened), never an index naming
             // deleted blobs.
-            for name in unreferenced {
-                let _ = std::fs::remove_file(dir.join(BLOBS_DIR).join(name));
-            }
-            Ok(())
-        })
-        .await;
-        match written {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(error)) => {
-                tracing::warn!(%error, "baseline index not saved");
-                Err(format!("cannot save {}: {error}", index_path.display()))
-            }
-            Err(error) => Err(format!("cannot save {}: {error}", index_path.display())),
+            let blobs = dir.join(BLOBS_DIR);
+            let deleted = unreferenced.clone();
+            let _ = tokio::task::spawn_blocking(move || {
+                for name in deleted {
+                    let _ = std::fs::remove_file(blobs.join(name));
+                }
+            })
+            .await;
         }
+        let error = match written {
+            Ok(()) => {
+                index_delta::apply(&mut self.persisted, delta);
+                return Ok(());
+            }
+            Err(error) => error.to_string(),
+        };
+        tracing::warn!(%error, "baseline index not saved");
+        // Written with the next batch; the blobs it stops naming go then.
+        self.dirty = true;
+        self.dropped.extend(unreferenced);
+        Err(format!("cannot save {}: {error}", index_path.display()))
     }
 
     /// `takeRecentlyModified` with `withDiffs`: `fresh` is the tracker's recently-modified set
@@ -1317,6 +1426,25 @@ impl Baselines {
             delivered,
         }
     }
+}
+
+/// Runs `write` on the index's journal on the blocking pool, in the store folder (created if
+/// needed; never a linked one).
+async fn write_store(
+    journal: &Arc<std::sync::Mutex<JournaledFile>>,
+    dir: &Path,
+    write: impl FnOnce(&mut JournaledFile) -> std::io::Result<()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (journal, dir) = (journal.clone(), dir.to_path_buf());
+    tokio::task::spawn_blocking(move || {
+        if store_is_foreign(&dir) {
+            return Err(foreign_store_error(&dir));
+        }
+        create_store_dir(&dir)?;
+        write(&mut journal.lock().unwrap_or_else(|e| e.into_inner()))
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
 }
 
 /// Largest baseline (and current file) a `roo/files/didChange` gets a `diffStat` for: the stat

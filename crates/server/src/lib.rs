@@ -10,6 +10,7 @@ mod documents;
 mod framing;
 mod handlers;
 mod host_call;
+mod journal_file;
 pub mod logging;
 mod lsp_edge;
 mod rpc;

@@ -170,7 +170,10 @@ impl FileMetadataEntry {
         }
     }
 
-    fn from_value(index: usize, value: Value) -> Result<FileMetadataEntry, MetadataError> {
+    pub(crate) fn from_value(
+        index: usize,
+        value: Value,
+    ) -> Result<FileMetadataEntry, MetadataError> {
         let Value::Object(object) = value else {
             return Err(MetadataError::InvalidEntry {
                 index,
@@ -198,7 +201,7 @@ impl FileMetadataEntry {
         })
     }
 
-    fn to_value(&self) -> Value {
+    pub(crate) fn to_value(&self) -> Value {
         let known = [
             (PATH, Value::from(self.path.as_str())),
             (RECORD_STATE, Value::from(self.record_state.as_str())),

@@ -3,8 +3,10 @@
 //!
 //! - [`metadata`]: `task_metadata.json`, loaded and written back without losing anything.
 //! - [`task`]: one task's records, sets and fingerprints, following the original's algorithm.
+//! - [`delta`]: one batch's change to the records, as a journal record (issue 25).
 //! - [`fingerprint`]: content fingerprints and the user-edit decision.
 
+pub mod delta;
 pub mod fingerprint;
 pub mod metadata;
 pub mod task;

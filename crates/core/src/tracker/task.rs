@@ -41,6 +41,10 @@ pub struct TaskFiles {
     /// Paths restored after a restart with no known content: the first observation becomes the
     /// known content (nothing to compare it with), later ones are judged.
     adopt: std::collections::HashSet<String>,
+    /// Records `[0, persisted_len)` are on disk as they were then (see [`TaskFiles::metadata_delta`]).
+    persisted_len: usize,
+    /// Records made stale since the last save.
+    stale_since: std::collections::BTreeSet<usize>,
 }
 
 /// Most superseded contents kept per path (agent writes announced before any was seen).
@@ -71,6 +75,7 @@ impl TaskFiles {
     /// A task continuing the history in `metadata` (nothing is watched yet).
     pub fn new(metadata: TaskMetadata) -> TaskFiles {
         TaskFiles {
+            persisted_len: metadata.files_in_context.len(),
             metadata,
             ..TaskFiles::default()
         }
@@ -96,9 +101,10 @@ impl TaskFiles {
                 latest(&same_path, |e| e.user_edit_date),
             ],
         );
-        for old in &mut self.metadata.files_in_context {
+        for (index, old) in self.metadata.files_in_context.iter_mut().enumerate() {
             if old.path == path && old.record_state == RecordState::Active {
                 old.record_state = RecordState::Stale;
+                self.stale_since.insert(index);
             }
         }
         match source {
@@ -179,6 +185,31 @@ impl TaskFiles {
                 self.adopt.insert(path.to_owned());
             }
         }
+    }
+
+    /// What changed in the records since the last [`TaskFiles::metadata_saved`] (or since the
+    /// task was loaded), as one journal record (see [`super::delta`]); `None` when nothing did.
+    pub fn metadata_delta(&self) -> Option<super::delta::MetadataDelta> {
+        let len = self.metadata.files_in_context.len();
+        if len == self.persisted_len && self.stale_since.is_empty() {
+            return None;
+        }
+        Some(super::delta::MetadataDelta {
+            len: self.persisted_len,
+            stale: self
+                .stale_since
+                .iter()
+                .copied()
+                .filter(|index| *index < self.persisted_len)
+                .collect(),
+            append: self.metadata.files_in_context[self.persisted_len..].to_vec(),
+        })
+    }
+
+    /// The records as they are now are on disk (a journal record or the whole file).
+    pub fn metadata_saved(&mut self) {
+        self.persisted_len = self.metadata.files_in_context.len();
+        self.stale_since.clear();
     }
 
     /// Contents `path` held before agent writes announced and not seen yet (to persist them,

@@ -1,8 +1,10 @@
 //! One actor per task: the only owner of its [`TaskFiles`] and the only writer of its
-//! `task_metadata.json`, fed through a mailbox so no update is lost.
+//! `task_metadata.json` (and its journal: each batch appends its change, `journal_file.rs`),
+//! fed through a mailbox so no update is lost.
 
 use super::*;
 use crate::baselines::{Baselines, SeenContent};
+use crate::journal_file::JournaledFile;
 use roo_context_core::stale_diff::DiffLimits;
 use roo_context_protocol::files::{AckNoticeResult, FileChangeKind, FilesTakeResult};
 
@@ -154,19 +156,22 @@ impl TaskActor {
         let loaded = match self.storage.clone() {
             Some(dir) => tokio::task::spawn_blocking(move || {
                 let lock = lock_task_folder(&dir)?;
-                load(&dir).map(|loaded| (Some(lock), loaded))
+                load(&dir).map(|(metadata, recovery, journal)| {
+                    (Some(lock), (metadata, recovery, Some(journal)))
+                })
             })
             .await
             .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string()))),
-            None => Ok((None, (TaskMetadata::default(), None))),
+            None => Ok((None, (TaskMetadata::default(), None, None))),
         };
-        let (_lock, (metadata, mut recovery)) = match loaded {
+        let (_lock, (metadata, mut recovery, journal)) = match loaded {
             Ok(loaded) => loaded,
             Err(error) => {
                 self.fail(mailbox, error);
                 return;
             }
         };
+        let journal = journal.map(|j| Arc::new(Mutex::new(j)));
         let mut task = TaskFiles::new(metadata);
         let mut baselines = Baselines::open(self.storage.clone()).await;
         // The restored files' observations go first in the first batch.
@@ -175,7 +180,6 @@ impl TaskActor {
         } else {
             Vec::new()
         };
-        let mut dirty = false;
         let mut retire = None;
         loop {
             let mut batch = std::mem::take(&mut initial);
@@ -221,7 +225,6 @@ impl TaskActor {
                             task.disk_differs_from_seen(&key, on_disk);
                         }
                         touched.push(key);
-                        dirty = true;
                         owed.push(Owed::Track(reply, recovery.take()));
                     }
                     Command::Mark {
@@ -274,7 +277,6 @@ impl TaskActor {
                         observed_keys.push(key);
                         if let Some(change) = change {
                             baselines.observed(&change);
-                            dirty = true;
                             let (kind, new_path) = match change.kind {
                                 ChangeKind::Modified => (FileChangeKind::Modified, None),
                                 ChangeKind::Deleted => (FileChangeKind::Deleted, None),
@@ -313,11 +315,7 @@ impl TaskActor {
             // The stats of the notifications are computed while the records are written, so
             // they cost the notification nothing as long as they are quicker than the write.
             let stats = self.start_stats(&notices, &judged, &baselines);
-            let outcome = if dirty {
-                self.persist(&task).await
-            } else {
-                Ok(())
-            };
+            let outcome = self.persist(&mut task, journal.as_ref(), disposing).await;
             if let Some(stats) = stats
                 && let Ok(stats) = stats.await
             {
@@ -325,9 +323,7 @@ impl TaskActor {
                     notices[index].diff_stat = stat;
                 }
             }
-            if outcome.is_ok() {
-                dirty = false;
-            } else if let Err(error) = &outcome {
+            if let Err(error) = &outcome {
                 tracing::warn!(task = %self.task_id, %error, "task metadata not saved");
             }
             for notice in notices {
@@ -360,6 +356,9 @@ impl TaskActor {
                 }
             }
             if disposing {
+                // The last batch: `seen.json` is compacted too (the journal stays the source
+                // of truth if this fails, and is replayed at the next open).
+                let _ = baselines.close().await;
                 break;
             }
         }
@@ -487,21 +486,58 @@ impl TaskActor {
         }))
     }
 
-    async fn persist(&self, task: &TaskFiles) -> Result<(), TrackerError> {
-        let Some(dir) = self.storage.clone() else {
+    /// Writes the batch's change to the records: one journal record, fsynced, or the whole
+    /// file when the journal rule says so or the task is closing (`close`: the
+    /// original-format file is left current). Nothing changed → nothing written.
+    async fn persist(
+        &self,
+        task: &mut TaskFiles,
+        journal: Option<&Arc<Mutex<JournaledFile>>>,
+        close: bool,
+    ) -> Result<(), TrackerError> {
+        let (Some(dir), Some(journal)) = (self.storage.clone(), journal) else {
+            task.metadata_saved();
             return Ok(());
         };
-        let json = task.metadata.to_json();
-        tokio::task::spawn_blocking(move || {
-            write_atomically(&dir, &json).map_err(|error| {
-                TrackerError::Io(format!(
-                    "cannot save {}: {error}",
-                    dir.join(TASK_METADATA_FILE).display()
-                ))
-            })
-        })
-        .await
-        .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string())))
+        let record = task.metadata_delta().map(|delta| delta.to_record());
+        let compact = {
+            let journal = journal.lock().unwrap_or_else(|e| e.into_inner());
+            match &record {
+                Some(record) => close || journal.wants_compaction(record.to_string().len()),
+                None => close && journal.has_records(),
+            }
+        };
+        if record.is_none() && !compact {
+            return Ok(());
+        }
+        let appended = match record {
+            Some(record) if !compact => {
+                Some(write_journal(journal, move |journal| journal.append(&record)).await)
+            }
+            _ => None,
+        };
+        let written = match appended {
+            Some(Ok(())) => Ok(()),
+            failed => {
+                // Compacting, or an append failed (the journal was removed, a write error):
+                // the whole file holds the state, what the journal held included.
+                if let Some(Err(error)) = failed {
+                    tracing::warn!(task = %self.task_id, %error, "journal append failed; writing the whole file");
+                }
+                let whole = task.metadata.to_json();
+                write_journal(journal, move |journal| journal.compact(whole.as_bytes())).await
+            }
+        };
+        match written {
+            Ok(()) => {
+                task.metadata_saved();
+                Ok(())
+            }
+            Err(error) => Err(TrackerError::Io(format!(
+                "cannot save {}: {error}",
+                dir.join(TASK_METADATA_FILE).display()
+            ))),
+        }
     }
 
     /// The metadata could not be loaded: answer every request with the error and leave the
@@ -549,6 +585,19 @@ impl TaskActor {
             }
         }
     }
+}
+
+/// Runs `write` on the journal on the blocking pool.
+async fn write_journal(
+    journal: &Arc<Mutex<JournaledFile>>,
+    write: impl FnOnce(&mut JournaledFile) -> std::io::Result<()> + Send + 'static,
+) -> std::io::Result<()> {
+    let journal = journal.clone();
+    tokio::task::spawn_blocking(move || {
+        write(&mut journal.lock().unwrap_or_else(|e| e.into_inner()))
+    })
+    .await
+    .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
 }
 
 /// Most bytes a restore reads to judge its files at once; the rest are judged by the event loop.

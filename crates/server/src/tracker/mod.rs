@@ -35,7 +35,8 @@ use actor::{Command, FilesRead, TaskActor, receive, send};
 pub use changes::{ChangeReceiver, ChangeSender};
 use events::{FileEvent, Watch, event_loop};
 pub use events::{FileEventSink, WatchIndex};
-pub use persistence::write_atomically;
+#[cfg(test)]
+use persistence::write_atomically;
 use persistence::{load, lock_task_folder};
 
 /// Quiet time after the last event of a burst before files are read: an editor's save
@@ -941,7 +942,7 @@ mod tests {
     fn leftover_temporary_files_are_removed_and_unreadable_files_left_alone() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join(".task_metadata.json.tmp-1-2"), "{\"half").unwrap();
-        let (metadata, recovery) = load(dir.path()).unwrap();
+        let (metadata, recovery, _) = load(dir.path()).unwrap();
         assert!(metadata.files_in_context.is_empty() && recovery.is_none());
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
         // A folder where the file should be: an error, and nothing is moved or replaced.

@@ -1,17 +1,30 @@
-//! `task_metadata.json` on disk: loading (a corrupt file is moved aside, never overwritten)
-//! and atomic writes (temp file, fsync, rename, fsync the folder).
+//! `task_metadata.json` on disk: loading (a corrupt file is moved aside, never overwritten),
+//! its journal replayed (each batch appends its records there; `crate::journal_file`), and
+//! atomic writes of the whole file (temp file, fsync, rename, fsync the folder).
 
 use super::*;
+use crate::journal_file::JournaledFile;
+use roo_context_core::tracker::delta::apply_record;
 
-/// Loads `task_metadata.json` from `dir`. Missing → empty. Unparsable → moved aside and reported.
-/// Unreadable → error, and the file is left alone.
-pub(super) fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>), TrackerError> {
+/// The journal beside `task_metadata.json` (see [`crate::journal_file`]).
+pub const JOURNAL_FILE: &str = "task_metadata.journal";
+
+/// Loads `task_metadata.json` from `dir` and replays its journal (then compacts, so the
+/// original-format file is current again). Missing → empty. Unparsable → moved aside and
+/// reported (and its journal, which continues it, moved aside too). Unreadable (the file or
+/// its journal) → error, and both are left alone.
+pub(super) fn load(
+    dir: &Path,
+) -> Result<(TaskMetadata, Option<MetadataRecovery>, JournaledFile), TrackerError> {
     crate::atomic_file::remove_leftover_temp_files(dir, TEMP_PREFIX);
     let target = dir.join(TASK_METADATA_FILE);
-    let bytes = match read_metadata_bytes(&target) {
-        Ok(bytes) => bytes,
+    let (mut metadata, recovery, whole) = match read_metadata_bytes(&target) {
+        Ok(bytes) => match parse_metadata(&bytes) {
+            Ok(metadata) => (metadata, None, Some(bytes)),
+            Err(error) => (TaskMetadata::default(), Some(move_aside(dir, error)?), None),
+        },
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Ok((TaskMetadata::default(), None));
+            (TaskMetadata::default(), None, None)
         }
         Err(error) => {
             return Err(TrackerError::Io(format!(
@@ -20,29 +33,49 @@ pub(super) fn load(dir: &Path) -> Result<(TaskMetadata, Option<MetadataRecovery>
             )));
         }
     };
-    let parsed = std::str::from_utf8(&bytes)
-        .map_err(|e| MetadataError::InvalidJson(e.to_string()))
-        .and_then(TaskMetadata::parse);
-    match parsed {
-        Ok(metadata) => Ok((metadata, None)),
-        Err(error) => {
-            let moved_to = dir.join(format!("{TASK_METADATA_FILE}.corrupt-{}", now_ms()));
-            std::fs::rename(&target, &moved_to).map_err(|rename_error| {
-                TrackerError::Io(format!(
-                    "{} is unusable ({error}) and cannot be moved aside: {rename_error}",
-                    target.display()
-                ))
-            })?;
-            tracing::warn!(%error, moved_to = %moved_to.display(), "unusable task_metadata.json moved aside");
-            Ok((
-                TaskMetadata::default(),
-                Some(MetadataRecovery {
-                    moved_to: moved_to.to_string_lossy().into_owned(),
-                    error: error.to_string(),
-                }),
-            ))
+    let (mut journal, loaded) = JournaledFile::load(
+        dir,
+        TASK_METADATA_FILE,
+        JOURNAL_FILE,
+        TEMP_PREFIX,
+        whole.as_deref(),
+    )
+    .map_err(|error| TrackerError::Io(error.to_string()))?;
+    for record in &loaded.records {
+        if let Err(error) = apply_record(&mut metadata, record) {
+            tracing::warn!(%error, dir = %dir.display(), "task metadata journal record not applied; replay stopped");
+            break;
         }
     }
+    if loaded.compact
+        && let Err(error) = journal.compact(metadata.to_json().as_bytes())
+    {
+        // The journal is not appended to again (the next write compacts): nothing is lost.
+        tracing::warn!(%error, dir = %dir.display(), "task metadata not compacted at open");
+    }
+    Ok((metadata, recovery, journal))
+}
+
+fn parse_metadata(bytes: &[u8]) -> Result<TaskMetadata, MetadataError> {
+    std::str::from_utf8(bytes)
+        .map_err(|e| MetadataError::InvalidJson(e.to_string()))
+        .and_then(TaskMetadata::parse)
+}
+
+fn move_aside(dir: &Path, error: MetadataError) -> Result<MetadataRecovery, TrackerError> {
+    let target = dir.join(TASK_METADATA_FILE);
+    let moved_to = dir.join(format!("{TASK_METADATA_FILE}.corrupt-{}", now_ms()));
+    std::fs::rename(&target, &moved_to).map_err(|rename_error| {
+        TrackerError::Io(format!(
+            "{} is unusable ({error}) and cannot be moved aside: {rename_error}",
+            target.display()
+        ))
+    })?;
+    tracing::warn!(%error, moved_to = %moved_to.display(), "unusable task_metadata.json moved aside");
+    Ok(MetadataRecovery {
+        moved_to: moved_to.to_string_lossy().into_owned(),
+        error: error.to_string(),
+    })
 }
 
 /// The largest `task_metadata.json` read; a bigger one is an error and is left alone.
@@ -106,6 +139,7 @@ pub(super) fn lock_task_folder(dir: &Path) -> Result<std::fs::File, TrackerError
 pub(super) const TEMP_PREFIX: &str = ".task_metadata.json.tmp-";
 
 /// Writes `json` as `dir/task_metadata.json` atomically (see [`crate::atomic_file`]).
+#[cfg(test)]
 pub fn write_atomically(dir: &Path, json: &str) -> std::io::Result<()> {
     crate::atomic_file::write_atomically(dir, TASK_METADATA_FILE, TEMP_PREFIX, json.as_bytes())
 }
