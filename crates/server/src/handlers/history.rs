@@ -1,10 +1,11 @@
 //! `roo/history/*` and `roo/tokens/count`: the effective history, API merging, rewind and token
 //! counts, over the host's messages passed through untouched.
 
+use roo_context_core::context::truncate_by_fraction;
 use roo_context_core::conversation::{
-    ApiMessage, Diagnostic, RewindOptions, RewindTarget, Role, SystemClock, content_tokens,
-    effective_api_history, history_token_breakdown, merge_consecutive_api_messages,
-    messages_since_last_summary, parse_history, rewind,
+    ApiMessage, Diagnostic, RewindOptions, RewindTarget, Role, SystemClock,
+    cleanup_after_truncation, content_tokens, effective_api_history, history_token_breakdown,
+    merge_consecutive_api_messages, messages_since_last_summary, parse_history, rewind,
 };
 use roo_context_protocol::history::*;
 use serde_json::Value;
@@ -127,6 +128,53 @@ impl Handler for requests::HistoryRewind {
             removed_truncation_ids: outcome.removed_ids.truncation_ids.clone(),
             api_cutoff_ts: outcome.api_cutoff_ts,
             diagnostics: wire_diagnostics(&outcome.diagnostics),
+        })
+    }
+}
+
+/// `roo/history/cleanup`.
+impl Handler for requests::HistoryCleanup {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: CleanupHistoryParams,
+    ) -> Result<CleanupHistoryResult, RpcError> {
+        let (messages, _) = parse("messages", params.messages)?;
+        let before = messages.clone();
+        let cleaned = cleanup_after_truncation(messages);
+        let changed_indices = before
+            .iter()
+            .zip(&cleaned.messages)
+            .enumerate()
+            .filter(|(_, (old, new))| old.fields != new.fields)
+            .map(|(index, _)| index)
+            .collect();
+        Ok(CleanupHistoryResult {
+            messages: to_values(&cleaned.messages),
+            changed: cleaned.changed,
+            changed_indices,
+        })
+    }
+}
+
+/// `roo/history/truncate`.
+impl Handler for requests::HistoryTruncate {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: TruncateHistoryParams,
+    ) -> Result<TruncateHistoryResult, RpcError> {
+        if !params.fraction.is_finite() {
+            return Err(RpcError::field("fraction", "must be a finite number"));
+        }
+        let (messages, _) = parse("messages", params.messages)?;
+        let truncation_id = uuid::Uuid::new_v4().to_string();
+        let truncated =
+            truncate_by_fraction(&messages, params.fraction, &truncation_id, &SystemClock);
+        Ok(TruncateHistoryResult {
+            changed: truncated.messages_removed > 0,
+            messages: to_values(&truncated.messages),
+            truncation_id,
+            messages_removed: truncated.messages_removed,
+            visible_indices: truncated.visible_indices,
         })
     }
 }
