@@ -253,3 +253,66 @@ fn cleanup_clears_only_dangling_tags() {
     assert_eq!(clean["changed"], false);
     assert_eq!(clean["changedIndices"], json!([]));
 }
+
+#[test]
+fn the_summarize_request_helpers_answer_like_the_original() {
+    let (_fixture, mut server) = server();
+    let messages = json!([
+        {"role": "assistant", "content": [
+            {"type": "text", "text": "reading"},
+            {"type": "tool_use", "id": "t1", "name": "read_file", "input": {"path": "a.ts", "range": {"start": 1}}},
+            {"type": "tool_use", "id": "t2", "name": "list_files", "input": {}}], "ts": 5},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": [
+                {"type": "text", "text": "no such file"}, {"type": "image", "source": {}}]}], "ts": 6, "extra": 1}
+    ]);
+    let result = server.call(
+        "roo/history/toolBlocksAsText",
+        json!({"messages": messages}),
+    );
+    assert_eq!(result["changed"], true);
+    assert_eq!(
+        result["messages"][0]["content"],
+        json!([{"type": "text", "text": "reading"},
+               {"type": "text", "text": "[Tool Use: read_file]\npath: a.ts\nrange: {\n  \"start\": 1\n}"},
+               {"type": "text", "text": "[Tool Use: list_files]\n"}])
+    );
+    assert_eq!(
+        result["messages"][1],
+        json!({"role": "user", "content": [{"type": "text", "text": "[Tool Result (Error)]\nno such file\n[Image]"}], "ts": 6, "extra": 1})
+    );
+
+    let result = server.call(
+        "roo/history/injectSyntheticToolResults",
+        json!({"messages": messages}),
+    );
+    assert_eq!(result["changed"], true);
+    let added = &result["messages"][2];
+    assert_eq!(added["role"], "user");
+    assert_eq!(
+        added["content"],
+        json!([{"type": "tool_result", "tool_use_id": "t2", "content": "Context condensation triggered. Tool execution deferred."}])
+    );
+    assert!(added["ts"].as_u64().unwrap() > 1_700_000_000_000);
+    let answered = server.call(
+        "roo/history/injectSyntheticToolResults",
+        json!({"messages": result["messages"]}),
+    );
+    assert_eq!(answered["changed"], false);
+
+    let result = server.call(
+        "roo/history/commandBlocks",
+        json!({"message": {"role": "user", "content": [
+            {"type": "text", "text": "a <command name=\"x\">/x</command>"},
+            {"type": "text", "text": "<command>\nmulti\n</command> b"}]}}),
+    );
+    assert_eq!(
+        result["text"],
+        "<command name=\"x\">/x</command>\n<command>\nmulti\n</command>"
+    );
+    let none = server.call(
+        "roo/history/commandBlocks",
+        json!({"message": {"role": "user", "content": "plain"}}),
+    );
+    assert_eq!(none["text"], "");
+}

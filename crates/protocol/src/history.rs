@@ -225,3 +225,50 @@ pub struct TruncateHistoryResult {
     /// Indices into `messages` of what stays visible, the marker excluded (what to count).
     pub visible_indices: Vec<usize>,
 }
+
+/// Params of `roo/history/toolBlocksAsText` (the original's `transformMessagesForCondensing`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolBlocksAsTextParams {
+    /// The messages whose `tool_use` and `tool_result` blocks become text blocks.
+    pub messages: Vec<Value>,
+}
+
+/// Result of `roo/history/toolBlocksAsText` and `roo/history/injectSyntheticToolResults`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ShapedHistoryResult {
+    /// The messages (every field but the content kept).
+    pub messages: Vec<Value>,
+    /// Whether any message changed or was added.
+    pub changed: bool,
+}
+
+/// Params of `roo/history/injectSyntheticToolResults`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct InjectSyntheticToolResultsParams {
+    /// The messages to summarize.
+    pub messages: Vec<Value>,
+}
+
+/// Params of `roo/history/commandBlocks` (the original's `extractCommandBlocks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CommandBlocksParams {
+    /// One message.
+    pub message: Value,
+}
+
+/// Result of `roo/history/commandBlocks`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CommandBlocksResult {
+    /// Every `<command…>…</command>` block of the message's text, joined with `\n` (`""`: none).
+    pub text: String,
+}

@@ -80,6 +80,12 @@ macro_rules! for_each_request {
             HistoryCleanup = HISTORY_CLEANUP "roo/history/cleanup", history::CleanupHistoryParams => history::CleanupHistoryResult, blocking;
             /// The sliding window alone: hide a fraction of the visible history behind a marker.
             HistoryTruncate = HISTORY_TRUNCATE "roo/history/truncate", history::TruncateHistoryParams => history::TruncateHistoryResult, blocking;
+            /// Tool blocks as text, for a summarization request (`transformMessagesForCondensing`).
+            HistoryToolBlocksAsText = HISTORY_TOOL_BLOCKS_AS_TEXT "roo/history/toolBlocksAsText", history::ToolBlocksAsTextParams => history::ShapedHistoryResult, blocking;
+            /// Answers every orphan tool use, for a summarization request.
+            HistoryInjectSyntheticToolResults = HISTORY_INJECT_SYNTHETIC_TOOL_RESULTS "roo/history/injectSyntheticToolResults", history::InjectSyntheticToolResultsParams => history::ShapedHistoryResult, blocking;
+            /// The `<command>` blocks of a message (`extractCommandBlocks`).
+            HistoryCommandBlocks = HISTORY_COMMAND_BLOCKS "roo/history/commandBlocks", history::CommandBlocksParams => history::CommandBlocksResult, blocking;
             /// Count tokens of text, blocks or a whole history.
             TokensCount = TOKENS_COUNT "roo/tokens/count", history::CountTokensParams => history::CountTokensResult, blocking;
             /// Record that a task has a file in context (and watch it).

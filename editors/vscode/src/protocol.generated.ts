@@ -206,6 +206,8 @@ export interface RooProtocolDefinitions {
   ClassifyErrorResult: ClassifyErrorResult;
   CleanupHistoryParams: CleanupHistoryParams;
   CleanupHistoryResult: CleanupHistoryResult;
+  CommandBlocksParams: CommandBlocksParams;
+  CommandBlocksResult: CommandBlocksResult;
   CommandVerdict: CommandVerdict;
   CondenseParams: CondenseParams;
   CondenseResult: CondenseResult;
@@ -253,6 +255,7 @@ export interface RooProtocolDefinitions {
   IgnoreFileName: IgnoreFileName;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  InjectSyntheticToolResultsParams: InjectSyntheticToolResultsParams;
   ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
   ManageContextResult: ManageContextResult;
@@ -289,6 +292,7 @@ export interface RooProtocolDefinitions {
   SetIgnoreRulesParams: SetIgnoreRulesParams;
   SetIgnoreRulesResult: SetIgnoreRulesResult;
   Settings: Settings;
+  ShapedHistoryResult: ShapedHistoryResult;
   SummarizerModel: SummarizerModel;
   SummaryVerificationInfo: SummaryVerificationInfo;
   TakeRecentlyModifiedParams: TakeRecentlyModifiedParams;
@@ -296,6 +300,7 @@ export interface RooProtocolDefinitions {
   TodoEntry: TodoEntry;
   TodoEntryStatus: TodoEntryStatus;
   TokenCountMode: TokenCountMode;
+  ToolBlocksAsTextParams: ToolBlocksAsTextParams;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   TrackedFileAction: TrackedFileAction;
@@ -489,6 +494,32 @@ export interface CleanupHistoryResult {
    * Indices of the messages that changed.
    */
   changedIndices: number[];
+}
+/**
+ * Params of `roo/history/commandBlocks` (the original's `extractCommandBlocks`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CommandBlocksParams".
+ */
+export interface CommandBlocksParams {
+  /**
+   * One message.
+   */
+  message: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Result of `roo/history/commandBlocks`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CommandBlocksResult".
+ */
+export interface CommandBlocksResult {
+  /**
+   * Every `<command…>…</command>` block of the message's text, joined with `\n` (`""`: none).
+   */
+  text: string;
 }
 /**
  * Params of `roo/context/condense`: the original's `summarizeConversation`, one condense now
@@ -1635,6 +1666,18 @@ export interface IgnoreInstructionsResult {
   activeIgnoreFile?: string | null;
 }
 /**
+ * Params of `roo/history/injectSyntheticToolResults`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "InjectSyntheticToolResultsParams".
+ */
+export interface InjectSyntheticToolResultsParams {
+  /**
+   * The messages to summarize.
+   */
+  messages: unknown[];
+}
+/**
  * Params of `roo/context/manage`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2514,6 +2557,22 @@ export interface Settings {
   warmTokenizer?: boolean | null;
 }
 /**
+ * Result of `roo/history/toolBlocksAsText` and `roo/history/injectSyntheticToolResults`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ShapedHistoryResult".
+ */
+export interface ShapedHistoryResult {
+  /**
+   * The messages (every field but the content kept).
+   */
+  messages: unknown[];
+  /**
+   * Whether any message changed or was added.
+   */
+  changed: boolean;
+}
+/**
  * Params of `roo/files/takeRecentlyModified`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2533,6 +2592,18 @@ export interface TakeRecentlyModifiedParams {
    * Bounds of the diffs (with `withDiffs`); each absent field keeps its default.
    */
   limits?: DiffLimits | null;
+}
+/**
+ * Params of `roo/history/toolBlocksAsText` (the original's `transformMessagesForCondensing`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ToolBlocksAsTextParams".
+ */
+export interface ToolBlocksAsTextParams {
+  /**
+   * The messages whose `tool_use` and `tool_result` blocks become text blocks.
+   */
+  messages: unknown[];
 }
 /**
  * Params of `roo/files/track`.
@@ -2933,6 +3004,9 @@ export interface RooRequests {
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/history/cleanup": { params: CleanupHistoryParams; result: CleanupHistoryResult };
   "roo/history/truncate": { params: TruncateHistoryParams; result: TruncateHistoryResult };
+  "roo/history/toolBlocksAsText": { params: ToolBlocksAsTextParams; result: ShapedHistoryResult };
+  "roo/history/injectSyntheticToolResults": { params: InjectSyntheticToolResultsParams; result: ShapedHistoryResult };
+  "roo/history/commandBlocks": { params: CommandBlocksParams; result: CommandBlocksResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
@@ -2988,6 +3062,9 @@ export const ROO_REQUEST_METHODS = {
   historyRewind: "roo/history/rewind",
   historyCleanup: "roo/history/cleanup",
   historyTruncate: "roo/history/truncate",
+  historyToolBlocksAsText: "roo/history/toolBlocksAsText",
+  historyInjectSyntheticToolResults: "roo/history/injectSyntheticToolResults",
+  historyCommandBlocks: "roo/history/commandBlocks",
   tokensCount: "roo/tokens/count",
   filesTrack: "roo/files/track",
   filesMarkRooEdited: "roo/files/markRooEdited",

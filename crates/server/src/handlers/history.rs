@@ -4,8 +4,9 @@
 use roo_context_core::context::truncate_by_fraction;
 use roo_context_core::conversation::{
     ApiMessage, Diagnostic, RewindOptions, RewindTarget, Role, SystemClock,
-    cleanup_after_truncation, content_tokens, effective_api_history, history_token_breakdown,
-    merge_consecutive_api_messages, messages_since_last_summary, parse_history, rewind,
+    cleanup_after_truncation, content_tokens, effective_api_history, extract_command_blocks,
+    history_token_breakdown, inject_synthetic_tool_results, merge_consecutive_api_messages,
+    messages_since_last_summary, parse_history, rewind, transform_messages_for_condensing,
 };
 use roo_context_protocol::history::*;
 use serde_json::Value;
@@ -176,6 +177,56 @@ impl Handler for requests::HistoryTruncate {
             messages_removed: truncated.messages_removed,
             visible_indices: truncated.visible_indices,
         })
+    }
+}
+
+/// `roo/history/toolBlocksAsText`.
+impl Handler for requests::HistoryToolBlocksAsText {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: ToolBlocksAsTextParams,
+    ) -> Result<ShapedHistoryResult, RpcError> {
+        let (messages, _) = parse("messages", params.messages)?;
+        let shaped = transform_messages_for_condensing(&messages);
+        Ok(ShapedHistoryResult {
+            messages: to_values(shaped.messages.iter().map(|m| m.as_ref())),
+            changed: shaped.changed,
+        })
+    }
+}
+
+/// `roo/history/injectSyntheticToolResults`.
+impl Handler for requests::HistoryInjectSyntheticToolResults {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: InjectSyntheticToolResultsParams,
+    ) -> Result<ShapedHistoryResult, RpcError> {
+        let (messages, _) = parse("messages", params.messages)?;
+        let shaped = inject_synthetic_tool_results(&messages, &SystemClock);
+        Ok(ShapedHistoryResult {
+            messages: to_values(shaped.messages.iter().map(|m| m.as_ref())),
+            changed: shaped.changed,
+        })
+    }
+}
+
+/// `roo/history/commandBlocks`.
+impl Handler for requests::HistoryCommandBlocks {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: CommandBlocksParams,
+    ) -> Result<CommandBlocksResult, RpcError> {
+        let (messages, _) = parse("message", vec![params.message])?;
+        Ok(CommandBlocksResult {
+            text: messages
+                .first()
+                .map(extract_command_blocks)
+                .unwrap_or_default(),
+        })
+    }
+
+    fn heavy(_params: &CommandBlocksParams) -> bool {
+        false
     }
 }
 

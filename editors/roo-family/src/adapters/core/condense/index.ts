@@ -6,8 +6,12 @@
 // the summary (`roo/host/summarize`), answered here with the task's `ApiHandler.createMessage`.
 // The host keeps what is the host's: its telemetry, its provider's image transform on the
 // outgoing request, its folded file context (handed over as sections) and its provider's token
-// count. The helpers below that are re-exported from the original are used by nothing here.
+// count. The helpers of the summarize request (tool blocks as text, synthetic tool results,
+// command blocks) are the sidecar's too (`roo/history/toolBlocksAsText`,
+// `roo/history/injectSyntheticToolResults`, `roo/history/commandBlocks`); the two thresholds are
+// the original's constants, re-exported.
 
+import type { Anthropic } from "@anthropic-ai/sdk"
 import type { ApiMessage } from "../task-persistence/apiMessages"
 import type { ApiHandler, ApiHandlerCreateMessageMetadata } from "../../api"
 import type { RooIgnoreController } from "../ignore/RooIgnoreController"
@@ -18,16 +22,7 @@ import { maybeRemoveImageBlocks } from "../../api/transform/image-cleaning"
 import { generateFoldedFileContext } from "./foldedFileContext"
 import { callAsync, callSync, taggedMetadata, withHost, SidecarError, type Target } from "../../../bridge/sidecar"
 
-export {
-	toolUseToText,
-	toolResultToText,
-	convertToolBlocksToText,
-	transformMessagesForCondensing,
-	injectSyntheticToolResults,
-	extractCommandBlocks,
-	MIN_CONDENSE_THRESHOLD,
-	MAX_CONDENSE_THRESHOLD,
-} from "./index?roo-original"
+export { MIN_CONDENSE_THRESHOLD, MAX_CONDENSE_THRESHOLD } from "./index?roo-original"
 export type { FoldedFileContextResult, FoldedFileContextOptions } from "./foldedFileContext"
 
 const history: Target = { folders: [] }
@@ -222,4 +217,45 @@ export function cleanupAfterTruncation(messages: ApiMessage[]): ApiMessage[] {
 	)
 	const changed = new Set(answer.changedIndices)
 	return messages.map((message, i) => (changed.has(i) ? answer.messages[i] : message))
+}
+
+type Content = string | Anthropic.Messages.ContentBlockParam[]
+
+/** Tool blocks as text blocks (the other fields of each message kept). */
+function toolBlocksAsText<T>(messages: T[]): T[] {
+	return callSync<{ messages: T[] }>(history, "roo/history/toolBlocksAsText", { messages }).messages
+}
+
+export function toolUseToText(block: Anthropic.Messages.ToolUseBlockParam): string {
+	return (toolBlocksAsText([{ role: "assistant", content: [block] }])[0].content as any)[0].text
+}
+
+export function toolResultToText(block: Anthropic.Messages.ToolResultBlockParam): string {
+	return (toolBlocksAsText([{ role: "user", content: [block] }])[0].content as any)[0].text
+}
+
+export function convertToolBlocksToText(content: Content): Content {
+	if (typeof content === "string") return content
+	return toolBlocksAsText([{ role: "user", content }])[0].content
+}
+
+export function transformMessagesForCondensing<
+	T extends { role: string; content: string | Anthropic.Messages.ContentBlockParam[] },
+>(messages: T[]): T[] {
+	return toolBlocksAsText(messages)
+}
+
+export function injectSyntheticToolResults(messages: ApiMessage[]): ApiMessage[] {
+	const answer = callSync<{ messages: ApiMessage[]; changed: boolean }>(
+		history,
+		"roo/history/injectSyntheticToolResults",
+		{ messages },
+	)
+	if (!answer.changed) return messages
+	// The input's messages as they were, then the sidecar's answers to the orphan tool uses.
+	return [...messages, ...answer.messages.slice(messages.length)]
+}
+
+export function extractCommandBlocks(message: ApiMessage): string {
+	return callSync<{ text: string }>(history, "roo/history/commandBlocks", { message }).text
 }
