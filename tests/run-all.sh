@@ -61,5 +61,6 @@ elif [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
   export ROO_CONTEXT_BIN="$target_dir/debug/roo-context"
   bash editors/roo-family/run.sh roo
   bash editors/roo-family/run.sh roo --control -- core/protect core/ignore utils/__tests__/tiktoken \
-    core/task/__tests__/mergeConsecutiveApiMessages
+    core/task/__tests__/mergeConsecutiveApiMessages core/condense core/context-management \
+    core/context/ core/message-manager
 fi

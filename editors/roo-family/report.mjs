@@ -97,7 +97,10 @@ if (mode === "swap") {
 const modules = new Map()
 for (const [k, t] of tests) {
 	const base = path.basename(t.file).replace(/\.(spec|test)\.tsx?$/, "").split(".")[0]
-	const dir = path.dirname(path.dirname(t.file))
+	// A spec in `__tests__/` is named after its module's folder; one beside its module (as
+	// message-manager/index.spec.ts) after its own folder.
+	const folder = path.dirname(t.file)
+	const dir = path.basename(folder) === "__tests__" ? path.dirname(folder) : folder
 	const module = `${dir}/${base}${isDerived(t.file) ? " (derived)" : ""}`
 	if (!modules.has(module)) modules.set(module, { total: 0, passed: 0, reached: 0 })
 	const m = modules.get(module)

@@ -22,6 +22,7 @@ mod fold_priority;
 mod gate;
 mod guard;
 mod history;
+mod host_flow;
 mod images;
 mod in_process;
 mod journal;

@@ -677,6 +677,96 @@ pub struct WillManageContextResult {
     pub context_percent: f64,
     /// The threshold in force.
     pub threshold: f64,
+    /// Whether an automatic run would first condense (auto-condense on, and the threshold
+    /// reached or the budget exceeded).
+    #[serde(default)]
+    pub should_condense: bool,
+    /// Whether the context exceeds `allowedTokens`: when no condense succeeds, hide
+    /// `truncateFraction` of the visible history (`roo/history/truncate`).
+    #[serde(default)]
+    pub over_budget: bool,
+    /// The share the fallback truncation hides (0.5).
+    #[serde(default)]
+    pub truncate_fraction: f64,
+    /// Non-fatal notes (an invalid profile threshold).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// Params of `roo/context/condense`: the original's `summarizeConversation`, one condense now
+/// (no threshold, no budget: the caller decided), the summary written by the host's model
+/// through `roo/host/summarize`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CondenseParams {
+    /// The full stored API history.
+    pub messages: Vec<Value>,
+    /// The original's `isAutomaticTrigger`: environment details go into the summary.
+    #[serde(default)]
+    pub automatic: bool,
+    /// `customSupportPrompts.CONDENSE`: used verbatim when non-blank.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom_condensing_prompt: Option<String>,
+    /// Pre-rendered `<environment_details>` (automatic runs only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub environment_details: Option<String>,
+    /// Folded file context sections the host made itself, one text block each; when absent the
+    /// sidecar folds `filesReadByRoo` itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folded_file_sections: Option<Vec<String>>,
+    /// Files the task read, most recently read first (folded by the sidecar when
+    /// `foldedFileSections` is absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub files_read_by_roo: Option<Vec<String>>,
+    /// Base folder of relative `filesReadByRoo` paths.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The summarizing model (its window bounds the request; without one the request is sent
+    /// as it is).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summarizer: Option<SummarizerModel>,
+    /// How long to wait for `roo/host/summarize` (default 120000 ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
+    /// The task id, passed through to the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// Opaque request metadata, passed through to the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
+}
+
+/// Result of `roo/context/condense`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CondenseResult {
+    /// Whether a summary was appended.
+    pub changed: bool,
+    /// The tagged history with the summary last; present only when `changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<Value>>,
+    /// The trimmed summary text (empty on failure).
+    pub summary: String,
+    /// Cost of the summarizer call.
+    pub cost: f64,
+    /// The summary's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condense_id: Option<String>,
+    /// Model-facing tokens afterwards (system prompt not included: the sidecar was not given
+    /// it), counted by the sidecar; a host with its own counter counts the summary message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_tokens: Option<u64>,
+    /// The user-facing error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Details of the error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_details: Option<String>,
+    /// How the summarize request was shortened, when one was sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_degradation: Option<RequestDegradationInfo>,
 }
 
 /// Params of `roo/context/classifyError`.

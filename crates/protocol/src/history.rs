@@ -173,3 +173,102 @@ fn integral_as_integer<S: serde::Serializer>(
         serializer.serialize_f64(*value)
     }
 }
+
+/// Params of `roo/history/cleanup` (the original's `cleanupAfterTruncation`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CleanupHistoryParams {
+    /// The stored API history after a rewind or deletion.
+    pub messages: Vec<Value>,
+}
+
+/// Result of `roo/history/cleanup`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CleanupHistoryResult {
+    /// The history with every `condenseParent` / `truncationParent` whose summary or marker is
+    /// gone removed (the messages it hid are visible again).
+    pub messages: Vec<Value>,
+    /// Whether any message changed.
+    pub changed: bool,
+    /// Indices of the messages that changed.
+    pub changed_indices: Vec<usize>,
+}
+
+/// Params of `roo/history/truncate`: the sliding window alone (the original's
+/// `truncateConversation(messages, fracToRemove)`), no budget and no recovery.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TruncateHistoryParams {
+    /// The stored API history.
+    pub messages: Vec<Value>,
+    /// Share (0–1) of the visible messages after the first to hide, rounded down to an even count.
+    pub fraction: f64,
+}
+
+/// Result of `roo/history/truncate`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TruncateHistoryResult {
+    /// The tagged history with its marker (the input when nothing was hidden).
+    pub messages: Vec<Value>,
+    /// Whether anything was hidden.
+    pub changed: bool,
+    /// The truncation's id (also when nothing was hidden, as the original returns one).
+    pub truncation_id: String,
+    /// Messages hidden (even; 0 changes nothing).
+    pub messages_removed: usize,
+    /// Indices into `messages` of what stays visible, the marker excluded (what to count).
+    pub visible_indices: Vec<usize>,
+}
+
+/// Params of `roo/history/toolBlocksAsText` (the original's `transformMessagesForCondensing`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ToolBlocksAsTextParams {
+    /// The messages whose `tool_use` and `tool_result` blocks become text blocks.
+    pub messages: Vec<Value>,
+}
+
+/// Result of `roo/history/toolBlocksAsText` and `roo/history/injectSyntheticToolResults`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ShapedHistoryResult {
+    /// The messages (every field but the content kept).
+    pub messages: Vec<Value>,
+    /// Whether any message changed or was added.
+    pub changed: bool,
+}
+
+/// Params of `roo/history/injectSyntheticToolResults`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct InjectSyntheticToolResultsParams {
+    /// The messages to summarize.
+    pub messages: Vec<Value>,
+}
+
+/// Params of `roo/history/commandBlocks` (the original's `extractCommandBlocks`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CommandBlocksParams {
+    /// One message.
+    pub message: Value,
+}
+
+/// Result of `roo/history/commandBlocks`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CommandBlocksResult {
+    /// Every `<command…>…</command>` block of the message's text, joined with `\n` (`""`: none).
+    pub text: String,
+}

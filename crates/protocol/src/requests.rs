@@ -76,6 +76,16 @@ macro_rules! for_each_request {
             HistoryMerge = HISTORY_MERGE "roo/history/merge", history::MergeHistoryParams => history::MergeHistoryResult, blocking;
             /// Rewind the API history to a UI event.
             HistoryRewind = HISTORY_REWIND "roo/history/rewind", history::RewindParams => history::RewindResult, blocking;
+            /// Clear the tags whose summary or marker is gone (`cleanupAfterTruncation`).
+            HistoryCleanup = HISTORY_CLEANUP "roo/history/cleanup", history::CleanupHistoryParams => history::CleanupHistoryResult, blocking;
+            /// The sliding window alone: hide a fraction of the visible history behind a marker.
+            HistoryTruncate = HISTORY_TRUNCATE "roo/history/truncate", history::TruncateHistoryParams => history::TruncateHistoryResult, blocking;
+            /// Tool blocks as text, for a summarization request (`transformMessagesForCondensing`).
+            HistoryToolBlocksAsText = HISTORY_TOOL_BLOCKS_AS_TEXT "roo/history/toolBlocksAsText", history::ToolBlocksAsTextParams => history::ShapedHistoryResult, blocking;
+            /// Answers every orphan tool use, for a summarization request.
+            HistoryInjectSyntheticToolResults = HISTORY_INJECT_SYNTHETIC_TOOL_RESULTS "roo/history/injectSyntheticToolResults", history::InjectSyntheticToolResultsParams => history::ShapedHistoryResult, blocking;
+            /// The `<command>` blocks of a message (`extractCommandBlocks`).
+            HistoryCommandBlocks = HISTORY_COMMAND_BLOCKS "roo/history/commandBlocks", history::CommandBlocksParams => history::CommandBlocksResult, blocking;
             /// Count tokens of text, blocks or a whole history.
             TokensCount = TOKENS_COUNT "roo/tokens/count", history::CountTokensParams => history::CountTokensResult, blocking;
             /// Record that a task has a file in context (and watch it).
@@ -94,6 +104,8 @@ macro_rules! for_each_request {
             FilesDisposeTask = FILES_DISPOSE_TASK "roo/files/disposeTask", files::FilesTaskParams => files::DisposeTaskResult, waiting;
             /// Condense or truncate the history (manual, automatic or emergency trigger).
             ContextManage = CONTEXT_MANAGE "roo/context/manage", context::ManageContextParams => context::ManageContextResult, waiting;
+            /// One condense now (`summarizeConversation`): no threshold or budget, the host writes the summary.
+            ContextCondense = CONTEXT_CONDENSE "roo/context/condense", context::CondenseParams => context::CondenseResult, waiting;
             /// Whether an automatic `roo/context/manage` would act (numbers only).
             ContextWillManage = CONTEXT_WILL_MANAGE "roo/context/willManage", context::WillManageContextParams => context::WillManageContextResult, blocking;
             /// Whether a provider error is a context-window-exceeded error.

@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const ADAPTERS = path.resolve(here, "../src/adapters")
+/** The import query that names an original module itself (left un-swapped). */
+export const ORIGINAL = "roo-original"
 
 /** Original file (absolute, under `upstreamSrc`) → adapter file, for every adapter. */
 export function adapterMap(upstreamSrc) {
@@ -36,22 +38,36 @@ export function rooContextAdapters({ upstreamSrc, enabled = true }) {
 	return {
 		name: "roo-context-adapters",
 		enforce: "pre",
-		// An adapter imports the agent's own modules (its `utils/fs`, its types) by the path the
-		// original would use: a relative import that leads nowhere inside the adapters resolves
-		// from the original's folder.
+		// An adapter imports the agent's own modules (its `utils/fs`, its types, the other
+		// swapped modules) by the path the original would use: a relative import that leads
+		// inside the adapters' tree resolves from the original's folder, so it reaches the module
+		// under the original's id (swapped or not, and mocked as the suite mocks it). An import
+		// with the query `?roo-original` is the original module itself, never swapped (an adapter
+		// re-exports from it what is not a decision).
 		async resolveId(source, importer, options) {
-			if (!importer || !importer.startsWith(ADAPTERS) || !source.startsWith(".")) return null
-			const candidate = path.resolve(path.dirname(importer), source)
-			const inside = ["", ".ts", ".mjs", ".js"].some((ext) => fs.existsSync(candidate + ext))
-			if (inside) return null
+			if (!importer || !importer.startsWith(ADAPTERS)) return null
+			const originalImporter = path.join(upstreamSrc, path.relative(ADAPTERS, importer.split("?")[0]))
+			if (!source.startsWith(".")) {
+				// A package (`@roo-code/telemetry`) as the original's folder resolves it, so the
+				// suite's `vi.mock` of it applies to the adapter too.
+				if (source.startsWith("node:") || path.isAbsolute(source)) return null
+				return this.resolve(source, originalImporter, { ...options, skipSelf: true })
+			}
+			const [bare, query] = source.split("?")
+			const candidate = path.resolve(path.dirname(importer), bare)
+			if (!candidate.startsWith(ADAPTERS + path.sep) && candidate !== ADAPTERS) return null
 			const original = path.join(upstreamSrc, path.relative(ADAPTERS, candidate))
-			return this.resolve(original, path.join(upstreamSrc, path.relative(ADAPTERS, importer)), {
+			const resolved = await this.resolve(original, originalImporter, {
 				...options,
 				skipSelf: true,
 			})
+			if (!resolved || query !== ORIGINAL) return resolved
+			return { ...resolved, id: `${resolved.id.split("?")[0]}?${ORIGINAL}` }
 		},
 		load(id) {
-			const adapter = map.get(id.split("?")[0])
+			const [file, query] = id.split("?")
+			if (query === ORIGINAL) return fs.readFileSync(file, "utf8")
+			const adapter = map.get(file)
 			if (!adapter) return null
 			const source = fs.readFileSync(adapter, "utf8")
 			const reexport = [`export * from ${JSON.stringify(adapter)}`]

@@ -204,7 +204,13 @@ export interface RooProtocolDefinitions {
   CancelReason: CancelReason;
   ClassifyErrorParams: ClassifyErrorParams;
   ClassifyErrorResult: ClassifyErrorResult;
+  CleanupHistoryParams: CleanupHistoryParams;
+  CleanupHistoryResult: CleanupHistoryResult;
+  CommandBlocksParams: CommandBlocksParams;
+  CommandBlocksResult: CommandBlocksResult;
   CommandVerdict: CommandVerdict;
+  CondenseParams: CondenseParams;
+  CondenseResult: CondenseResult;
   ContextBudgetInfo: ContextBudgetInfo;
   ContextCondense: ContextCondense;
   ContextEventMessage: ContextEventMessage;
@@ -249,6 +255,7 @@ export interface RooProtocolDefinitions {
   IgnoreFileName: IgnoreFileName;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  InjectSyntheticToolResultsParams: InjectSyntheticToolResultsParams;
   ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
   ManageContextResult: ManageContextResult;
@@ -285,6 +292,7 @@ export interface RooProtocolDefinitions {
   SetIgnoreRulesParams: SetIgnoreRulesParams;
   SetIgnoreRulesResult: SetIgnoreRulesResult;
   Settings: Settings;
+  ShapedHistoryResult: ShapedHistoryResult;
   SummarizerModel: SummarizerModel;
   SummaryVerificationInfo: SummaryVerificationInfo;
   TakeRecentlyModifiedParams: TakeRecentlyModifiedParams;
@@ -292,10 +300,13 @@ export interface RooProtocolDefinitions {
   TodoEntry: TodoEntry;
   TodoEntryStatus: TodoEntryStatus;
   TokenCountMode: TokenCountMode;
+  ToolBlocksAsTextParams: ToolBlocksAsTextParams;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   TrackedFileAction: TrackedFileAction;
   TrackedFileInfo: TrackedFileInfo;
+  TruncateHistoryParams: TruncateHistoryParams;
+  TruncateHistoryResult: TruncateHistoryResult;
   ValidateAccessParams: ValidateAccessParams;
   ValidateAccessResult: ValidateAccessResult;
   ValidateCommandParams: ValidateCommandParams;
@@ -450,6 +461,209 @@ export interface ClassifyErrorResult {
    * Whether it is a context-window-exceeded error (then retry with `trigger: "emergency"`).
    */
   isContextWindowError: boolean;
+}
+/**
+ * Params of `roo/history/cleanup` (the original's `cleanupAfterTruncation`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CleanupHistoryParams".
+ */
+export interface CleanupHistoryParams {
+  /**
+   * The stored API history after a rewind or deletion.
+   */
+  messages: unknown[];
+}
+/**
+ * Result of `roo/history/cleanup`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CleanupHistoryResult".
+ */
+export interface CleanupHistoryResult {
+  /**
+   * The history with every `condenseParent` / `truncationParent` whose summary or marker is
+   * gone removed (the messages it hid are visible again).
+   */
+  messages: unknown[];
+  /**
+   * Whether any message changed.
+   */
+  changed: boolean;
+  /**
+   * Indices of the messages that changed.
+   */
+  changedIndices: number[];
+}
+/**
+ * Params of `roo/history/commandBlocks` (the original's `extractCommandBlocks`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CommandBlocksParams".
+ */
+export interface CommandBlocksParams {
+  /**
+   * One message.
+   */
+  message: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * Result of `roo/history/commandBlocks`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CommandBlocksResult".
+ */
+export interface CommandBlocksResult {
+  /**
+   * Every `<command…>…</command>` block of the message's text, joined with `\n` (`""`: none).
+   */
+  text: string;
+}
+/**
+ * Params of `roo/context/condense`: the original's `summarizeConversation`, one condense now
+ * (no threshold, no budget: the caller decided), the summary written by the host's model
+ * through `roo/host/summarize`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CondenseParams".
+ */
+export interface CondenseParams {
+  /**
+   * The full stored API history.
+   */
+  messages: unknown[];
+  /**
+   * The original's `isAutomaticTrigger`: environment details go into the summary.
+   */
+  automatic?: boolean;
+  /**
+   * `customSupportPrompts.CONDENSE`: used verbatim when non-blank.
+   */
+  customCondensingPrompt?: string | null;
+  /**
+   * Pre-rendered `<environment_details>` (automatic runs only).
+   */
+  environmentDetails?: string | null;
+  /**
+   * Folded file context sections the host made itself, one text block each; when absent the
+   * sidecar folds `filesReadByRoo` itself.
+   */
+  foldedFileSections?: string[] | null;
+  /**
+   * Files the task read, most recently read first (folded by the sidecar when
+   * `foldedFileSections` is absent).
+   */
+  filesReadByRoo?: string[] | null;
+  /**
+   * Base folder of relative `filesReadByRoo` paths.
+   */
+  cwd?: string | null;
+  /**
+   * The summarizing model (its window bounds the request; without one the request is sent
+   * as it is).
+   */
+  summarizer?: SummarizerModel | null;
+  /**
+   * How long to wait for `roo/host/summarize` (default 120000 ms).
+   */
+  timeoutMs?: number | null;
+  /**
+   * The task id, passed through to the host.
+   */
+  taskId?: string | null;
+  /**
+   * Opaque request metadata, passed through to the host.
+   */
+  metadata?: {
+    [k: string]: unknown;
+  };
+}
+/**
+ * The model that writes summaries (defaults: the conversing model's window and output limit).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SummarizerModel".
+ */
+export interface SummarizerModel {
+  /**
+   * Its context window; default `contextWindow`.
+   */
+  contextWindow?: number | null;
+  /**
+   * Its output limit; default `maxTokens`.
+   */
+  maxTokens?: number | null;
+  /**
+   * Whether it accepts images (default `false`: images become `[Referenced image in conversation]`).
+   */
+  supportsImages?: boolean | null;
+}
+/**
+ * Result of `roo/context/condense`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CondenseResult".
+ */
+export interface CondenseResult {
+  /**
+   * Whether a summary was appended.
+   */
+  changed: boolean;
+  /**
+   * The tagged history with the summary last; present only when `changed`.
+   */
+  messages?: unknown[] | null;
+  /**
+   * The trimmed summary text (empty on failure).
+   */
+  summary: string;
+  /**
+   * Cost of the summarizer call.
+   */
+  cost: number;
+  /**
+   * The summary's id.
+   */
+  condenseId?: string | null;
+  /**
+   * Model-facing tokens afterwards (system prompt not included: the sidecar was not given
+   * it), counted by the sidecar; a host with its own counter counts the summary message.
+   */
+  summaryTokens?: number | null;
+  /**
+   * The user-facing error.
+   */
+  error?: string | null;
+  /**
+   * Details of the error.
+   */
+  errorDetails?: string | null;
+  /**
+   * How the summarize request was shortened, when one was sent.
+   */
+  requestDegradation?: RequestDegradationInfo | null;
+}
+/**
+ * How the summarize request was shortened to fit the summarizer's window.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "RequestDegradationInfo".
+ */
+export interface RequestDegradationInfo {
+  /**
+   * Tool results shortened, largest first.
+   */
+  toolResultsShrunk: number;
+  /**
+   * Messages between the first and the most recent ones left out.
+   */
+  messagesOmitted: number;
+  /**
+   * Other texts shortened (last resort).
+   */
+  textsShrunk: number;
 }
 /**
  * The numbers behind a decision.
@@ -1452,6 +1666,18 @@ export interface IgnoreInstructionsResult {
   activeIgnoreFile?: string | null;
 }
 /**
+ * Params of `roo/history/injectSyntheticToolResults`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "InjectSyntheticToolResultsParams".
+ */
+export interface InjectSyntheticToolResultsParams {
+  /**
+   * The messages to summarize.
+   */
+  messages: unknown[];
+}
+/**
  * Params of `roo/context/manage`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -1550,26 +1776,6 @@ export interface ManageContextParams {
    * Verify the summary and repair what it lost. Absent: no verification (today's result).
    */
   verify?: VerifyOptions | null;
-}
-/**
- * The model that writes summaries (defaults: the conversing model's window and output limit).
- *
- * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
- * via the `definition` "SummarizerModel".
- */
-export interface SummarizerModel {
-  /**
-   * Its context window; default `contextWindow`.
-   */
-  contextWindow?: number | null;
-  /**
-   * Its output limit; default `maxTokens`.
-   */
-  maxTokens?: number | null;
-  /**
-   * Whether it accepts images (default `false`: images become `[Referenced image in conversation]`).
-   */
-  supportsImages?: boolean | null;
 }
 /**
  * Summary verification options (`verify` of `roo/context/manage` and
@@ -1728,26 +1934,6 @@ export interface ManageContextResult {
    * the condense was refused because of it).
    */
   verification?: SummaryVerificationInfo | null;
-}
-/**
- * How the summarize request was shortened to fit the summarizer's window.
- *
- * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
- * via the `definition` "RequestDegradationInfo".
- */
-export interface RequestDegradationInfo {
-  /**
-   * Tool results shortened, largest first.
-   */
-  toolResultsShrunk: number;
-  /**
-   * Messages between the first and the most recent ones left out.
-   */
-  messagesOmitted: number;
-  /**
-   * Other texts shortened (last resort).
-   */
-  textsShrunk: number;
 }
 /**
  * Params of `roo/files/markRooEdited`.
@@ -2371,6 +2557,22 @@ export interface Settings {
   warmTokenizer?: boolean | null;
 }
 /**
+ * Result of `roo/history/toolBlocksAsText` and `roo/history/injectSyntheticToolResults`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ShapedHistoryResult".
+ */
+export interface ShapedHistoryResult {
+  /**
+   * The messages (every field but the content kept).
+   */
+  messages: unknown[];
+  /**
+   * Whether any message changed or was added.
+   */
+  changed: boolean;
+}
+/**
  * Params of `roo/files/takeRecentlyModified`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2390,6 +2592,18 @@ export interface TakeRecentlyModifiedParams {
    * Bounds of the diffs (with `withDiffs`); each absent field keeps its default.
    */
   limits?: DiffLimits | null;
+}
+/**
+ * Params of `roo/history/toolBlocksAsText` (the original's `transformMessagesForCondensing`).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ToolBlocksAsTextParams".
+ */
+export interface ToolBlocksAsTextParams {
+  /**
+   * The messages whose `tool_use` and `tool_result` blocks become text blocks.
+   */
+  messages: unknown[];
 }
 /**
  * Params of `roo/files/track`.
@@ -2449,6 +2663,51 @@ export interface TrackResult {
    * Set when this call opened the task and its metadata file was unusable.
    */
   recovery?: MetadataRecovery | null;
+}
+/**
+ * Params of `roo/history/truncate`: the sliding window alone (the original's
+ * `truncateConversation(messages, fracToRemove)`), no budget and no recovery.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TruncateHistoryParams".
+ */
+export interface TruncateHistoryParams {
+  /**
+   * The stored API history.
+   */
+  messages: unknown[];
+  /**
+   * Share (0–1) of the visible messages after the first to hide, rounded down to an even count.
+   */
+  fraction: number;
+}
+/**
+ * Result of `roo/history/truncate`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TruncateHistoryResult".
+ */
+export interface TruncateHistoryResult {
+  /**
+   * The tagged history with its marker (the input when nothing was hidden).
+   */
+  messages: unknown[];
+  /**
+   * Whether anything was hidden.
+   */
+  changed: boolean;
+  /**
+   * The truncation's id (also when nothing was hidden, as the original returns one).
+   */
+  truncationId: string;
+  /**
+   * Messages hidden (even; 0 changes nothing).
+   */
+  messagesRemoved: number;
+  /**
+   * Indices into `messages` of what stays visible, the marker excluded (what to count).
+   */
+  visibleIndices: number[];
 }
 /**
  * Params of `roo/ignore/validateAccess`.
@@ -2678,6 +2937,24 @@ export interface WillManageContextResult {
    * The threshold in force.
    */
   threshold: number;
+  /**
+   * Whether an automatic run would first condense (auto-condense on, and the threshold
+   * reached or the budget exceeded).
+   */
+  shouldCondense?: boolean;
+  /**
+   * Whether the context exceeds `allowedTokens`: when no condense succeeds, hide
+   * `truncateFraction` of the visible history (`roo/history/truncate`).
+   */
+  overBudget?: boolean;
+  /**
+   * The share the fallback truncation hides (0.5).
+   */
+  truncateFraction?: number;
+  /**
+   * Non-fatal notes (an invalid profile threshold).
+   */
+  warnings?: string[];
 }
 /**
  * Params of `roo/workspace/status` (none).
@@ -2725,6 +3002,11 @@ export interface RooRequests {
   "roo/history/effective": { params: EffectiveHistoryParams; result: EffectiveHistoryResult };
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
+  "roo/history/cleanup": { params: CleanupHistoryParams; result: CleanupHistoryResult };
+  "roo/history/truncate": { params: TruncateHistoryParams; result: TruncateHistoryResult };
+  "roo/history/toolBlocksAsText": { params: ToolBlocksAsTextParams; result: ShapedHistoryResult };
+  "roo/history/injectSyntheticToolResults": { params: InjectSyntheticToolResultsParams; result: ShapedHistoryResult };
+  "roo/history/commandBlocks": { params: CommandBlocksParams; result: CommandBlocksResult };
   "roo/tokens/count": { params: CountTokensParams; result: CountTokensResult };
   "roo/files/track": { params: TrackParams; result: TrackResult };
   "roo/files/markRooEdited": { params: MarkRooEditedParams; result: MarkRooEditedResult };
@@ -2734,6 +3016,7 @@ export interface RooRequests {
   "roo/files/takeCheckpointPossible": { params: FilesTaskParams; result: FilesTakeResult };
   "roo/files/disposeTask": { params: FilesTaskParams; result: DisposeTaskResult };
   "roo/context/manage": { params: ManageContextParams; result: ManageContextResult };
+  "roo/context/condense": { params: CondenseParams; result: CondenseResult };
   "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
   "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
   "roo/context/verifySummary": { params: VerifySummaryParams; result: VerifySummaryResult };
@@ -2777,6 +3060,11 @@ export const ROO_REQUEST_METHODS = {
   historyEffective: "roo/history/effective",
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
+  historyCleanup: "roo/history/cleanup",
+  historyTruncate: "roo/history/truncate",
+  historyToolBlocksAsText: "roo/history/toolBlocksAsText",
+  historyInjectSyntheticToolResults: "roo/history/injectSyntheticToolResults",
+  historyCommandBlocks: "roo/history/commandBlocks",
   tokensCount: "roo/tokens/count",
   filesTrack: "roo/files/track",
   filesMarkRooEdited: "roo/files/markRooEdited",
@@ -2786,6 +3074,7 @@ export const ROO_REQUEST_METHODS = {
   filesTakeCheckpointPossible: "roo/files/takeCheckpointPossible",
   filesDisposeTask: "roo/files/disposeTask",
   contextManage: "roo/context/manage",
+  contextCondense: "roo/context/condense",
   contextWillManage: "roo/context/willManage",
   contextClassifyError: "roo/context/classifyError",
   contextVerifySummary: "roo/context/verifySummary",

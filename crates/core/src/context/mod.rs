@@ -16,6 +16,7 @@ mod condense;
 mod manage;
 mod prompts;
 mod shrink;
+mod summarize;
 mod truncate;
 pub mod verify;
 
@@ -48,7 +49,9 @@ pub use shrink::{
     ShrinkScope, ShrunkBlock, TOOL_RESULT_SHRINK_FLOOR_CHARS, shrink_largest_texts,
     tool_result_shrink_notice,
 };
+pub use summarize::{CondenseOutcome, finish_condense};
 pub use truncate::{
-    HistoryEdit, Reduction, TRUNCATION_FRACTION, apply_edits, model_facing_tokens,
-    recovery_failed_error, reduce_context, truncation_marker_text,
+    FractionTruncation, HistoryEdit, Reduction, TRUNCATION_FRACTION, apply_edits,
+    model_facing_tokens, recovery_failed_error, reduce_context, truncate_by_fraction,
+    truncation_marker_text,
 };

@@ -264,3 +264,52 @@ pub(crate) fn reduce_context_with(
         error_details,
     }
 }
+
+/// The sliding window alone (the original's `truncateConversation`): what it hid.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FractionTruncation {
+    /// The tagged history with its marker; exactly the input when nothing was hidden.
+    pub messages: Vec<ApiMessage>,
+    /// Messages hidden (even; 0 changes nothing).
+    pub messages_removed: usize,
+    /// Indices into `messages` of what the model still sees, the marker excluded.
+    pub visible_indices: Vec<usize>,
+}
+
+/// Hides the older `fraction` of the visible messages (the first always stays) behind a marker
+/// with `truncation_id`, with no budget and no recovery: the caller decided to truncate.
+/// Visible, as in [`reduce_context`], is what the model sees minus markers, so messages already
+/// hidden or condensed are never counted again.
+pub fn truncate_by_fraction(
+    messages: &[ApiMessage],
+    fraction: f64,
+    truncation_id: &str,
+    clock: &dyn Clock,
+) -> FractionTruncation {
+    let fraction = if fraction.is_finite() {
+        fraction.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let mut draft = Draft::of(messages);
+    let messages_removed = slide_window(&mut draft, fraction, truncation_id, clock);
+    let result = if messages_removed == 0 {
+        messages.to_vec()
+    } else {
+        draft
+            .messages
+            .into_iter()
+            .map(Cow::into_owned)
+            .collect::<Vec<_>>()
+    };
+    let visible_indices = effective_api_history(&result)
+        .source_indices
+        .into_iter()
+        .filter(|&index| !result[index].is_truncation_marker())
+        .collect();
+    FractionTruncation {
+        messages: result,
+        messages_removed,
+        visible_indices,
+    }
+}

@@ -11,11 +11,13 @@ use roo_context_core::context::verify::{
     VerifySettings, build_addendum, tracked_file_records, verify_summary as verify_text,
 };
 use roo_context_core::context::{
-    ContextAction, ContextEvent, HostError, ManageInput, ManageOutcome, ManageStep,
-    PendingCondense, RequestDegradation, SummarizeReply, SummarizerAnswer, SummarizerInfo,
-    SummaryVerification, ThresholdSettings, ThresholdSource, Trigger, VerifyConfig,
-    WillManageInput, begin_manage, context_percent, effective_threshold, finish_manage,
-    is_context_window_exceeded_error, report, retry_request, will_manage_context,
+    CondenseOutcome, ContextAction, ContextEvent, HostError, ManageInput, ManageOutcome,
+    ManageStep, PendingCondense, RequestDegradation, SummarizeReply, SummarizerAnswer,
+    SummarizerInfo, SummaryExtras, SummaryVerification, TRUNCATION_FRACTION, ThresholdSettings,
+    ThresholdSource, Trigger, VerifyConfig, WillManageInput, begin_manage, build_condense_request,
+    context_percent, effective_threshold, finish_condense, finish_manage,
+    invalid_profile_threshold_warning, is_context_window_exceeded_error, report, retry_request,
+    will_manage_context,
 };
 use roo_context_core::conversation::{
     ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
@@ -440,6 +442,156 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
     }
 }
 
+/// `roo/context/condense`: one condense now (`summarizeConversation`). The guards, the request,
+/// the summary message and the tags are the core's; the host's model writes the text.
+impl WaitingHandler for requests::ContextCondense {
+    async fn handle(deps: Snapshot, params: CondenseParams) -> Result<CondenseResult, RpcError> {
+        condense(deps, params).await
+    }
+}
+
+fn failed_condense(failure: roo_context_core::context::CondenseFailure) -> CondenseResult {
+    CondenseResult {
+        changed: false,
+        messages: None,
+        summary: String::new(),
+        cost: failure.cost,
+        condense_id: None,
+        summary_tokens: None,
+        error: Some(failure.error),
+        error_details: failure.error_details,
+        request_degradation: None,
+    }
+}
+
+async fn condense(deps: Snapshot, params: CondenseParams) -> Result<CondenseResult, RpcError> {
+    let mode = Mode::Estimate;
+    let messages = parse_history(Value::Array(params.messages))
+        .map_err(|e| RpcError::field("messages", e))?
+        .messages;
+    let model = params.summarizer.clone().unwrap_or_default();
+    // Without a window the request is sent as it is (the original never shortens it).
+    let summarizer = SummarizerInfo {
+        context_window: model.context_window.unwrap_or(u64::MAX / 4),
+        max_tokens: model.max_tokens,
+        supports_images: model.supports_images.unwrap_or(false),
+    };
+    let tokens = deps.tokens.clone();
+    let (request_messages, custom) = (messages.clone(), params.custom_condensing_prompt.clone());
+    let request = blocking(move || {
+        with_counter(&tokens, mode, |counter| {
+            build_condense_request(
+                &request_messages,
+                custom.as_deref(),
+                &summarizer,
+                counter,
+                &SystemClock,
+            )
+        })
+    })
+    .await?;
+    let request = match request {
+        Ok(request) => request,
+        Err(failure) => return Ok(failed_condense(failure)),
+    };
+    let degradation = wire_degradation(request.degradation.clone());
+    let host_request = HostSummarizeParams {
+        request_id: uuid::Uuid::new_v4().to_string(),
+        system_prompt: request.system_prompt.clone(),
+        messages: request
+            .messages
+            .into_iter()
+            .map(|message| Value::Object(message.fields))
+            .collect(),
+        trigger: if params.automatic {
+            ContextTrigger::Automatic
+        } else {
+            ContextTrigger::Manual
+        },
+        task_id: params.task_id.clone(),
+        metadata: params.metadata.clone(),
+        request_tokens: request.request_tokens,
+        token_limit: request.token_limit,
+    };
+    let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
+    let host = deps.host.clone();
+    let asking = async move {
+        match host {
+            // Asked on every call: a host answers per call (each call may bring its own model).
+            Some(client) => ask_host(&client, host_request, timeout_ms).await,
+            None => SummarizeReply::NoSummarizer,
+        }
+    };
+    let reply = asking.await;
+    let answered = matches!(reply, SummarizeReply::Answer(_));
+    let sections = match params.folded_file_sections.clone() {
+        _ if !answered => Vec::new(),
+        Some(sections) => sections,
+        None => {
+            let paths = params.files_read_by_roo.clone().unwrap_or_default();
+            let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
+            if paths.is_empty() {
+                Vec::new()
+            } else {
+                blocking(move || folded_sections(&fold_deps, paths, Vec::new(), cwd))
+                    .await
+                    .unwrap_or_else(|error| {
+                        tracing::warn!(%error, "folded file context failed; summary without it");
+                        Vec::new()
+                    })
+            }
+        }
+    };
+    let tokens = deps.tokens.clone();
+    let (automatic, environment) = (params.automatic, params.environment_details.clone());
+    let outcome = blocking(move || {
+        with_counter(&tokens, mode, |counter| {
+            let extras = SummaryExtras {
+                folded_file_sections: &sections,
+                environment_details: environment.as_deref(),
+                addendum: None,
+            };
+            finish_condense(
+                messages,
+                reply,
+                automatic,
+                &extras,
+                counter,
+                &mut UuidIds,
+                &SystemClock,
+            )
+        })
+    })
+    .await?;
+    let mut result = match outcome {
+        CondenseOutcome::Failed(failure) => failed_condense(failure),
+        CondenseOutcome::Condensed {
+            messages,
+            summary,
+            condense_id,
+            cost,
+            summary_tokens,
+        } => CondenseResult {
+            changed: true,
+            messages: Some(
+                messages
+                    .into_iter()
+                    .map(|message| Value::Object(message.fields))
+                    .collect(),
+            ),
+            summary,
+            cost,
+            condense_id: Some(condense_id),
+            summary_tokens: Some(summary_tokens),
+            error: None,
+            error_details: None,
+            request_degradation: None,
+        },
+    };
+    result.request_degradation = Some(degradation);
+    Ok(result)
+}
+
 /// `roo/context/willManage`.
 impl Handler for requests::ContextWillManage {
     fn handle(
@@ -475,15 +627,29 @@ fn will_manage(
         settings: threshold_settings(params.thresholds),
     };
     let prev = input.total_tokens + last_message_tokens;
+    let allowed = roo_context_core::context::allowed_tokens(input.context_window, input.max_tokens);
+    let (threshold, source) = effective_threshold(&input.settings);
+    let percent = context_percent(prev, input.context_window);
+    let over_budget = prev > allowed;
+    let warnings = match source {
+        ThresholdSource::InvalidProfile { value } => vec![invalid_profile_threshold_warning(
+            value,
+            &input.settings.current_profile_id,
+            input.settings.auto_condense_context_percent,
+        )],
+        _ => Vec::new(),
+    };
     Ok(WillManageContextResult {
         will_manage: will_manage_context(&input),
         prev_context_tokens: prev,
-        allowed_tokens: roo_context_core::context::allowed_tokens(
-            input.context_window,
-            input.max_tokens,
-        ),
-        context_percent: context_percent(prev, input.context_window),
-        threshold: effective_threshold(&input.settings).0,
+        allowed_tokens: allowed,
+        context_percent: percent,
+        threshold,
+        should_condense: input.settings.auto_condense_context
+            && (percent >= threshold || over_budget),
+        over_budget,
+        truncate_fraction: TRUNCATION_FRACTION,
+        warnings,
     })
 }
 

@@ -1,10 +1,12 @@
 //! `roo/history/*` and `roo/tokens/count`: the effective history, API merging, rewind and token
 //! counts, over the host's messages passed through untouched.
 
+use roo_context_core::context::truncate_by_fraction;
 use roo_context_core::conversation::{
-    ApiMessage, Diagnostic, RewindOptions, RewindTarget, Role, SystemClock, content_tokens,
-    effective_api_history, history_token_breakdown, merge_consecutive_api_messages,
-    messages_since_last_summary, parse_history, rewind,
+    ApiMessage, Diagnostic, RewindOptions, RewindTarget, Role, SystemClock,
+    cleanup_after_truncation, content_tokens, effective_api_history, extract_command_blocks,
+    history_token_breakdown, inject_synthetic_tool_results, merge_consecutive_api_messages,
+    messages_since_last_summary, parse_history, rewind, transform_messages_for_condensing,
 };
 use roo_context_protocol::history::*;
 use serde_json::Value;
@@ -128,6 +130,103 @@ impl Handler for requests::HistoryRewind {
             api_cutoff_ts: outcome.api_cutoff_ts,
             diagnostics: wire_diagnostics(&outcome.diagnostics),
         })
+    }
+}
+
+/// `roo/history/cleanup`.
+impl Handler for requests::HistoryCleanup {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: CleanupHistoryParams,
+    ) -> Result<CleanupHistoryResult, RpcError> {
+        let (messages, _) = parse("messages", params.messages)?;
+        let before = messages.clone();
+        let cleaned = cleanup_after_truncation(messages);
+        let changed_indices = before
+            .iter()
+            .zip(&cleaned.messages)
+            .enumerate()
+            .filter(|(_, (old, new))| old.fields != new.fields)
+            .map(|(index, _)| index)
+            .collect();
+        Ok(CleanupHistoryResult {
+            messages: to_values(&cleaned.messages),
+            changed: cleaned.changed,
+            changed_indices,
+        })
+    }
+}
+
+/// `roo/history/truncate`.
+impl Handler for requests::HistoryTruncate {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: TruncateHistoryParams,
+    ) -> Result<TruncateHistoryResult, RpcError> {
+        if !params.fraction.is_finite() {
+            return Err(RpcError::field("fraction", "must be a finite number"));
+        }
+        let (messages, _) = parse("messages", params.messages)?;
+        let truncation_id = uuid::Uuid::new_v4().to_string();
+        let truncated =
+            truncate_by_fraction(&messages, params.fraction, &truncation_id, &SystemClock);
+        Ok(TruncateHistoryResult {
+            changed: truncated.messages_removed > 0,
+            messages: to_values(&truncated.messages),
+            truncation_id,
+            messages_removed: truncated.messages_removed,
+            visible_indices: truncated.visible_indices,
+        })
+    }
+}
+
+/// `roo/history/toolBlocksAsText`.
+impl Handler for requests::HistoryToolBlocksAsText {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: ToolBlocksAsTextParams,
+    ) -> Result<ShapedHistoryResult, RpcError> {
+        let (messages, _) = parse("messages", params.messages)?;
+        let shaped = transform_messages_for_condensing(&messages);
+        Ok(ShapedHistoryResult {
+            messages: to_values(shaped.messages.iter().map(|m| m.as_ref())),
+            changed: shaped.changed,
+        })
+    }
+}
+
+/// `roo/history/injectSyntheticToolResults`.
+impl Handler for requests::HistoryInjectSyntheticToolResults {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: InjectSyntheticToolResultsParams,
+    ) -> Result<ShapedHistoryResult, RpcError> {
+        let (messages, _) = parse("messages", params.messages)?;
+        let shaped = inject_synthetic_tool_results(&messages, &SystemClock);
+        Ok(ShapedHistoryResult {
+            messages: to_values(shaped.messages.iter().map(|m| m.as_ref())),
+            changed: shaped.changed,
+        })
+    }
+}
+
+/// `roo/history/commandBlocks`.
+impl Handler for requests::HistoryCommandBlocks {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: CommandBlocksParams,
+    ) -> Result<CommandBlocksResult, RpcError> {
+        let (messages, _) = parse("message", vec![params.message])?;
+        Ok(CommandBlocksResult {
+            text: messages
+                .first()
+                .map(extract_command_blocks)
+                .unwrap_or_default(),
+        })
+    }
+
+    fn heavy(_params: &CommandBlocksParams) -> bool {
+        false
     }
 }
 

@@ -3,7 +3,7 @@
 // `Atomics.wait` until the worker posts the answer) and `callAsync` otherwise.
 //
 // `callSync` must never be used for a method during which the sidecar calls back into the host
-// (`roo/context/manage` asks the host to summarize, `roo/mentions/*` may ask for `@problems`):
+// (`roo/context/manage` and `roo/context/condense` ask the host to summarize, `roo/mentions/*` may ask for `@problems`):
 // the blocked thread could not answer, and the call would deadlock. `SyncMethod` lists the
 // methods that never call back, so the compiler refuses the others, and `callSync` checks the
 // same list at run time for callers without types.
@@ -26,6 +26,11 @@ export const SYNC_METHODS = [
 	"roo/history/effective",
 	"roo/history/merge",
 	"roo/history/rewind",
+	"roo/history/cleanup",
+	"roo/history/truncate",
+	"roo/history/toolBlocksAsText",
+	"roo/history/injectSyntheticToolResults",
+	"roo/history/commandBlocks",
 	"roo/tokens/count",
 	"roo/context/willManage",
 	"roo/context/classifyError",
@@ -82,6 +87,7 @@ function connection() {
 		;(worker as any).receiver = port1
 		;(worker as any).waiting = new Map<number, (answer: any) => void>()
 		port1.on("message", (answer: any) => {
+			if (answer.hostRequest) return void answerHost(answer.hostRequest)
 			const settle = (worker as any).waiting.get(answer.id)
 			;(worker as any).waiting.delete(answer.id)
 			settle?.(answer)
@@ -139,6 +145,12 @@ export function callSync<R = any>(target: Target, method: SyncMethod, params: un
 			answer = received.message
 			break
 		}
+		if (received.message.hostRequest) {
+			// Another (asynchronous) call's request back to the host: answered once this one returns.
+			const request = received.message.hostRequest
+			setImmediate(() => answerHost(request))
+			continue
+		}
 		const settle = c.waiting.get(received.message.id)
 		c.waiting.delete(received.message.id)
 		settle?.(received.message)
@@ -187,4 +199,49 @@ function logCall(method: string, ms: number, error?: { code: number }) {
 		error: error?.code,
 	})
 	fs.appendFileSync(log, line + "\n")
+}
+
+/** A handler of the sidecar's requests back to the host during one asynchronous call. */
+export type HostHandler = (method: string, params: any) => Promise<unknown>
+
+const hostHandlers = new Map<string, HostHandler>()
+let nextTag = 1
+
+/**
+ * Runs `call` with `handler` answering the sidecar's requests back to the host. The call must
+ * put the returned tag where the sidecar passes it through (`metadata.rooFamilyCall`), which
+ * `answerHost` reads to find the handler; `metadata.metadata` is the host's own metadata.
+ */
+export async function withHost<R>(handler: HostHandler, call: (tag: string) => Promise<R>): Promise<R> {
+	const tag = `${process.pid}:${nextTag++}`
+	hostHandlers.set(tag, handler)
+	try {
+		return await call(tag)
+	} finally {
+		hostHandlers.delete(tag)
+	}
+}
+
+/** The metadata passed through the sidecar: the call tag and the host's own metadata. */
+export function taggedMetadata(tag: string, metadata: unknown): Record<string, unknown> {
+	return metadata === undefined ? { rooFamilyCall: tag } : { rooFamilyCall: tag, metadata }
+}
+
+async function answerHost(request: { key: string; id: number | string; method: string; params: any }) {
+	const c = connection()
+	const handler = hostHandlers.get(request.params?.metadata?.rooFamilyCall)
+	let reply: { result?: unknown; error?: { code: number; message: string; data?: unknown } }
+	if (!handler) {
+		reply = { error: { code: -32601, message: `no host handler for ${request.method}` } }
+	} else {
+		try {
+			reply = { result: await handler(request.method, request.params) }
+		} catch (error: any) {
+			reply =
+				error instanceof SidecarError
+					? { error: { code: error.code, message: error.message } }
+					: { error: { code: -32603, message: String(error?.message ?? error) } }
+		}
+	}
+	c.port.postMessage({ hostAnswer: { key: request.key, id: request.id, ...reply } })
 }

@@ -24,7 +24,7 @@ function frame(message) {
 
 function start(key, binary, folders, options) {
 	const child = spawn(binary, [], { stdio: ["pipe", "pipe", "pipe"], env: process.env })
-	const sidecar = { child, nextId: 1, pending: new Map(), buffer: Buffer.alloc(0), failure: null }
+	const sidecar = { key, child, nextId: 1, pending: new Map(), buffer: Buffer.alloc(0), failure: null }
 	const fail = (why) => {
 		sidecar.failure = why
 		for (const settle of sidecar.pending.values()) settle({ error: { code: -32099, message: why } })
@@ -84,18 +84,21 @@ function receive(sidecar, message) {
 		return
 	}
 	if (message.id !== undefined) {
-		// A request back to the host. The synchronous bridge has no host to ask: a method that
-		// calls back into the host must use the asynchronous form (see sync.ts).
-		sidecar.send({
-			jsonrpc: "2.0",
-			id: message.id,
-			error: { code: -32601, message: `the roo-family bridge does not answer ${message.method}` },
-		})
+		// A request back to the host: the calling thread answers it (host.ts's handlers, found by
+		// the call tag in the params), then the answer goes back to the sidecar.
+		port.postMessage({ hostRequest: { key: sidecar.key, id: message.id, method: message.method, params: message.params } })
+		return
 	}
 	// Notifications (reloads, file changes) are not used by the adapters.
 }
 
 port.on("message", async (call) => {
+	if (call.hostAnswer) {
+		const { key, id, result, error } = call.hostAnswer
+		const sidecar = sidecars.get(key)
+		if (sidecar) sidecar.send(error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result: result ?? null })
+		return
+	}
 	const { id, key, binary, folders, options, method, params, flag } = call
 	let answer
 	try {
