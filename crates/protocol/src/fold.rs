@@ -86,6 +86,9 @@ pub enum FoldDiagnosticKind {
     TooLarge,
     /// Parsing took too long.
     ParseTimeout,
+    /// The parse worker (the capped child process that runs tree-sitter) could not be started
+    /// or died; the message says why.
+    ParseWorkerFailed,
     /// The definitions query took too long.
     QueryTimeout,
     /// It has syntax errors (the section is kept).

@@ -60,6 +60,8 @@ fn wire_kind(kind: FileDiagnosticKind) -> FoldDiagnosticKind {
         FileDiagnosticKind::InvalidUtf8 => FoldDiagnosticKind::InvalidUtf8,
         FileDiagnosticKind::TooLarge => FoldDiagnosticKind::TooLarge,
         FileDiagnosticKind::ParseTimeout => FoldDiagnosticKind::ParseTimeout,
+        FileDiagnosticKind::Cancelled => FoldDiagnosticKind::Cancelled,
+        FileDiagnosticKind::ParseWorkerFailed => FoldDiagnosticKind::ParseWorkerFailed,
         FileDiagnosticKind::QueryTimeout => FoldDiagnosticKind::QueryTimeout,
         FileDiagnosticKind::SyntaxErrors => FoldDiagnosticKind::SyntaxErrors,
         FileDiagnosticKind::GrammarLimitation => FoldDiagnosticKind::GrammarLimitation,
