@@ -227,6 +227,26 @@ pub(crate) fn isolated(
     }))
 }
 
+/// Stack a worker's thread must have for [`serve_on_this_stack`]: the readers' own.
+pub const WORKER_STACK_BYTES: usize = crate::memory::GRAMMAR_STACK_BYTES;
+
+/// The worker's first step: compiles the job's query (once per process, as slow as the query is
+/// large and not the file's cost), so the caller can start the file's clock after it.
+pub fn prepare(job: &[u8]) -> Result<(), String> {
+    let (_, language, _, _) = decode_job(job).map_err(|e| e.to_string())?;
+    if language != Language::Markdown {
+        language.query();
+    }
+    Ok(())
+}
+
+/// [`serve`] on the calling thread, which the caller promises has [`WORKER_STACK_BYTES`] of
+/// stack (a worker's main thread under that `RLIMIT_STACK`): no thread is started per job, so
+/// a worker's address space holds one stack and one heap.
+pub fn serve_on_this_stack(job: &[u8]) -> Result<Vec<u8>, String> {
+    crate::memory::on_grammar_thread(|| serve(job))
+}
+
 /// The worker's side: decodes a job, runs its reader here, encodes the answer. An unreadable
 /// job is answered with an error text (the caller reports it as a failed worker).
 pub fn serve(job: &[u8]) -> Result<Vec<u8>, String> {

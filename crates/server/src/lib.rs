@@ -12,6 +12,7 @@ mod handlers;
 mod host_call;
 pub mod logging;
 mod lsp_edge;
+pub mod parse_worker;
 mod rpc;
 mod server;
 mod state;
