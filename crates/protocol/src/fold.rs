@@ -54,8 +54,8 @@ pub struct FoldDiagnostic {
     /// The path as requested.
     pub path: String,
     /// `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-    /// `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
-    /// `truncated`, `overBudget`.
+    /// `parseTimeout`, `parseWorkerFailed`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`,
+    /// `noDefinitions`, `truncated`, `overBudget`.
     pub kind: FoldDiagnosticKind,
     /// Whether the file still has a section.
     pub included: bool,
