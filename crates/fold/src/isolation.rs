@@ -637,8 +637,9 @@ impl<'a> Decoder<'a> {
                 },
                 6 => OutlineDiagnostic::GrammarLimitation {
                     line: self.u32()?,
-                    construct: *crate::engine::GRAMMAR_LIMITATIONS
+                    construct: crate::engine::GRAMMAR_LIMITATIONS
                         .get(self.usize()?)
+                        .copied()
                         .ok_or(DecodeError("a grammar limitation"))?,
                 },
                 7 => OutlineDiagnostic::Cancelled,
