@@ -202,7 +202,10 @@ fn main() {
     };
     let worker = value("--worker").unwrap_or_else(|| {
         let exe = std::env::current_exe().expect("own path");
-        let folder = exe.parent().and_then(|p| p.parent()).expect("target folder");
+        let folder = exe
+            .parent()
+            .and_then(|p| p.parent())
+            .expect("target folder");
         folder.join("roo-context").to_string_lossy().into_owned()
     });
     assert!(

@@ -619,7 +619,10 @@ pub fn serve_worker() -> ExitCode {
 }
 
 /// This process's soft stack limit (`u64::MAX` when unlimited, `None` when unreadable).
-#[allow(clippy::unnecessary_cast, reason = "rlim_t is u64 on Linux, not everywhere")]
+#[allow(
+    clippy::unnecessary_cast,
+    reason = "rlim_t is u64 on Linux, not everywhere"
+)]
 fn stack_soft_limit() -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,

@@ -49,7 +49,6 @@ pub fn input(pattern: usize, bytes: usize) -> String {
     source
 }
 
-
 /// The input's shape, for tables (`/*…*/`).
 pub fn describe(pattern: usize) -> String {
     let (prefix, open, close) = PATTERNS[pattern];
