@@ -34,6 +34,13 @@ fn peak_rss_kib() -> u64 {
         .unwrap_or(0)
 }
 
+/// The server's default number of workers (the number of cores, 1 to 4).
+fn slots() -> usize {
+    std::thread::available_parallelism()
+        .map_or(2, usize::from)
+        .clamp(1, 4)
+}
+
 fn options_through(workers: &Arc<ParseWorkers>) -> OutlineOptions {
     OutlineOptions {
         isolation: Isolation::through(workers.clone(), 0),
@@ -45,7 +52,8 @@ fn options_through(workers: &Arc<ParseWorkers>) -> OutlineOptions {
 fn child(worker: PathBuf, extension: &str, pattern: usize, bytes: usize) {
     let language = Language::from_extension(extension).expect("known extension");
     let source = input(pattern, bytes);
-    let workers = Arc::new(ParseWorkers::new(worker, 1, DEFAULT_MEMORY_LIMIT));
+    // The server's configuration (one worker's share of the total), one job at a time.
+    let workers = Arc::new(ParseWorkers::new(worker, slots(), DEFAULT_MEMORY_LIMIT));
     let options = options_through(&workers);
     let started = Instant::now();
     let symbols = document_symbols(language, &source, &options);
@@ -129,7 +137,7 @@ fn overhead(worker: PathBuf, rounds: usize) {
         .collect();
     files.sort_by_key(|(language, _)| language.name());
     let bytes: usize = files.iter().map(|(_, source)| source.len()).sum();
-    let workers = Arc::new(ParseWorkers::new(worker, 2, DEFAULT_MEMORY_LIMIT));
+    let workers = Arc::new(ParseWorkers::new(worker, slots(), DEFAULT_MEMORY_LIMIT));
     let here = OutlineOptions::default();
     let isolated = options_through(&workers);
     // Warm both: queries compiled here, workers started with theirs.
@@ -221,9 +229,9 @@ fn main() {
     let all = args.iter().any(|arg| arg == "--all");
     let budget = OutlineOptions::default().parse_timeout.as_millis() as u64;
     println!(
-        "hostile inputs of {bytes} bytes, {} patterns, through parse workers ({} MiB cap, {budget} ms budget)",
+        "hostile inputs of {bytes} bytes, {} patterns, through parse workers ({} MiB cap each, {budget} ms budget)",
         PATTERNS.len(),
-        DEFAULT_MEMORY_LIMIT >> 20
+        (DEFAULT_MEMORY_LIMIT / slots()) >> 20
     );
     println!(
         "| language | worst input (time) | time ms | past deadline ms | worst input (memory) | server peak MiB | worker peak MiB | outcome | crashes |"

@@ -32,7 +32,8 @@ use roo_context_fold::{Isolate, Isolation, IsolationError};
 /// The hidden subcommand that makes this binary a parse worker.
 pub const SUBCOMMAND: &str = "parse-worker";
 
-/// Default address-space cap of one worker.
+/// Default address space of all workers together, shared out equally: with two workers each
+/// is capped at 512 MiB, so however many requests come, parsing holds at most 1 GiB.
 pub const DEFAULT_MEMORY_LIMIT: usize = 1 << 30;
 
 /// How long after a file's budget a worker is killed: its own deadline (checked in tree-sitter's
@@ -55,8 +56,8 @@ const RETIRE_AT_RESIDENT_SHARE: usize = 4;
 const MAX_FRAME: u64 = 1 << 30;
 
 /// Parse workers: at most `slots` at work at once (more callers wait, cancellable), each capped
-/// at `memory_limit` bytes of address space, so the whole server's parsing holds at most
-/// `slots x memory_limit` however many requests come.
+/// at an equal share of the total memory given, so the whole server's parsing holds at most
+/// that total however many requests come.
 pub struct ParseWorkers {
     program: PathBuf,
     memory_limit: usize,
@@ -95,12 +96,14 @@ enum Failure {
 }
 
 impl ParseWorkers {
-    /// Workers running `program parse-worker`, `slots` at once, each capped at `memory_limit`.
-    pub fn new(program: PathBuf, slots: usize, memory_limit: usize) -> ParseWorkers {
+    /// Workers running `program parse-worker`, `slots` at once, each capped at
+    /// `total_memory / slots` bytes of address space.
+    pub fn new(program: PathBuf, slots: usize, total_memory: usize) -> ParseWorkers {
+        let slots = slots.max(1);
         ParseWorkers {
             program,
-            memory_limit,
-            slots: slots.max(1),
+            memory_limit: total_memory / slots,
+            slots,
             pool: Mutex::new(Pool::default()),
             freed: Condvar::new(),
             peak_child_kib: AtomicU64::new(0),
@@ -108,13 +111,17 @@ impl ParseWorkers {
     }
 
     /// Workers configured from the environment: `ROO_CONTEXT_PARSE_WORKER` (the program; this
-    /// executable by default), `ROO_CONTEXT_PARSE_WORKERS` (how many at once; the number of cores,
-    /// 1 to 4) and `ROO_CONTEXT_PARSE_MEMORY_MIB` (the cap of each; 1024).
+    /// executable by default, through `/proc/self/exe`, so a binary replaced or deleted by an
+    /// update still starts workers of its own build), `ROO_CONTEXT_PARSE_WORKERS` (how many at
+    /// once; the number of cores, 1 to 4) and `ROO_CONTEXT_PARSE_MEMORY_MIB` (all of them
+    /// together; 1024).
     pub fn from_environment() -> ParseWorkers {
+        let own = PathBuf::from("/proc/self/exe");
         let program = std::env::var_os("ROO_CONTEXT_PARSE_WORKER")
             .map(PathBuf::from)
+            .or_else(|| own.exists().then_some(own))
             .or_else(|| std::env::current_exe().ok())
-            .unwrap_or_else(|| PathBuf::from("/proc/self/exe"));
+            .unwrap_or_else(|| PathBuf::from("roo-context"));
         let number = |name: &str| {
             std::env::var(name)
                 .ok()
@@ -127,6 +134,16 @@ impl ParseWorkers {
             number("ROO_CONTEXT_PARSE_WORKERS").unwrap_or(cores.clamp(1, 4)),
             number("ROO_CONTEXT_PARSE_MEMORY_MIB").map_or(DEFAULT_MEMORY_LIMIT, |mib| mib << 20),
         )
+    }
+
+    /// The address-space cap of each worker, in bytes.
+    pub fn memory_limit(&self) -> usize {
+        self.memory_limit
+    }
+
+    /// How many workers may work at once.
+    pub fn slots(&self) -> usize {
+        self.slots
     }
 
     /// The largest peak resident set (KiB) of any worker so far (reported after a job, or read
