@@ -10,7 +10,8 @@
 //! cargo run --release -p roo-context --example hostile_workers -- --overhead
 //! ```
 //!
-//! `--bytes N` (64 KiB), `--lang EXT`, `--all` (every input, not only the worst per language),
+//! `--bytes N` (64 KiB), `--lang EXT`, `--patterns 0,19` (indexes into the shared table),
+//! `--all` (every input, not only the worst per language),
 //! `--worker PATH` (default: `roo-context` beside the examples folder). Linux only.
 
 #[path = "../../fold/examples/hostile_inputs/mod.rs"]
@@ -227,6 +228,11 @@ fn main() {
     let bytes: usize = value("--bytes").map_or(64 * 1024, |b| b.parse().expect("--bytes N"));
     let only = value("--lang");
     let all = args.iter().any(|arg| arg == "--all");
+    let patterns: Option<Vec<usize>> = value("--patterns").map(|list| {
+        list.split(',')
+            .map(|index| index.parse().expect("--patterns 0,19"))
+            .collect()
+    });
     let budget = OutlineOptions::default().parse_timeout.as_millis() as u64;
     println!(
         "hostile inputs of {bytes} bytes, {} patterns, through parse workers ({} MiB cap each, {budget} ms budget)",
@@ -242,6 +248,7 @@ fn main() {
             continue;
         }
         let runs: Vec<Run> = (0..PATTERNS.len())
+            .filter(|pattern| patterns.as_ref().is_none_or(|only| only.contains(pattern)))
             .map(|pattern| run_one(&worker, extension, pattern, bytes))
             .collect();
         if all {
