@@ -30,6 +30,7 @@ mod lifecycle;
 mod mentions;
 mod ordering;
 mod parity;
+mod parse_worker;
 mod redteam;
 mod reload;
 mod restore;

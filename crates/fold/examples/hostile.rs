@@ -6,60 +6,19 @@
 //! language for 64 KiB inputs; `-- --bytes N` changes the size, `-- --lang NAME` keeps one
 //! language, `-- --all` prints every input, not only the worst per language;
 //! `HOSTILE_ALL_READERS=1` runs the outline and folding ranges too. Figures are in
-//! BENCHMARKS.md. Linux only (it reads `/proc/self/status`).
+//! BENCHMARKS.md. Linux only (it reads `/proc/self/status`). This is the in-process parse (no
+//! worker); `cargo run --release -p roo-context --example hostile_workers` runs the same inputs
+//! through the server's capped parse workers.
 
 use std::process::Command;
 use std::time::Instant;
 
 use roo_context_fold::{Language, OutlineOptions, document_symbols, folding_ranges, outline};
 
-/// Opener/closer pairs: the input is `prefix + open * n + close * n`, cut to the size asked.
-const PATTERNS: &[(&str, &str, &str)] = &[
-    ("", "/*", "*/"),
-    ("", "(*", "*)"),
-    ("", "{-", "-}"),
-    ("", "#|", "|#"),
-    ("", "--[[", "]]"),
-    ("", "<%", "%>"),
-    ("", "<!--", "-->"),
-    ("", "(", ")"),
-    ("", "[", "]"),
-    ("", "{", "}"),
-    ("x = ", "(", ")"),
-    ("x = ", "[", "]"),
-    ("x = ", "{", "}"),
-    ("", "<a>", "</a>"),
-    ("const a = ", "<a>", "</a>"),
-    ("", "`${", "}`"),
-    ("", "\"", "\""),
-    ("", "'", "'"),
-    ("", "\"\"\"", "\"\"\""),
-    ("", "(op *", "* op)"),
-    ("", "(a *", "* a)"),
-    ("", "f(", ")"),
-    ("", "if (a) {", "}"),
-    ("", "[[", "]]"),
-    ("", "<script>", "</script>"),
-    ("", "# ", "\n"),
-    ("", "\\begin{", "}"),
-];
+#[path = "hostile_inputs/mod.rs"]
+mod hostile_inputs;
 
-/// The languages and the extension that names each.
-const LANGUAGES: &[&str] = &[
-    "ts", "tsx", "js", "rs", "py", "go", "md", "java", "c", "cpp", "cs", "rb", "php", "css",
-    "html", "json", "sh", "kt", "swift", "lua", "toml", "scala", "ex", "dart", "zig", "ml", "sol",
-    "vue", "el", "ejs", "tla",
-];
-
-fn input(pattern: usize, bytes: usize) -> String {
-    let (prefix, open, close) = PATTERNS[pattern];
-    let n = bytes.saturating_sub(prefix.len()) / (open.len() + close.len()).max(1);
-    let mut source = String::with_capacity(bytes);
-    source.push_str(prefix);
-    source.push_str(&open.repeat(n));
-    source.push_str(&close.repeat(n));
-    source
-}
+use hostile_inputs::{LANGUAGES, PATTERNS, describe, input};
 
 fn peak_rss_kib() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -154,11 +113,6 @@ fn run_one(extension: &str, pattern: usize, bytes: usize) -> Run {
             outcome: format!("CRASH({})", output.status),
         },
     }
-}
-
-fn describe(pattern: usize) -> String {
-    let (prefix, open, close) = PATTERNS[pattern];
-    format!("{prefix}{open}…{close}").escape_debug().to_string()
 }
 
 fn main() {

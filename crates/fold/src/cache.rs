@@ -184,11 +184,17 @@ impl OutlineCache {
         let mut entries = self.lock();
         for (index, outline) in misses.into_iter().zip(computed) {
             let outline = Arc::new(outline);
-            let timed_out = outline
-                .diagnostics
-                .iter()
-                .any(|diagnostic| matches!(diagnostic, OutlineDiagnostic::Timeout { .. }));
-            if !timed_out {
+            // What depends on the moment (time, a cancel, a worker that could not start) is
+            // tried again next time.
+            let transient = outline.diagnostics.iter().any(|diagnostic| {
+                matches!(
+                    diagnostic,
+                    OutlineDiagnostic::Timeout { .. }
+                        | OutlineDiagnostic::Cancelled
+                        | OutlineDiagnostic::ParseWorkerFailed { .. }
+                )
+            });
+            if !transient {
                 entries.insert(
                     jobs[index].0.to_owned(),
                     CacheEntry {

@@ -99,6 +99,10 @@ pub enum FileDiagnosticKind {
     TooLarge,
     /// Parsing ran out of time.
     ParseTimeout,
+    /// The request was cancelled while the file was being read.
+    Cancelled,
+    /// The parse worker could not be started or died (see [`crate::isolation`]).
+    ParseWorkerFailed,
     /// The definition query ran out of time; the section is partial (still included).
     QueryTimeout,
     /// The file has syntax errors; the section is best effort (still included).
@@ -306,6 +310,10 @@ pub fn folded_file_context_with(
                     OutlineDiagnostic::TooLarge { .. }
                     | OutlineDiagnostic::MemoryLimit { .. }
                     | OutlineDiagnostic::TooDeep { .. } => FileDiagnosticKind::TooLarge,
+                    OutlineDiagnostic::Cancelled => FileDiagnosticKind::Cancelled,
+                    OutlineDiagnostic::ParseWorkerFailed { .. } => {
+                        FileDiagnosticKind::ParseWorkerFailed
+                    }
                     _ => FileDiagnosticKind::ParseTimeout,
                 };
                 skip(kind, fatal.to_string());

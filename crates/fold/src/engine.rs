@@ -502,25 +502,7 @@ pub(crate) enum Walk {
 /// Visit every node in document order (pre-order) with a cursor: no recursion, so arbitrarily
 /// deep trees cannot overflow the stack.
 pub(crate) fn walk_tree(tree: &Tree, mut visit: impl FnMut(Node<'_>) -> Walk) {
-    let mut cursor = tree.walk();
-    loop {
-        let descend = match visit(cursor.node()) {
-            Walk::Descend => true,
-            Walk::Skip => false,
-            Walk::Stop => return,
-        };
-        if descend && cursor.goto_first_child() {
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            if !cursor.goto_parent() {
-                return;
-            }
-        }
-    }
+    walk_tree_with_ancestors(tree, |node, _| visit(node));
 }
 
 /// [`walk_tree`], also passing each node's ancestors (root first, parent last), which the walk
@@ -567,6 +549,13 @@ pub(crate) struct SyntaxError {
     pub(crate) limitation: Option<&'static str>,
 }
 
+/// What [`grammar_limitation`] reports (a closed set, so a parse worker's answer names one by
+/// its index).
+pub(crate) const GRAMMAR_LIMITATIONS: [&str; 2] = [
+    "an import type (`import(\"…\")`) in type arguments",
+    "`&` in JSX text or an attribute string (read as an HTML entity)",
+];
+
 /// Known gaps of the bundled grammars (tree-sitter-typescript 0.23.2, the newest release):
 /// valid TypeScript they misread: what, and the byte where the construct is. `None` when the
 /// error node is not one of them.
@@ -600,10 +589,7 @@ fn grammar_limitation(
             || line[..import].trim_end().ends_with(':')
             || line[..import].trim_end().ends_with('|'))
     {
-        return Some((
-            "an import type (`import(\"…\")`) in type arguments",
-            line_start + import,
-        ));
+        return Some((GRAMMAR_LIMITATIONS[0], line_start + import));
     }
     // `a &b` in JSX text, `href="?a=1&name=x"`: read as the start of an HTML entity. The
     // innermost error may open where the element does, before the `&`: the whole erroneous
@@ -632,10 +618,7 @@ fn grammar_limitation(
         .rev()
         .take(4)
         .any(|node| node.kind().starts_with("jsx_"));
-    (jsx_child || jsx_ancestor).then_some((
-        "`&` in JSX text or an attribute string (read as an HTML entity)",
-        ampersand,
-    ))
+    (jsx_child || jsx_ancestor).then_some((GRAMMAR_LIMITATIONS[1], ampersand))
 }
 
 /// How many error nodes are classified at most (a file of garbage has one per token).

@@ -17,6 +17,7 @@ mod context;
 #[cfg(any(feature = "more", feature = "rare"))]
 mod embedded;
 mod engine;
+pub mod isolation;
 mod language;
 mod markdown;
 mod memory;
@@ -31,6 +32,7 @@ pub use context::{
     FoldedContext, context_paths, file_definitions_text, folded_file_context,
     folded_file_context_with,
 };
+pub use isolation::{Isolate, Isolation, IsolationError};
 pub use language::Language;
 pub use outline::{
     DEFAULT_MAX_NESTING, DEFAULT_MAX_PARSE_MEMORY, DEFAULT_MAX_RESULTS, Definition, DefinitionKind,

@@ -250,6 +250,10 @@ pub struct OutlineOptions {
     /// Most document symbols, folding ranges or outline definitions in one answer; past it the
     /// first ones (in source order) are kept with [`OutlineDiagnostic::Truncated`].
     pub max_results: usize,
+    /// Where tree-sitter runs: in this process (the default), or in a capped worker process
+    /// ([`crate::isolation`]), the only bound that holds for a parse that takes gigabytes
+    /// between two progress callbacks.
+    pub isolation: crate::isolation::Isolation,
 }
 
 /// Default [`OutlineOptions::max_parse_memory`]: 384 MiB.
@@ -271,6 +275,7 @@ impl Default for OutlineOptions {
             max_parse_memory: DEFAULT_MAX_PARSE_MEMORY,
             max_nesting: DEFAULT_MAX_NESTING,
             max_results: DEFAULT_MAX_RESULTS,
+            isolation: crate::isolation::Isolation::in_process(),
         }
     }
 }
@@ -325,6 +330,14 @@ pub enum OutlineDiagnostic {
         /// What the grammar cannot read.
         construct: &'static str,
     },
+    /// The request was cancelled while the file was being read; the outline is empty.
+    Cancelled,
+    /// The parse worker ([`crate::isolation`]) could not be started, died, or answered
+    /// something unreadable; the outline is empty.
+    ParseWorkerFailed {
+        /// What happened (the exit status or signal, and the worker's last words).
+        reason: String,
+    },
 }
 
 impl OutlineDiagnostic {
@@ -335,6 +348,8 @@ impl OutlineDiagnostic {
             OutlineDiagnostic::TooLarge { .. }
                 | OutlineDiagnostic::MemoryLimit { .. }
                 | OutlineDiagnostic::TooDeep { .. }
+                | OutlineDiagnostic::Cancelled
+                | OutlineDiagnostic::ParseWorkerFailed { .. }
                 | OutlineDiagnostic::Timeout {
                     during_query: false,
                     ..
@@ -361,6 +376,10 @@ impl fmt::Display for OutlineDiagnostic {
                 "parse stopped at its memory limit ({} MiB)",
                 limit >> 20
             ),
+            OutlineDiagnostic::Cancelled => formatter.write_str("the request was cancelled"),
+            OutlineDiagnostic::ParseWorkerFailed { reason } => {
+                write!(formatter, "parse worker failed: {reason}")
+            }
             OutlineDiagnostic::TooDeep { limit } => write!(
                 formatter,
                 "file nested too deeply to outline (more than {limit} levels of brackets)"
@@ -423,6 +442,10 @@ impl Outline {
 /// The outline of one file: definitions spanning at least `min_lines` lines, one per distinct
 /// line range, ordered by start.
 pub fn outline(language: Language, source: &str, options: &OutlineOptions) -> Outline {
+    use crate::isolation::{Answer, Reader, isolated};
+    if let Some(Answer::Outline(outline)) = isolated(Reader::Outline, language, source, options) {
+        return outline;
+    }
     crate::memory::on_grammar_stack(|| outline_here(language, source, options))
 }
 

@@ -74,6 +74,12 @@ pub fn document_symbols(
     source: &str,
     options: &OutlineOptions,
 ) -> DocumentSymbols {
+    use crate::isolation::{Answer, Reader, isolated};
+    if let Some(Answer::DocumentSymbols(symbols)) =
+        isolated(Reader::DocumentSymbols, language, source, options)
+    {
+        return symbols;
+    }
     crate::memory::on_grammar_stack(|| document_symbols_here(language, source, options))
 }
 
@@ -148,6 +154,12 @@ fn document_symbols_here(
 /// Folding ranges: definitions, bracketed blocks, multi-line comments and runs of line comments,
 /// runs of imports, and (Python) multi-line compound statements.
 pub fn folding_ranges(language: Language, source: &str, options: &OutlineOptions) -> FoldingRanges {
+    use crate::isolation::{Answer, Reader, isolated};
+    if let Some(Answer::FoldingRanges(ranges)) =
+        isolated(Reader::FoldingRanges, language, source, options)
+    {
+        return ranges;
+    }
     crate::memory::on_grammar_stack(|| folding_ranges_here(language, source, options))
 }
 

@@ -54,8 +54,8 @@ pub struct FoldDiagnostic {
     /// The path as requested.
     pub path: String,
     /// `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-    /// `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
-    /// `truncated`, `overBudget`.
+    /// `parseTimeout`, `parseWorkerFailed`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`,
+    /// `noDefinitions`, `truncated`, `overBudget`.
     pub kind: FoldDiagnosticKind,
     /// Whether the file still has a section.
     pub included: bool,
@@ -86,6 +86,9 @@ pub enum FoldDiagnosticKind {
     TooLarge,
     /// Parsing took too long.
     ParseTimeout,
+    /// The parse worker (the capped child process that runs tree-sitter) could not be started
+    /// or died; the message says why.
+    ParseWorkerFailed,
     /// The definitions query took too long.
     QueryTimeout,
     /// It has syntax errors (the section is kept).

@@ -13,6 +13,7 @@ mod host_call;
 mod journal_file;
 pub mod logging;
 mod lsp_edge;
+pub mod parse_worker;
 mod rpc;
 mod server;
 mod state;

@@ -1,6 +1,6 @@
 //! The `roo-context` binary: the command line over the library (the sidecar server by default).
 
-use roo_context::{cli, logging};
+use roo_context::{cli, logging, parse_worker};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -50,8 +50,18 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A parse worker (a child of this binary, see parse_worker.rs) starts before anything else:
+    // no argument parsing, no logging, only jobs on stdin.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == parse_worker::SUBCOMMAND)
+    {
+        return parse_worker::serve_worker();
+    }
     let cli = Cli::parse();
     let log = logging::init(&cli.log_level);
+    // Every tree-sitter parse of the server and the command line runs in a capped worker.
+    parse_worker::install(Arc::new(parse_worker::ParseWorkers::from_environment()));
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(log),
         Command::Check(args) => cli::check::run(args),

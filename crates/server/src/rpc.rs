@@ -26,6 +26,15 @@ pub enum RpcError {
     },
     /// -32603: the server failed (a panic, an I/O error, background work lost).
     Internal(String),
+    /// -32803 (LSP `RequestFailed`): a valid request whose work was stopped by a resource cap
+    /// (issue 25: a parse worker's memory or time limit, or the worker died). `data.kind` names
+    /// the cause (`memoryLimit`, `timeout`, `parseWorkerFailed`, `cancelled`).
+    RequestFailed {
+        /// The cause, camelCase.
+        kind: &'static str,
+        /// What happened, for a person.
+        message: String,
+    },
 }
 
 impl RpcError {
@@ -62,24 +71,33 @@ impl std::fmt::Display for RpcError {
                 field: None,
                 message,
             } => write!(f, "invalid params: {message}"),
-            RpcError::Internal(message) => f.write_str(message),
+            RpcError::Internal(message) | RpcError::RequestFailed { message, .. } => {
+                f.write_str(message)
+            }
         }
     }
 }
 
 impl From<RpcError> for Error {
     fn from(error: RpcError) -> Error {
-        let code = match error {
-            RpcError::InvalidParams { .. } => ErrorCode::InvalidParams,
-            RpcError::Internal(_) => ErrorCode::InternalError,
+        let (code, data) = match &error {
+            RpcError::InvalidParams { .. } => (ErrorCode::InvalidParams, None),
+            RpcError::Internal(_) => (ErrorCode::InternalError, None),
+            RpcError::RequestFailed { kind, .. } => (
+                ErrorCode::ServerError(REQUEST_FAILED),
+                Some(serde_json::json!({ "kind": kind })),
+            ),
         };
         Error {
             code,
             message: error.to_string().into(),
-            data: None,
+            data,
         }
     }
 }
+
+/// LSP's `RequestFailed` error code.
+pub const REQUEST_FAILED: i64 = -32803;
 
 /// Decodes params, naming the offending field (`paths[2]`) in the error message.
 pub fn decode<P: DeserializeOwned>(params: Value) -> std::result::Result<P, RpcError> {

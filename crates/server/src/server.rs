@@ -109,7 +109,7 @@ impl Backend {
                 watcher: Mutex::new(None),
                 log,
                 documents: Arc::new(Documents::default()),
-                outlines: Arc::new(OutlineCache::default()),
+                outlines: Arc::new(OutlineCache::new(crate::parse_worker::outline_options())),
                 tokens: Arc::new(roo_context_tokens::TokenCache::default()),
                 files,
                 host_cannot_summarize: Arc::new(AtomicBool::new(false)),
@@ -373,13 +373,19 @@ impl LanguageServer for Backend {
     async fn folding_range(&self, params: FoldingRangeParams) -> Result<Option<Vec<FoldingRange>>> {
         // Reading the file is I/O: it happens on the blocking pool with the parse.
         let (state, documents) = (self.state.clone(), self.documents.clone());
+        let options = self.outlines.options().clone();
         let ranges = blocking(move || {
             let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
-            let ranges = roo_context_fold::folding_ranges(language, &text, &Default::default());
+            let ranges = roo_context_fold::folding_ranges(language, &text, &options);
             log_truncated("textDocument/foldingRange", &ranges.diagnostics);
-            Some(ranges)
+            Some(match fold::parse_failure(&ranges.diagnostics) {
+                Some(error) => Err(error),
+                None => Ok(ranges),
+            })
         })
         .await
+        .map_err(tower_lsp_server::jsonrpc::Error::from)?
+        .transpose()
         .map_err(tower_lsp_server::jsonrpc::Error::from)?;
         let Some(ranges) = ranges else {
             return Ok(None);
@@ -407,23 +413,27 @@ impl LanguageServer for Backend {
         params: DocumentSymbolParams,
     ) -> Result<Option<DocumentSymbolResponse>> {
         let (state, documents) = (self.state.clone(), self.documents.clone());
+        let options = self.outlines.options().clone();
         let symbols = blocking(move || {
             let (language, text) = document_source(&state, &documents, &params.text_document.uri)?;
-            let found = roo_context_fold::document_symbols(language, &text, &Default::default());
+            let found = roo_context_fold::document_symbols(language, &text, &options);
             log_truncated("textDocument/documentSymbol", &found.diagnostics);
+            if let Some(error) = fold::parse_failure(&found.diagnostics) {
+                return Some(Err(error));
+            }
             let index = LineIndex::new(&text);
-            Some(
-                found
-                    .symbols
-                    .iter()
-                    // Building the answer is the long part (a 2 MB Markdown file of headers):
-                    // a cancelled request stops here (its answer is never sent).
-                    .take_while(|_| !roo_context_core::cancel::cancelled())
-                    .map(|s| to_lsp_symbol(&index, s))
-                    .collect::<Vec<_>>(),
-            )
+            Some(Ok(found
+                .symbols
+                .iter()
+                // Building the answer is the long part (a 2 MB Markdown file of headers):
+                // a cancelled request stops here (its answer is never sent).
+                .take_while(|_| !roo_context_core::cancel::cancelled())
+                .map(|s| to_lsp_symbol(&index, s))
+                .collect::<Vec<_>>()))
         })
         .await
+        .map_err(tower_lsp_server::jsonrpc::Error::from)?
+        .transpose()
         .map_err(tower_lsp_server::jsonrpc::Error::from)?;
         Ok(symbols.map(DocumentSymbolResponse::Nested))
     }

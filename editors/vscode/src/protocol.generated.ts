@@ -121,6 +121,7 @@ export type FoldDiagnosticKind =
   | "invalidUtf8"
   | "tooLarge"
   | "parseTimeout"
+  | "parseWorkerFailed"
   | "queryTimeout"
   | "syntaxErrors"
   | "grammarLimitation"
@@ -1328,8 +1329,8 @@ export interface FoldDiagnostic {
   path: string;
   /**
    * `blocked`, `unreadable`, `unsupportedLanguage`, `binary`, `invalidUtf8`, `tooLarge`,
-   * `parseTimeout`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`, `noDefinitions`,
-   * `truncated`, `overBudget`.
+   * `parseTimeout`, `parseWorkerFailed`, `queryTimeout`, `syntaxErrors`, `grammarLimitation`,
+   * `noDefinitions`, `truncated`, `overBudget`.
    */
   kind: FoldDiagnosticKind;
   /**

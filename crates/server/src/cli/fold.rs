@@ -79,7 +79,7 @@ pub fn run(args: FoldArgs) -> ExitCode {
         &state,
         &policy,
         &Documents::default(),
-        &OutlineCache::default(),
+        &OutlineCache::new(crate::parse_worker::outline_options()),
         &params,
     );
     if args.json {

@@ -8,8 +8,8 @@ use roo_context_core::fs::{GateRefusal, open_gated};
 use roo_context_core::path::normalize_lexically;
 use roo_context_core::wire_text;
 use roo_context_fold::{
-    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache, context_paths,
-    folded_file_context_with,
+    FileDiagnosticKind, FoldContent, FoldInput, FoldOptions, Language, OutlineCache,
+    OutlineDiagnostic, context_paths, folded_file_context_with,
 };
 use roo_context_protocol::fold::*;
 
@@ -60,6 +60,8 @@ fn wire_kind(kind: FileDiagnosticKind) -> FoldDiagnosticKind {
         FileDiagnosticKind::InvalidUtf8 => FoldDiagnosticKind::InvalidUtf8,
         FileDiagnosticKind::TooLarge => FoldDiagnosticKind::TooLarge,
         FileDiagnosticKind::ParseTimeout => FoldDiagnosticKind::ParseTimeout,
+        FileDiagnosticKind::Cancelled => FoldDiagnosticKind::Cancelled,
+        FileDiagnosticKind::ParseWorkerFailed => FoldDiagnosticKind::ParseWorkerFailed,
         FileDiagnosticKind::QueryTimeout => FoldDiagnosticKind::QueryTimeout,
         FileDiagnosticKind::SyntaxErrors => FoldDiagnosticKind::SyntaxErrors,
         FileDiagnosticKind::GrammarLimitation => FoldDiagnosticKind::GrammarLimitation,
@@ -195,6 +197,29 @@ pub fn fold_context(
     }
 }
 
+/// The error a single-file answer (outline, symbols, folding ranges) gets instead of an empty
+/// answer when a cap stopped its parse (issue 25): the worker's memory or time limit, a worker
+/// that died or could not start, a cancel. Files too large or too deep to parse, and syntax
+/// errors, stay diagnostics.
+pub fn parse_failure(diagnostics: &[OutlineDiagnostic]) -> Option<RpcError> {
+    diagnostics.iter().find_map(|diagnostic| {
+        let kind = match diagnostic {
+            OutlineDiagnostic::MemoryLimit { .. } => "memoryLimit",
+            OutlineDiagnostic::Timeout {
+                during_query: false,
+                ..
+            } => "timeout",
+            OutlineDiagnostic::ParseWorkerFailed { .. } => "parseWorkerFailed",
+            OutlineDiagnostic::Cancelled => "cancelled",
+            _ => return None,
+        };
+        Some(RpcError::RequestFailed {
+            kind,
+            message: diagnostic.to_string(),
+        })
+    })
+}
+
 /// Why a single-file request cannot be answered.
 #[derive(Debug)]
 pub enum OutlineError {
@@ -204,6 +229,8 @@ pub enum OutlineError {
     Unsupported,
     /// The file could not be read.
     Unreadable(String),
+    /// A cap stopped the parse ([`parse_failure`]).
+    ParseFailed(RpcError),
 }
 
 impl std::fmt::Display for OutlineError {
@@ -212,6 +239,7 @@ impl std::fmt::Display for OutlineError {
             OutlineError::Blocked => write!(f, "access blocked by the ignore file"),
             OutlineError::Unsupported => write!(f, "no grammar for this file type"),
             OutlineError::Unreadable(reason) => write!(f, "{reason}"),
+            OutlineError::ParseFailed(error) => write!(f, "{error}"),
         }
     }
 }
@@ -260,6 +288,9 @@ pub fn fold_outline(
             std::sync::Arc::new(roo_context_fold::outline(language, &text, &options))
         }
     };
+    if let Some(error) = parse_failure(&outline.diagnostics) {
+        return Err(OutlineError::ParseFailed(error));
+    }
     Ok(FoldOutlineResult {
         language: language.name().to_owned(),
         definitions: outline
@@ -304,7 +335,11 @@ impl Handler for requests::FoldOutline {
         params: FoldOutlineParams,
     ) -> Result<FoldOutlineResult, RpcError> {
         let s = snapshot;
-        fold_outline(&s.state, &s.policy, &s.documents, &s.outlines, &params)
-            .map_err(|error| RpcError::field("path", error))
+        fold_outline(&s.state, &s.policy, &s.documents, &s.outlines, &params).map_err(|error| {
+            match error {
+                OutlineError::ParseFailed(error) => error,
+                other => RpcError::field("path", other),
+            }
+        })
     }
 }

@@ -56,7 +56,7 @@ impl Snapshot {
             policy: state.policy(),
             state,
             documents: Arc::default(),
-            outlines: Arc::default(),
+            outlines: Arc::new(OutlineCache::new(crate::parse_worker::outline_options())),
             tokens: Arc::default(),
             files: None,
             host: None,

@@ -1,0 +1,56 @@
+//! The hostile inputs of issue 25, shared by the fold crate's `hostile` example (in-process
+//! parses) and the server's `hostile_workers` example (the same inputs through parse workers).
+
+/// Opener/closer pairs: the input is `prefix + open * n + close * n`, cut to the size asked.
+pub const PATTERNS: &[(&str, &str, &str)] = &[
+    ("", "/*", "*/"),
+    ("", "(*", "*)"),
+    ("", "{-", "-}"),
+    ("", "#|", "|#"),
+    ("", "--[[", "]]"),
+    ("", "<%", "%>"),
+    ("", "<!--", "-->"),
+    ("", "(", ")"),
+    ("", "[", "]"),
+    ("", "{", "}"),
+    ("x = ", "(", ")"),
+    ("x = ", "[", "]"),
+    ("x = ", "{", "}"),
+    ("", "<a>", "</a>"),
+    ("const a = ", "<a>", "</a>"),
+    ("", "`${", "}`"),
+    ("", "\"", "\""),
+    ("", "'", "'"),
+    ("", "\"\"\"", "\"\"\""),
+    ("", "(op *", "* op)"),
+    ("", "(a *", "* a)"),
+    ("", "f(", ")"),
+    ("", "if (a) {", "}"),
+    ("", "[[", "]]"),
+    ("", "<script>", "</script>"),
+    ("", "# ", "\n"),
+    ("", "\\begin{", "}"),
+];
+
+/// The languages and the extension that names each.
+pub const LANGUAGES: &[&str] = &[
+    "ts", "tsx", "js", "rs", "py", "go", "md", "java", "c", "cpp", "cs", "rb", "php", "css",
+    "html", "json", "sh", "kt", "swift", "lua", "toml", "scala", "ex", "dart", "zig", "ml", "sol",
+    "vue", "el", "ejs", "tla",
+];
+
+pub fn input(pattern: usize, bytes: usize) -> String {
+    let (prefix, open, close) = PATTERNS[pattern];
+    let n = bytes.saturating_sub(prefix.len()) / (open.len() + close.len()).max(1);
+    let mut source = String::with_capacity(bytes);
+    source.push_str(prefix);
+    source.push_str(&open.repeat(n));
+    source.push_str(&close.repeat(n));
+    source
+}
+
+/// The input's shape, for tables (`/*…*/`).
+pub fn describe(pattern: usize) -> String {
+    let (prefix, open, close) = PATTERNS[pattern];
+    format!("{prefix}{open}…{close}").escape_debug().to_string()
+}
