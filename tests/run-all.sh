@@ -62,5 +62,5 @@ elif [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
   bash editors/roo-family/run.sh roo
   bash editors/roo-family/run.sh roo --control -- core/protect core/ignore utils/__tests__/tiktoken \
     core/task/__tests__/mergeConsecutiveApiMessages core/condense core/context-management \
-    core/context/ core/message-manager
+    core/context/ core/message-manager core/context-tracking
 fi
