@@ -133,7 +133,6 @@ pub(super) enum Owed {
         oneshot::Sender<Result<Option<MetadataRecovery>, TrackerError>>,
         Option<MetadataRecovery>,
     ),
-    Done(oneshot::Sender<Result<(), TrackerError>>),
     /// State kept in `seen.json` only (an announced write): answered once the index is written.
     Indexed(oneshot::Sender<Result<(), TrackerError>>),
     /// An acknowledgement: answered once the advanced baselines are written.
@@ -164,7 +163,7 @@ impl TaskActor {
             .unwrap_or_else(|e| Err(TrackerError::Io(e.to_string()))),
             None => Ok((None, (TaskMetadata::default(), None, None))),
         };
-        let (_lock, (metadata, mut recovery, journal)) = match loaded {
+        let (lock, (metadata, mut recovery, journal)) = match loaded {
             Ok(loaded) => loaded,
             Err(error) => {
                 self.fail(mailbox, error);
@@ -181,6 +180,9 @@ impl TaskActor {
             Vec::new()
         };
         let mut retire = None;
+        // The answer to `disposeTask`, sent once the folder's lock is released: another process
+        // told "closed" may open the folder at once.
+        let mut disposed = None;
         loop {
             let mut batch = std::mem::take(&mut initial);
             if batch.is_empty() {
@@ -304,7 +306,7 @@ impl TaskActor {
                         task.stop_watching();
                         disposing = true;
                         retire = Some(done);
-                        owed.push(Owed::Done(reply));
+                        disposed = Some(reply);
                     }
                 }
             }
@@ -344,9 +346,6 @@ impl TaskActor {
                     Owed::Track(reply, recovery) => {
                         let _ = reply.send(outcome.clone().map(|()| recovery));
                     }
-                    Owed::Done(reply) => {
-                        let _ = reply.send(outcome.clone());
-                    }
                     Owed::Indexed(reply) => {
                         let _ = reply.send(indexed.clone());
                     }
@@ -359,9 +358,15 @@ impl TaskActor {
                 // The last batch: `seen.json` is compacted too (the journal stays the source
                 // of truth if this fails, and is replayed at the next open).
                 let _ = baselines.close().await;
-                break;
+                if let Some(reply) = disposed.take() {
+                    drop(lock);
+                    let _ = reply.send(outcome);
+                }
+                drop(retire);
+                return;
             }
         }
+        drop(lock);
         drop(retire);
     }
 
