@@ -104,20 +104,7 @@ impl Walker<'_> {
                 return;
             }
             if matches!(name.as_str(), "eval" | "invoke-expression" | "iex") {
-                let script = Val {
-                    typed: args
-                        .iter()
-                        .map(|v| v.typed.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    text: args
-                        .iter()
-                        .map(|v| v.text.as_str())
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                    glob: false,
-                    dynamic: args.iter().find_map(|v| v.dynamic),
-                };
+                let script = joined_script(args);
                 self.nested(&script, folders, stdin, depth);
                 return;
             }
@@ -730,7 +717,8 @@ fn cmd_script_option(option: &str) -> bool {
     matches!(option.to_ascii_lowercase().as_str(), "/c" | "/k" | "/r")
 }
 
-/// Words joined with spaces into the script a program hands to `sh -c` (`watch`).
+/// Words joined with spaces into the script they make (`eval`'s words, what `watch` hands to
+/// `sh -c`).
 fn joined_script(rest: &[Val]) -> Val {
     Val {
         typed: rest
