@@ -374,6 +374,35 @@ fn context_will_manage_uses_thresholds_and_the_last_message() {
     assert_eq!(result["threshold"], 50.0);
 }
 
+/// Zoo Code's opt-in denominator: with `useAvailableInputForContextPercent` the percentage is of
+/// the window minus `maxTokens` (36,000 of 70,000 crosses 50 %; of 100,000 it does not).
+#[test]
+fn context_will_manage_can_measure_against_the_available_input() {
+    let mut server = Server::start_in_process(&[], Value::Null);
+    let mut params = json!({"totalTokens": 34000, "lastMessageTokens": 2000, "contextWindow": 100000,
+        "maxTokens": 30000, "autoCondenseContextPercent": 50});
+    let whole = server.call("roo/context/willManage", params.clone());
+    assert_eq!(
+        (&whole["willManage"], &whole["contextPercent"]),
+        (&json!(false), &json!(36.0))
+    );
+    params["useAvailableInputForContextPercent"] = json!(true);
+    let available = server.call("roo/context/willManage", params.clone());
+    assert_eq!(available["willManage"], true, "{available}");
+    assert_eq!(available["shouldCondense"], true, "{available}");
+    params["useAvailableInputForContextPercent"] = json!("yes");
+    let error = server
+        .request("roo/context/willManage", params)
+        .expect_err("a string is not a boolean");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("useAvailableInputForContextPercent"),
+        "{error}"
+    );
+}
+
 /// The threshold fields are one type shared by `manage` and `willManage` (flattened into both);
 /// a bad value still gets the one invalid-params form naming the field, and closed sets reject
 /// values outside them the same way.

@@ -127,6 +127,43 @@ mod context {
         }
     }
 
+    /// Zoo Code 3.80's opt-in denominator (`useAvailableInputForContextPercent`, for VS Code LM):
+    /// the percentage is of the window minus the reserved output; `-1` or no `maxTokens`
+    /// reserves nothing; no input space left is 100 %. Off, the whole window as before.
+    #[test]
+    fn the_condense_percentage_can_be_of_the_available_input() {
+        let opted = ThresholdSettings {
+            use_available_input: true,
+            ..ThresholdSettings::default()
+        };
+        let off = ThresholdSettings::default();
+        for (tokens, window, max, settings, expected) in [
+            (35_000, 100_000, Some(30_000), &opted, 50.0),
+            (35_000, 100_000, Some(30_000), &off, 35.0),
+            (35_000, 100_000, Some(-1), &opted, 35.0),
+            (35_000, 100_000, None, &opted, 35.0),
+            (35_000, 100_000, Some(100_000), &opted, 100.0),
+            (35_000, 100_000, Some(200_000), &opted, 100.0),
+        ] {
+            assert_eq!(
+                condense_percent(tokens, window, max, settings),
+                expected,
+                "{tokens} of {window}, maxTokens {max:?}, opted {}",
+                settings.use_available_input
+            );
+        }
+        // Zoo's own case: 34,000 + 2,000 of 70,000 available crosses 50 %; of the whole window
+        // it does not.
+        let half = |use_available_input| ThresholdSettings {
+            auto_condense_context_percent: 50.0,
+            use_available_input,
+            ..ThresholdSettings::default()
+        };
+        assert!(!will(34_000, 0, Some(30_000), half(true)));
+        assert!(will(34_000, 2_000, Some(30_000), half(true)));
+        assert!(!will(34_000, 2_000, Some(30_000), half(false)));
+    }
+
     #[test]
     fn will_manage_truncates_strictly_above_allowed() {
         assert!(!will(59_990, 10, Some(30_000), no_auto()));
@@ -142,6 +179,7 @@ mod context {
             auto_condense_context_percent: 80.0,
             profile_thresholds: BTreeMap::from([("p".to_owned(), value)]),
             current_profile_id: "p".into(),
+            use_available_input: false,
         };
         for (value, expected) in [
             (-1.0, (80.0, ThresholdSource::Global)),

@@ -539,6 +539,15 @@ pub struct ThresholdParams {
         deserialize_with = "named::current_profile_id"
     )]
     pub current_profile_id: Option<String>,
+    /// `useAvailableInputForContextPercent` (Zoo Code, set for VS Code LM; default `false`): the
+    /// condense percentage is of the window minus the reserved output (`maxTokens` when
+    /// positive) instead of the whole window.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "named::use_available_input_for_context_percent"
+    )]
+    pub use_available_input_for_context_percent: Option<bool>,
 }
 
 /// Deserializers that put the wire name of their field in front of an error.
@@ -567,6 +576,7 @@ mod named {
         auto_condense_context_percent = "autoCondenseContextPercent",
         profile_thresholds = "profileThresholds",
         current_profile_id = "currentProfileId",
+        use_available_input_for_context_percent = "useAvailableInputForContextPercent",
     );
 }
 

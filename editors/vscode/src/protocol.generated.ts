@@ -1736,6 +1736,12 @@ export interface ManageContextParams {
    */
   currentProfileId?: string | null;
   /**
+   * `useAvailableInputForContextPercent` (Zoo Code, set for VS Code LM; default `false`): the
+   * condense percentage is of the window minus the reserved output (`maxTokens` when
+   * positive) instead of the whole window.
+   */
+  useAvailableInputForContextPercent?: boolean | null;
+  /**
    * `customSupportPrompts.CONDENSE`: used verbatim when non-blank, on every trigger.
    */
   customCondensingPrompt?: string | null;
@@ -2906,6 +2912,12 @@ export interface WillManageContextParams {
    * The current profile's id (default `"default"`).
    */
   currentProfileId?: string | null;
+  /**
+   * `useAvailableInputForContextPercent` (Zoo Code, set for VS Code LM; default `false`): the
+   * condense percentage is of the window minus the reserved output (`maxTokens` when
+   * positive) instead of the whole window.
+   */
+  useAvailableInputForContextPercent?: boolean | null;
   /**
    * `estimate` (default) or `exact`, for counting `lastMessage`.
    */

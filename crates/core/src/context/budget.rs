@@ -29,6 +29,10 @@ pub struct ThresholdSettings {
     pub profile_thresholds: BTreeMap<String, f64>,
     /// The current profile's id (`"default"` when the host knows no better).
     pub current_profile_id: String,
+    /// Zoo Code's `useAvailableInputForContextPercent` (set for VS Code LM): the condense
+    /// percentage is of the input space, the window minus the reserved output, instead of the
+    /// whole window (default `false`). See [`condense_percent`].
+    pub use_available_input: bool,
 }
 
 impl Default for ThresholdSettings {
@@ -38,6 +42,7 @@ impl Default for ThresholdSettings {
             auto_condense_context_percent: 100.0,
             profile_thresholds: BTreeMap::new(),
             current_profile_id: "default".into(),
+            use_available_input: false,
         }
     }
 }
@@ -107,6 +112,29 @@ pub fn context_percent(tokens: u64, context_window: u64) -> f64 {
     100.0 * tokens as f64 / context_window as f64
 }
 
+/// The percentage the condense threshold is compared with: of the context window, or with
+/// [`ThresholdSettings::use_available_input`] of the window minus the output (`maxTokens` when
+/// positive; an unknown or unlimited reserve, `-1`, reserves nothing), 100 when no input space is
+/// left. Zoo Code 3.80's `computeContextPercent`.
+pub fn condense_percent(
+    tokens: u64,
+    context_window: u64,
+    max_tokens: Option<i64>,
+    settings: &ThresholdSettings,
+) -> f64 {
+    if !settings.use_available_input {
+        return context_percent(tokens, context_window);
+    }
+    let reserved = match max_tokens {
+        Some(n) if n > 0 => n as u64,
+        _ => 0,
+    };
+    match context_window.checked_sub(reserved) {
+        Some(available) if available > 0 => 100.0 * tokens as f64 / available as f64,
+        _ => 100.0,
+    }
+}
+
 /// Inputs of [`will_manage_context`] (spec §5.5).
 #[derive(Clone, Debug, PartialEq)]
 pub struct WillManageInput {
@@ -130,7 +158,13 @@ pub fn will_manage_context(input: &WillManageInput) -> bool {
         return prev > allowed;
     }
     let (threshold, _) = effective_threshold(&input.settings);
-    context_percent(prev, input.context_window) >= threshold || prev > allowed
+    condense_percent(
+        prev,
+        input.context_window,
+        input.max_tokens,
+        &input.settings,
+    ) >= threshold
+        || prev > allowed
 }
 
 /// JavaScript's `String(number)` for the numbers that appear in messages.

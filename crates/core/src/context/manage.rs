@@ -4,7 +4,7 @@
 
 use super::budget::{
     FORCED_CONTEXT_REDUCTION_PERCENT, ThresholdSettings, ThresholdSource, allowed_tokens,
-    context_percent, effective_threshold, invalid_profile_threshold_warning,
+    condense_percent, effective_threshold, invalid_profile_threshold_warning,
     reserved_output_tokens,
 };
 use super::condense::{
@@ -139,7 +139,12 @@ fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> Conte
         Some(total) if total > 0 => total + last_message_tokens,
         _ => measured,
     };
-    let percent = context_percent(prev, input.context_window);
+    let percent = condense_percent(
+        prev,
+        input.context_window,
+        input.max_tokens,
+        &input.settings,
+    );
     let (threshold, threshold_source, auto) = match input.trigger {
         Trigger::Emergency => (
             FORCED_CONTEXT_REDUCTION_PERCENT,

@@ -24,7 +24,7 @@ pub use budget::{
     DEFAULT_RESERVED_OUTPUT_TOKENS, FORCED_CONTEXT_REDUCTION_PERCENT, INHERIT_THRESHOLD,
     MAX_CONDENSE_THRESHOLD, MAX_CONTEXT_WINDOW_RETRIES, MIN_CONDENSE_THRESHOLD,
     TOKEN_BUFFER_PERCENT, ThresholdSettings, ThresholdSource, WillManageInput, allowed_tokens,
-    context_percent, effective_threshold, invalid_profile_threshold_warning,
+    condense_percent, context_percent, effective_threshold, invalid_profile_threshold_warning,
     reserved_output_tokens, will_manage_context,
 };
 pub use classify::is_context_window_exceeded_error;

@@ -15,7 +15,7 @@ use roo_context_core::context::{
     ManageStep, PendingCondense, RequestDegradation, SummarizeReply, SummarizerAnswer,
     SummarizerInfo, SummaryExtras, SummaryVerification, TRUNCATION_FRACTION, ThresholdSettings,
     ThresholdSource, Trigger, VerifyConfig, WillManageInput, begin_manage, build_condense_request,
-    context_percent, effective_threshold, finish_condense, finish_manage,
+    condense_percent, effective_threshold, finish_condense, finish_manage,
     invalid_profile_threshold_warning, is_context_window_exceeded_error, report, retry_request,
     will_manage_context,
 };
@@ -91,6 +91,9 @@ fn threshold_settings(params: ThresholdParams) -> ThresholdSettings {
         current_profile_id: params
             .current_profile_id
             .unwrap_or(defaults.current_profile_id),
+        use_available_input: params
+            .use_available_input_for_context_percent
+            .unwrap_or(defaults.use_available_input),
     }
 }
 
@@ -629,7 +632,12 @@ fn will_manage(
     let prev = input.total_tokens + last_message_tokens;
     let allowed = roo_context_core::context::allowed_tokens(input.context_window, input.max_tokens);
     let (threshold, source) = effective_threshold(&input.settings);
-    let percent = context_percent(prev, input.context_window);
+    let percent = condense_percent(
+        prev,
+        input.context_window,
+        input.max_tokens,
+        &input.settings,
+    );
     let over_budget = prev > allowed;
     let warnings = match source {
         ThresholdSource::InvalidProfile { value } => vec![invalid_profile_threshold_warning(

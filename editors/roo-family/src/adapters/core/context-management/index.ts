@@ -54,6 +54,8 @@ export type WillManageContextOptions = {
 	profileThresholds: Record<string, number>
 	currentProfileId: string
 	lastMessageTokens: number
+	/** Zoo Code 3.80 (VS Code LM): the condense percentage is of the window minus the reserved output. */
+	useAvailableInputForContextPercent?: boolean
 }
 
 interface Plan {
@@ -76,6 +78,7 @@ function plan(options: WillManageContextOptions): Plan {
 		autoCondenseContextPercent: options.autoCondenseContextPercent,
 		profileThresholds: options.profileThresholds,
 		currentProfileId: options.currentProfileId,
+		useAvailableInputForContextPercent: options.useAvailableInputForContextPercent,
 	})
 }
 
@@ -101,6 +104,8 @@ export type ContextManagementOptions = {
 	filesReadByRoo?: string[]
 	cwd?: string
 	rooIgnoreController?: RooIgnoreController
+	/** Zoo Code 3.80 (VS Code LM): the condense percentage is of the window minus the reserved output. */
+	useAvailableInputForContextPercent?: boolean
 }
 
 export type ContextManagementResult = SummarizeResponse & {
@@ -128,6 +133,7 @@ export async function manageContext({
 	filesReadByRoo,
 	cwd,
 	rooIgnoreController,
+	useAvailableInputForContextPercent,
 }: ContextManagementOptions): Promise<ContextManagementResult> {
 	let error: string | undefined
 	let errorDetails: string | undefined
@@ -147,6 +153,7 @@ export async function manageContext({
 		profileThresholds,
 		currentProfileId,
 		lastMessageTokens,
+		useAvailableInputForContextPercent,
 	})
 	for (const warning of decided.warnings ?? []) console.warn(warning)
 	const prevContextTokens = decided.prevContextTokens
