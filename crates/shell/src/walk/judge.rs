@@ -747,13 +747,7 @@ fn windows_script(rest: &[Val]) -> Val {
         }
     };
     Val {
-        typed: rest
-            .iter()
-            .map(|v| v.typed.as_str())
-            .collect::<Vec<_>>()
-            .join(" "),
         text: rest.iter().map(piece).collect::<Vec<_>>().join(" "),
-        glob: false,
-        dynamic: rest.iter().find_map(|v| v.dynamic),
+        ..joined_script(rest)
     }
 }
