@@ -150,21 +150,59 @@ pub struct WillManageInput {
     pub settings: ThresholdSettings,
 }
 
-/// Whether `manageContext` would act (condense or truncate): the host's cheap pre-check.
-pub fn will_manage_context(input: &WillManageInput) -> bool {
+/// What an automatic `manageContext` would do with these numbers: the one owner of the
+/// pre-check, which `roo/context/willManage` reports whole.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WillManagePlan {
+    /// `totalTokens + lastMessageTokens`.
+    pub prev_context_tokens: u64,
+    /// See [`allowed_tokens`].
+    pub allowed_tokens: u64,
+    /// See [`condense_percent`].
+    pub context_percent: f64,
+    /// The effective threshold and where it came from.
+    pub threshold: f64,
+    pub threshold_source: ThresholdSource,
+    /// Auto-condense is on and the percentage reached the threshold or the budget is exceeded.
+    pub should_condense: bool,
+    /// More than the allowed tokens (a truncation is due when no condense succeeds).
+    pub over_budget: bool,
+}
+
+impl WillManagePlan {
+    /// Whether `manageContext` would act (condense or truncate).
+    pub fn will_manage(&self) -> bool {
+        self.should_condense || self.over_budget
+    }
+}
+
+/// The plan of an automatic run for these numbers (spec §5.5).
+pub fn will_manage_plan(input: &WillManageInput) -> WillManagePlan {
     let prev = input.total_tokens.saturating_add(input.last_message_tokens);
     let allowed = allowed_tokens(input.context_window, input.max_tokens);
-    if !input.settings.auto_condense_context {
-        return prev > allowed;
-    }
-    let (threshold, _) = effective_threshold(&input.settings);
-    condense_percent(
+    let (threshold, threshold_source) = effective_threshold(&input.settings);
+    let percent = condense_percent(
         prev,
         input.context_window,
         input.max_tokens,
         &input.settings,
-    ) >= threshold
-        || prev > allowed
+    );
+    let over_budget = prev > allowed;
+    WillManagePlan {
+        prev_context_tokens: prev,
+        allowed_tokens: allowed,
+        context_percent: percent,
+        threshold,
+        threshold_source,
+        should_condense: input.settings.auto_condense_context
+            && (percent >= threshold || over_budget),
+        over_budget,
+    }
+}
+
+/// Whether `manageContext` would act (condense or truncate): the host's cheap pre-check.
+pub fn will_manage_context(input: &WillManageInput) -> bool {
+    will_manage_plan(input).will_manage()
 }
 
 /// JavaScript's `String(number)` for the numbers that appear in messages.

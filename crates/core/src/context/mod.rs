@@ -23,9 +23,10 @@ pub mod verify;
 pub use budget::{
     DEFAULT_RESERVED_OUTPUT_TOKENS, FORCED_CONTEXT_REDUCTION_PERCENT, INHERIT_THRESHOLD,
     MAX_CONDENSE_THRESHOLD, MAX_CONTEXT_WINDOW_RETRIES, MIN_CONDENSE_THRESHOLD,
-    TOKEN_BUFFER_PERCENT, ThresholdSettings, ThresholdSource, WillManageInput, allowed_tokens,
-    condense_percent, context_percent, effective_threshold, invalid_profile_threshold_warning,
-    reserved_output_tokens, will_manage_context,
+    TOKEN_BUFFER_PERCENT, ThresholdSettings, ThresholdSource, WillManageInput, WillManagePlan,
+    allowed_tokens, condense_percent, context_percent, effective_threshold,
+    invalid_profile_threshold_warning, reserved_output_tokens, will_manage_context,
+    will_manage_plan,
 };
 pub use classify::is_context_window_exceeded_error;
 pub use condense::{

@@ -15,9 +15,8 @@ use roo_context_core::context::{
     ManageStep, PendingCondense, RequestDegradation, SummarizeReply, SummarizerAnswer,
     SummarizerInfo, SummaryExtras, SummaryVerification, TRUNCATION_FRACTION, ThresholdSettings,
     ThresholdSource, Trigger, VerifyConfig, WillManageInput, begin_manage, build_condense_request,
-    condense_percent, effective_threshold, finish_condense, finish_manage,
-    invalid_profile_threshold_warning, is_context_window_exceeded_error, report, retry_request,
-    will_manage_context,
+    finish_condense, finish_manage, invalid_profile_threshold_warning,
+    is_context_window_exceeded_error, report, retry_request, will_manage_plan,
 };
 use roo_context_core::conversation::{
     ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
@@ -629,17 +628,8 @@ fn will_manage(
         max_tokens: params.max_tokens,
         settings: threshold_settings(params.thresholds),
     };
-    let prev = input.total_tokens + last_message_tokens;
-    let allowed = roo_context_core::context::allowed_tokens(input.context_window, input.max_tokens);
-    let (threshold, source) = effective_threshold(&input.settings);
-    let percent = condense_percent(
-        prev,
-        input.context_window,
-        input.max_tokens,
-        &input.settings,
-    );
-    let over_budget = prev > allowed;
-    let warnings = match source {
+    let plan = will_manage_plan(&input);
+    let warnings = match plan.threshold_source {
         ThresholdSource::InvalidProfile { value } => vec![invalid_profile_threshold_warning(
             value,
             &input.settings.current_profile_id,
@@ -648,14 +638,13 @@ fn will_manage(
         _ => Vec::new(),
     };
     Ok(WillManageContextResult {
-        will_manage: will_manage_context(&input),
-        prev_context_tokens: prev,
-        allowed_tokens: allowed,
-        context_percent: percent,
-        threshold,
-        should_condense: input.settings.auto_condense_context
-            && (percent >= threshold || over_budget),
-        over_budget,
+        will_manage: plan.will_manage(),
+        prev_context_tokens: plan.prev_context_tokens,
+        allowed_tokens: plan.allowed_tokens,
+        context_percent: plan.context_percent,
+        threshold: plan.threshold,
+        should_condense: plan.should_condense,
+        over_budget: plan.over_budget,
         truncate_fraction: TRUNCATION_FRACTION,
         warnings,
     })
