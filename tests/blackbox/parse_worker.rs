@@ -220,18 +220,16 @@ fn a_cancelled_parse_kills_its_worker_and_parallel_requests_hold_at_most_the_con
             )
         })
         .collect();
-    // Two workers start; the other four requests wait for a slot.
+    // Two workers start (each is the stand-in once its shell has exec'd `sleep`); the other
+    // four requests wait for a slot.
     let workers = poll_until("two workers", || {
         let running = children(pid);
-        (running.len() >= 2).then_some(running)
+        let started = running
+            .iter()
+            .all(|(_, command)| command.contains("sleep 600"));
+        (running.len() >= 2 && started).then_some(running)
     });
     assert_eq!(workers.len(), 2, "{workers:?}");
-    assert!(
-        workers
-            .iter()
-            .all(|(_, command)| command.contains("sleep 600")),
-        "{workers:?}"
-    );
     // A waiting request is answered once the folded context asks too: still no third worker.
     let folded = server.send_request("roo/fold/context", json!({"paths": ["cart.ts"]}));
     for id in ids.iter().chain([&folded]) {
@@ -242,10 +240,68 @@ fn a_cancelled_parse_kills_its_worker_and_parallel_requests_hold_at_most_the_con
         assert_eq!(response["error"]["code"], -32800, "{response}");
     }
     assert!(children(pid).len() <= 2);
-    // Every worker is killed and reaped: none is left running or as a zombie.
-    poll_until("the workers are gone", || {
-        children(pid).is_empty().then_some(())
+    // Every cancelled worker is killed and reaped: none is left running or as a zombie. Their
+    // replacements (started warm, waiting idle) are new processes, never more than the slots.
+    let cancelled: Vec<u32> = workers.iter().map(|(worker, _)| *worker).collect();
+    poll_until("the cancelled workers are gone", || {
+        let running = children(pid);
+        assert!(running.len() <= 2, "{running:?}");
+        running
+            .iter()
+            .all(|(worker, _)| !cancelled.contains(worker))
+            .then_some(())
     });
     let outline = server.request("roo/fold/outline", json!({"path": "notes.md"}));
     assert!(outline.is_err(), "no such file: {outline:?}");
+}
+
+#[test]
+fn a_worker_killed_at_its_deadline_is_replaced_at_once_by_one_warming_the_languages_served() {
+    let fixture = Fixture::new(&[("cart.ts", ORDINARY)]);
+    // A worker that logs how it was started and never answers; a budget that ends it makes the
+    // kill certain.
+    let log = fixture.root().join("started.log");
+    let stuck = script(
+        fixture.root(),
+        "stuck-worker",
+        &format!(
+            "echo \"$@\" >> '{}'\nprintf R\nexec sleep 600",
+            log.display()
+        ),
+    );
+    let mut server = Server::spawn_with_env(&[
+        ("ROO_CONTEXT_PARSE_WORKER", &stuck),
+        ("ROO_CONTEXT_PARSE_TIMEOUT_MS", "100"),
+    ]);
+    server.initialize(&[fixture.root()], Value::Null).unwrap();
+    let pid = server_pid(&mut server);
+    let started = || std::fs::read_to_string(&log).unwrap_or_default();
+    let response = symbols(&mut server, &fixture.path("cart.ts"));
+    assert_eq!(failure_kind(&response), "timeout", "{response}");
+    // No request is pending, yet a second worker has started, told to compile the query of the
+    // language it will be asked for before it reads a job (the real worker's side of `--warm`
+    // is exercised by the timeout test above, whose next file goes to such a worker).
+    let replacement = poll_until("a replacement worker", || {
+        let lines: Vec<String> = started().lines().map(str::to_owned).collect();
+        (lines.len() == 2).then(|| lines[1].clone())
+    });
+    assert_eq!(replacement, "parse-worker --warm typescript");
+    let waiting = poll_until("the replacement waits", || {
+        let running = children(pid);
+        (running.len() == 1).then(|| running[0].0)
+    });
+    // The next file goes to it (no third start before the next kill).
+    let next = symbols(&mut server, &fixture.path("cart.ts"));
+    assert_eq!(failure_kind(&next), "timeout", "{next}");
+    poll_until("the replacement is used and reaped", || {
+        children(pid)
+            .iter()
+            .all(|(worker, _)| *worker != waiting)
+            .then_some(())
+    });
+    // ... and its own replacement is the only start since: two kills, three starts.
+    poll_until("the second replacement", || {
+        (started().lines().count() == 3).then_some(())
+    });
+    assert!(children(pid).len() <= 1, "{:?}", children(pid));
 }

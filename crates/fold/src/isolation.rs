@@ -240,6 +240,22 @@ pub fn prepare(job: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// The language a job is for (`None` for a job this build cannot read): a pool of workers
+/// remembers the languages it served, so a worker started to replace a killed one compiles
+/// their queries before anyone waits on it.
+pub fn job_language(job: &[u8]) -> Option<Language> {
+    decode_job(job).ok().map(|(_, language, _, _)| language)
+}
+
+/// Compiles the queries of `languages` now (a fresh worker's first step, before it reads a job).
+pub fn warm(languages: &[Language]) {
+    for language in languages {
+        if *language != Language::Markdown {
+            language.query();
+        }
+    }
+}
+
 /// [`serve`] on the calling thread, which the caller promises has [`WORKER_STACK_BYTES`] of
 /// stack (a worker's main thread under that `RLIMIT_STACK`): no thread is started per job, so
 /// a worker's address space holds one stack and one heap.

@@ -478,6 +478,14 @@ impl Language {
         self.row().name
     }
 
+    /// The language of a [`Language::name`] (how a parse worker is told what to warm).
+    pub fn from_name(name: &str) -> Option<Language> {
+        Language::ALL
+            .iter()
+            .copied()
+            .find(|language| language.name() == name)
+    }
+
     /// The file extensions (lowercase, without the dot) read as this language.
     pub fn extensions(self) -> &'static [&'static str] {
         self.row().extensions
@@ -635,6 +643,7 @@ mod tests {
         for (index, &language) in Language::ALL.iter().enumerate() {
             assert_eq!(language.index(), index, "{}", language.name());
             assert!(seen_names.insert(language.name()), "{}", language.name());
+            assert_eq!(Language::from_name(language.name()), Some(language));
             assert!(!language.extensions().is_empty(), "{}", language.name());
             for extension in language.extensions() {
                 assert_eq!(*extension, extension.to_ascii_lowercase());

@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use roo_context_fold::{Isolate, Isolation, IsolationError};
+use roo_context_fold::{Isolate, Isolation, IsolationError, Language};
 
 /// The hidden subcommand that makes this binary a parse worker.
 pub const SUBCOMMAND: &str = "parse-worker";
@@ -43,6 +43,10 @@ const GRACE: Duration = Duration::from_millis(400);
 /// Longest a worker may take to start and compile the job's query (fixed work, not the file's:
 /// the file's clock starts after it).
 const STARTUP: Duration = Duration::from_secs(60);
+
+/// The worker's option naming the languages whose queries it compiles before its first job
+/// (comma-separated [`Language::name`]s).
+const WARM_OPTION: &str = "--warm";
 
 /// How often a waiting caller looks at its request's cancellation flag.
 const POLL: Duration = Duration::from_millis(10);
@@ -72,6 +76,9 @@ pub struct ParseWorkers {
 struct Pool {
     idle: Vec<Worker>,
     busy: usize,
+    /// The languages this pool has served, in first-use order: a worker started later compiles
+    /// their queries first (see [`ParseWorkers::replace`]).
+    served: Vec<Language>,
 }
 
 struct Worker {
@@ -152,14 +159,23 @@ impl ParseWorkers {
         self.peak_child_kib.load(Ordering::Relaxed)
     }
 
-    /// Ends every idle worker (closing its stdin ends it) and reaps it.
+    /// Ends every idle worker and reaps it. An idle worker holds no state, and one started as a
+    /// replacement may still be compiling queries, so it is killed rather than asked to finish.
     pub fn shutdown(&self) {
         let idle = std::mem::take(&mut self.lock().idle);
         for worker in idle {
-            let Worker { child, stdin, .. } = worker;
+            let Worker {
+                mut child, stdin, ..
+            } = worker;
             drop(stdin);
+            let _ = child.kill();
             self.reap(child);
         }
+    }
+
+    /// How many workers are idle now (for tests and benchmarks).
+    pub fn idle_workers(&self) -> usize {
+        self.lock().idle.len()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
@@ -189,9 +205,14 @@ impl ParseWorkers {
 
     fn spawn(&self) -> Result<Worker, IsolationError> {
         let limit = self.memory_limit;
+        let served = self.lock().served.clone();
         let mut command = Command::new(&self.program);
+        command.arg(SUBCOMMAND);
+        if !served.is_empty() {
+            let names: Vec<&str> = served.iter().map(|language| language.name()).collect();
+            command.arg(WARM_OPTION).arg(names.join(","));
+        }
         command
-            .arg(SUBCOMMAND)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -221,6 +242,36 @@ impl ParseWorkers {
             stdout,
             stderr,
         })
+    }
+
+    /// Starts a worker in place of one this pool killed (a deadline, a cancel, its memory cap),
+    /// with the queries of every language served so far compiled before it reads a job: the
+    /// start and the compile happen while no one waits, so the next file's answer is not late
+    /// by them. Called while the caller still holds its slot; a worker that cannot start is
+    /// left to the next request, which reports why.
+    fn replace(&self) {
+        let Ok(mut worker) = self.spawn() else {
+            return;
+        };
+        let mut pool = self.lock();
+        if pool.idle.len() + pool.busy <= self.slots {
+            pool.idle.push(worker);
+            return;
+        }
+        drop(pool);
+        let _ = worker.child.kill();
+        self.reap(worker.child);
+    }
+
+    /// Remembers the language of `job` for the workers started later.
+    fn note_served(&self, job: &[u8]) {
+        let Some(language) = roo_context_fold::isolation::job_language(job) else {
+            return;
+        };
+        let mut pool = self.lock();
+        if !pool.served.contains(&language) {
+            pool.served.push(language);
+        }
     }
 
     /// Kills (if still running) and reaps a worker; no zombie is left. Returns how it ended.
@@ -340,6 +391,7 @@ impl ParseWorkers {
 
 impl Isolate for ParseWorkers {
     fn run(&self, job: &[u8], budget: Duration) -> Result<Vec<u8>, IsolationError> {
+        self.note_served(job);
         let (_slot, idle) = self.acquire()?;
         let (mut worker, mut fresh) = match idle {
             Some(worker) => (worker, false),
@@ -369,7 +421,20 @@ impl Isolate for ParseWorkers {
                     worker = self.spawn()?;
                     fresh = true;
                 }
-                Err(failure) => return Err(self.failure(worker, failure, budget)),
+                Err(failure) => {
+                    let error = self.failure(worker, failure, budget);
+                    // A worker this pool ended on purpose is replaced at once; one that broke
+                    // on its own is not (the next request starts one and reports what happens).
+                    if matches!(
+                        error,
+                        IsolationError::Timeout { .. }
+                            | IsolationError::Cancelled
+                            | IsolationError::MemoryLimit { .. }
+                    ) {
+                        self.replace();
+                    }
+                    return Err(error);
+                }
             }
         }
     }
@@ -577,6 +642,17 @@ pub fn serve_worker() -> ExitCode {
     // address space holds one stack and one heap (no 256 MiB thread stack per job).
     let main_stack_fits = stack_soft_limit()
         .is_some_and(|limit| limit >= roo_context_fold::isolation::WORKER_STACK_BYTES as u64);
+    let arguments: Vec<String> = std::env::args().collect();
+    if let Some(at) = arguments
+        .iter()
+        .position(|argument| argument == WARM_OPTION)
+    {
+        let languages: Vec<Language> = arguments
+            .get(at + 1)
+            .map(|names| names.split(',').filter_map(Language::from_name).collect())
+            .unwrap_or_default();
+        roo_context_fold::isolation::warm(&languages);
+    }
     let mut input = std::io::stdin().lock();
     let mut output = std::io::stdout().lock();
     loop {
