@@ -148,7 +148,7 @@ pub struct ValidateCommandResult {
     /// When undecidable: the construct that hides what is read (`variable`,
     /// `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
     /// `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`,
-    /// `shellState`, `changedFile`, `processFile`, `protectedLink`, `scriptFile`, `hardLink`).
+    /// `shellState`, `changedFile`, `processFile`, `protectedLink`, `scriptFile`, `hardLink`, `unknownProgram`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub construct: Option<String>,
     /// When undecidable: the source text of that construct (at most 200 bytes).

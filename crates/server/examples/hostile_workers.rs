@@ -2,12 +2,14 @@
 //! language, the worst time past the file's deadline and the worst peak memory of the server
 //! process and of its worker, each input run in a fresh process (so its peaks are its own).
 //! With `--overhead`, what the workers cost on ordinary files instead: the fold crate's fixtures
-//! outlined in-process and through warm workers, one after another and on both cores.
+//! outlined in-process and through warm workers, one after another and on both cores. With
+//! `--first-use`, the fixed cost a server pays once per language before a file's clock starts.
 //!
 //! ```sh
 //! cargo build --release -p roo-context            # the worker is the release binary
 //! cargo run --release -p roo-context --example hostile_workers              # the table
 //! cargo run --release -p roo-context --example hostile_workers -- --overhead
+//! cargo run --release -p roo-context --example hostile_workers -- --first-use
 //! ```
 //!
 //! `--bytes N` (64 KiB), `--lang EXT`, `--patterns 0,19` (indexes into the shared table),
@@ -225,6 +227,43 @@ fn overhead(worker: PathBuf, rounds: usize) {
     workers.shutdown();
 }
 
+/// The fixed cost outside a file's clock: per language, a server's first parse of that language
+/// (a fresh pool: the worker's exec and the query compile, then a one-line file), against the
+/// same file through the now warm worker. Best of `rounds`, each round with fresh pools.
+fn first_use(worker: PathBuf, rounds: usize) {
+    println!("| language | first use ms (exec + query compile + parse) | warm ms |");
+    println!("| --- | ---: | ---: |");
+    let mut worst = (0u128, "");
+    for extension in LANGUAGES {
+        let language = Language::from_extension(extension).expect("known extension");
+        let (mut cold, mut warm) = (u128::MAX, u128::MAX);
+        for _ in 0..rounds {
+            let workers = Arc::new(ParseWorkers::new(worker.clone(), 1, DEFAULT_MEMORY_LIMIT));
+            let options = options_through(&workers);
+            let started = Instant::now();
+            document_symbols(language, "x\n", &options);
+            cold = cold.min(started.elapsed().as_micros());
+            let started = Instant::now();
+            document_symbols(language, "x\n", &options);
+            warm = warm.min(started.elapsed().as_micros());
+            workers.shutdown();
+        }
+        if cold > worst.0 {
+            worst = (cold, extension);
+        }
+        println!(
+            "| {extension} | {:.1} | {:.1} |",
+            cold as f64 / 1e3,
+            warm as f64 / 1e3
+        );
+    }
+    println!(
+        "worst first use: {} ({:.1} ms)",
+        worst.1,
+        worst.0 as f64 / 1e3
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("--child") {
@@ -254,6 +293,10 @@ fn main() {
         std::path::Path::new(&worker).exists(),
         "no worker binary at {worker}: cargo build --release -p roo-context"
     );
+    if args.iter().any(|arg| arg == "--first-use") {
+        first_use(PathBuf::from(worker), 3);
+        return;
+    }
     if args.iter().any(|arg| arg == "--overhead") {
         overhead(PathBuf::from(worker), 20);
         return;

@@ -98,6 +98,10 @@ pub enum Construct {
     /// A regular file with more than one name (hard link) while rules block some files: one
     /// of its other names may be blocked, and finding them means walking every folder.
     HardLink,
+    /// While rules block something, a program whose file access the vetting does not know (it
+    /// is on none of its tables): it may run code the agent wrote or read files its arguments
+    /// do not name.
+    UnknownProgram,
 }
 
 impl Construct {
@@ -122,6 +126,7 @@ impl Construct {
             Construct::ProtectedLink => "protectedLink",
             Construct::ScriptFile => "scriptFile",
             Construct::HardLink => "hardLink",
+            Construct::UnknownProgram => "unknownProgram",
         }
     }
 
@@ -159,6 +164,9 @@ impl Construct {
             }
             Construct::ScriptFile => {
                 "a script or source file in the workspace runs or is compiled, and what it reads is not in the command"
+            }
+            Construct::UnknownProgram => {
+                "the program is not one whose file access is known: it may run workspace code or read files its arguments do not name"
             }
         }
     }

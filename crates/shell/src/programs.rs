@@ -761,10 +761,592 @@ pub fn is_assignment(word: &str) -> bool {
     }
 }
 
-/// Build tools, task runners and test runners that run code the workspace holds (a
-/// `Makefile`'s recipes, `package.json` scripts, `build.rs`, tests, `setup.py`, `//go:embed`),
-/// which the agent may have written and which can read any file. Asking about version or help
-/// is not running it.
+/// Build tools, task runners, test runners, linters and bundlers: every run of one runs code the
+/// workspace holds (a `Makefile`'s recipes, a config file, the tests, plugins).
+pub const BUILD_AND_TEST_RUNNERS: &[&str] = &[
+    "make",
+    "gmake",
+    "bmake",
+    "ninja",
+    "just",
+    "task",
+    "rake",
+    "gradle",
+    "gradlew",
+    "mvn",
+    "mvnw",
+    "ant",
+    "sbt",
+    "lein",
+    "bazel",
+    "bazelisk",
+    "buck",
+    "buck2",
+    "scons",
+    "waf",
+    "meson",
+    "cmake",
+    "ctest",
+    "pytest",
+    "py.test",
+    "tox",
+    "nox",
+    "jest",
+    "vitest",
+    "mocha",
+    "ava",
+    "tap",
+    "karma",
+    "rspec",
+    "phpunit",
+    "nodemon",
+    "ts-node",
+    "tsx",
+    "esno",
+    "vite",
+    "webpack",
+    "rollup",
+    "next",
+    "nuxt",
+    "turbo",
+    "nx",
+    "lerna",
+    "grunt",
+    "gulp",
+    "playwright",
+    "cypress",
+    "invoke",
+    "fab",
+    "doit",
+    "behave",
+    "cucumber",
+    "ctest3",
+    "xcodebuild",
+    "msbuild",
+    "devenv",
+    "eslint",
+    "prettier",
+    "stylelint",
+    "babel",
+    "tsc",
+    "mypy",
+    "pylint",
+    "vue-cli-service",
+    "ng",
+    "astro",
+    "remix",
+    "parcel",
+    "tsup",
+    "unbuild",
+    "fx",
+    "mix",
+    "elixir",
+    "npx",
+    "pnpx",
+    "bunx",
+];
+
+/// Runtimes and compilers of other languages: with any argument, a source or program file the
+/// agent may have written runs (`java Main.java`, `julia x.jl`).
+pub const RUNTIMES: &[&str] = &[
+    "java",
+    "javac",
+    "kotlin",
+    "kotlinc",
+    "scala",
+    "scalac",
+    "groovy",
+    "julia",
+    "erl",
+    "escript",
+    "guile",
+    "racket",
+    "sbcl",
+    "ocaml",
+    "runghc",
+    "runhaskell",
+    "stack",
+    "cabal",
+    "crystal",
+    "nim",
+    "dart",
+    "flutter",
+    "clojure",
+    "clj",
+    "bb",
+    "octave",
+    "wscript",
+    "cscript",
+    "mshta",
+    "jbang",
+    "py",
+];
+
+/// Document processors: they follow includes in their sources (`\\input{../.env}`,
+/// `include::../.env[]`, `@import`, `.so`, `!include`, `document()`).
+pub const DOCUMENT_PROCESSORS: &[&str] = &[
+    "latex",
+    "pdflatex",
+    "xelatex",
+    "lualatex",
+    "tex",
+    "latexmk",
+    "tectonic",
+    "asciidoctor",
+    "asciidoc",
+    "sass",
+    "scss",
+    "lessc",
+    "stylus",
+    "postcss",
+    "groff",
+    "troff",
+    "nroff",
+    "xsltproc",
+    "plantuml",
+    "protoc",
+    "sphinx-build",
+    "mkdocs",
+    "hugo",
+    "jekyll",
+    "mdbook",
+    "typst",
+    "quarto",
+];
+
+/// Configuration languages and provisioners that read files (`file("../.env")`, `.Files.Get`,
+/// `builtins.readFile`, `.envrc`) and print what they read.
+pub const CONFIG_LANGUAGES: &[&str] = &[
+    "terraform",
+    "tofu",
+    "terragrunt",
+    "pulumi",
+    "ansible",
+    "ansible-playbook",
+    "helm",
+    "kustomize",
+    "packer",
+    "vagrant",
+    "nix",
+    "nix-build",
+    "nix-shell",
+    "nix-instantiate",
+    "direnv",
+    "jsonnet",
+    "cue",
+    "dhall",
+];
+
+/// JavaScript package managers: everything but these subcommands runs `package.json` scripts
+/// (`npm run x`, `npm test`, `npm install`'s lifecycle scripts, `npm exec`).
+pub const JS_PACKAGE_MANAGERS: &[&str] = &["npm", "pnpm", "yarn", "bun", "deno", "corepack"];
+const JS_PACKAGE_QUERIES: &[&str] = &[
+    "view",
+    "info",
+    "ls",
+    "list",
+    "outdated",
+    "config",
+    "whoami",
+    "search",
+    "help",
+    "version",
+    "--version",
+    "fmt",
+    "lint",
+    "why",
+    "bin",
+    "root",
+    "prefix",
+    "get",
+];
+
+/// Programs whose subcommands decide whether workspace code runs: the subcommands that run it,
+/// and the ones known not to (anything else is not known: see [`is_known_program`]).
+const SUBCOMMAND_RUNNERS: &[(&[&str], &[&str], &[&str])] = &[
+    (
+        &["cargo"],
+        &[
+            "run",
+            "r",
+            "test",
+            "t",
+            "build",
+            "b",
+            "check",
+            "c",
+            "bench",
+            "clippy",
+            "doc",
+            "d",
+            "install",
+            "rustc",
+            "rustdoc",
+            "fix",
+            "miri",
+            "nextest",
+            "llvm-cov",
+            "tarpaulin",
+            "expand",
+            "publish",
+            "package",
+            "watch",
+        ],
+        &[
+            "fmt",
+            "metadata",
+            "tree",
+            "search",
+            "version",
+            "help",
+            "new",
+            "init",
+            "add",
+            "remove",
+            "update",
+            "fetch",
+            "clean",
+            "locate-project",
+            "pkgid",
+            "owner",
+            "yank",
+            "login",
+            "logout",
+            "uninstall",
+            "vendor",
+            "verify-project",
+            "generate-lockfile",
+            "--version",
+            "-V",
+            "--list",
+        ],
+    ),
+    (
+        &["go"],
+        &[
+            "run", "test", "build", "generate", "install", "vet", "tool", "get",
+        ],
+        &[
+            "version",
+            "env",
+            "fmt",
+            "mod",
+            "list",
+            "doc",
+            "help",
+            "clean",
+            "work",
+            "telemetry",
+        ],
+    ),
+    (
+        &["dotnet", "swift"],
+        &[
+            "run", "test", "build", "publish", "pack", "watch", "msbuild",
+        ],
+        &[
+            "--version",
+            "--info",
+            "--list-sdks",
+            "--list-runtimes",
+            "new",
+            "nuget",
+            "sln",
+            "format",
+            "package",
+        ],
+    ),
+    (
+        &[
+            "pip", "pip3", "uv", "poetry", "pipenv", "hatch", "pdm", "rye", "conda",
+        ],
+        &[
+            "install", "run", "sync", "build", "wheel", "develop", "shell", "exec",
+        ],
+        &[
+            "list",
+            "show",
+            "freeze",
+            "check",
+            "download",
+            "search",
+            "config",
+            "cache",
+            "help",
+            "version",
+            "--version",
+            "lock",
+            "add",
+            "remove",
+            "uninstall",
+            "env",
+            "info",
+            "init",
+            "new",
+            "python",
+            "venv",
+            "tree",
+            "outdated",
+            "export",
+        ],
+    ),
+    (
+        &["bundle", "bundler"],
+        &["exec", "install"],
+        &[
+            "list",
+            "show",
+            "info",
+            "outdated",
+            "version",
+            "--version",
+            "help",
+            "config",
+            "lock",
+            "check",
+        ],
+    ),
+    (
+        &["pipx"],
+        &["run", "runpip", "install"],
+        &[
+            "list",
+            "uninstall",
+            "upgrade",
+            "ensurepath",
+            "environment",
+            "--version",
+        ],
+    ),
+    // An image build runs the workspace's Dockerfile over its whole folder.
+    (
+        &["docker", "podman", "nerdctl", "buildah"],
+        &["build", "buildx", "bake", "image", "cp"],
+        &[
+            "ps",
+            "images",
+            "version",
+            "info",
+            "logs",
+            "inspect",
+            "pull",
+            "push",
+            "login",
+            "logout",
+            "stop",
+            "rm",
+            "rmi",
+            "kill",
+            "tag",
+            "top",
+            "stats",
+            "port",
+            "events",
+            "history",
+            "search",
+            "restart",
+            "pause",
+            "unpause",
+            "wait",
+            "diff",
+            "--version",
+        ],
+    ),
+    (
+        &["kubectl", "oc"],
+        &[],
+        &[
+            "get",
+            "describe",
+            "logs",
+            "version",
+            "top",
+            "explain",
+            "api-resources",
+            "api-versions",
+            "cluster-info",
+            "delete",
+            "scale",
+            "rollout",
+            "port-forward",
+            "auth",
+            "events",
+        ],
+    ),
+];
+
+/// Programs every one of whose runs is known not to run code from the workspace or read files
+/// other than its operands (which the walk judges as paths): the shell's own builtins and the
+/// common system and process tools. Together with the tables above it is the allow-list of
+/// [`is_known_program`].
+pub const INERT: &[&str] = &[
+    "cd",
+    "pushd",
+    "popd",
+    "dirs",
+    "pwd",
+    "mkdir",
+    "rmdir",
+    "ps",
+    "kill",
+    "pkill",
+    "killall",
+    "pgrep",
+    "sleep",
+    "date",
+    "whoami",
+    "id",
+    "uname",
+    "hostname",
+    "uptime",
+    "free",
+    "df",
+    "basename",
+    "dirname",
+    "seq",
+    "yes",
+    "clear",
+    "history",
+    "jobs",
+    "wait",
+    "umask",
+    "ulimit",
+    "getconf",
+    "locale",
+    "tput",
+    "stty",
+    "lsof",
+    "netstat",
+    "ss",
+    "ip",
+    "ifconfig",
+    "ping",
+    "dig",
+    "nslookup",
+    "host",
+    "traceroute",
+    "top",
+    "htop",
+    "man",
+    "info",
+    "apropos",
+    "whatis",
+    "sync",
+    "mktemp",
+    "cal",
+    "bc",
+    "dc",
+    "expr",
+    "nproc",
+    "arch",
+    "lscpu",
+    "lsblk",
+    "w",
+    "who",
+    "groups",
+    "tty",
+    "logname",
+    "users",
+    "read",
+    "getopts",
+    "disown",
+    "bg",
+    "fg",
+    "times",
+    "break",
+    "continue",
+    "cmp",
+    "tldr",
+    "sl",
+    "cowsay",
+    "figlet",
+    "column",
+    "numfmt",
+    "factor",
+    "ulimit",
+    "shopt",
+    "enable",
+    "caller",
+    "trap",
+    "mapfile",
+    "readarray",
+    "printenv",
+];
+
+/// The system's package managers: they run the scripts of the packages they install, which come
+/// from the distribution, not the workspace (a package file operand is judged as a path).
+pub const SYSTEM_PACKAGE_MANAGERS: &[&str] = &[
+    "apt",
+    "apt-get",
+    "apt-cache",
+    "dpkg-query",
+    "dnf",
+    "yum",
+    "brew",
+    "pacman",
+    "apk",
+    "snap",
+    "zypper",
+    "port",
+    "choco",
+    "winget",
+    "scoop",
+    "flatpak",
+    "nala",
+    "emerge",
+];
+
+/// Whether the walk knows what `program` does with files (given its first operand that is not
+/// an option or a `+toolchain`, for programs whose subcommands decide it). While rules block something, a program it does not know is not
+/// judged allowed: it may read files its arguments do not name or run code the agent wrote
+/// (`uvicorn app:app`, `pants test ::`, `docker compose config`), and no list of such programs
+/// is ever complete, so the list is of the programs known not to.
+pub fn is_known_program(program: &str, first_operand: Option<&str>) -> bool {
+    if let Some((_, runs, safe)) = SUBCOMMAND_RUNNERS
+        .iter()
+        .find(|(names, _, _)| names.contains(&program))
+    {
+        return match first_operand {
+            None => true,
+            Some(sub) => {
+                runs.contains(&sub) || safe.contains(&sub) || is_remote(program, first_operand)
+            }
+        };
+    }
+    [
+        READERS,
+        NEVER_OPEN,
+        INERT,
+        SYSTEM_PACKAGE_MANAGERS,
+        INTERPRETERS,
+        SQL_SHELLS,
+        SHELLS,
+        WRAPPERS,
+        SCRIPT_WRAPPERS,
+        PATTERN_FIRST,
+        RESPONSE_FILE_PROGRAMS,
+        POWERSHELL_LISTERS,
+        POWERSHELL_PIPE_READERS,
+        BUILD_AND_TEST_RUNNERS,
+        RUNTIMES,
+        DOCUMENT_PROCESSORS,
+        CONFIG_LANGUAGES,
+        JS_PACKAGE_MANAGERS,
+    ]
+    .iter()
+    .any(|list| list.contains(&program))
+        || crate::options::is_compiler(program)
+        || is_powershell(program)
+        || is_remote(program, first_operand)
+        || matches!(
+            program,
+            "find" | "tig" | "lazygit" | "gitui" | "gitk" | "mail" | "gpg" | "eval"
+        )
+}
+
+/// Whether this run of `program` runs code the workspace holds (see the lists above), which the
+/// agent may have written and which can read any file. Asking about version or help is not
+/// running it.
 pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
     let texts: Vec<&str> = args
         .iter()
@@ -781,108 +1363,24 @@ pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
     if informational {
         return false;
     }
-    match program {
-        "make" | "gmake" | "bmake" | "ninja" | "just" | "task" | "rake" | "gradle" | "gradlew"
-        | "mvn" | "mvnw" | "ant" | "sbt" | "lein" | "bazel" | "bazelisk" | "buck" | "buck2"
-        | "scons" | "waf" | "meson" | "cmake" | "ctest" | "pytest" | "py.test" | "tox" | "nox"
-        | "jest" | "vitest" | "mocha" | "ava" | "tap" | "karma" | "rspec" | "phpunit"
-        | "nodemon" | "ts-node" | "tsx" | "esno" | "vite" | "webpack" | "rollup" | "next"
-        | "nuxt" | "turbo" | "nx" | "lerna" | "grunt" | "gulp" | "playwright" | "cypress"
-        | "invoke" | "fab" | "doit" | "behave" | "cucumber" | "ctest3" | "xcodebuild"
-        | "msbuild" | "devenv" | "eslint" | "prettier" | "stylelint" | "babel" | "tsc" | "mypy"
-        | "pylint" | "vue-cli-service" | "ng" | "astro" | "remix" | "parcel" | "tsup"
-        | "unbuild" | "fx" => true,
-        // Runtimes and compilers of other languages: a source or program file the agent
-        // may have written (`java Main.java`, `julia x.jl`).
-        "java" | "javac" | "kotlin" | "kotlinc" | "scala" | "scalac" | "groovy" | "julia"
-        | "erl" | "escript" | "guile" | "racket" | "sbcl" | "ocaml" | "runghc" | "runhaskell"
-        | "stack" | "cabal" | "crystal" | "nim" | "dart" | "flutter" | "clojure" | "clj" | "bb"
-        | "octave" | "wscript" | "cscript" | "mshta" | "jbang" | "py" => !args.is_empty(),
-        // Document processors follow includes in their sources (`\\input{../.env}`,
-        // `include::../.env[]`, `@import`, `.so`, `!include`, `document()`).
-        "latex" | "pdflatex" | "xelatex" | "lualatex" | "tex" | "latexmk" | "tectonic"
-        | "asciidoctor" | "asciidoc" | "sass" | "scss" | "lessc" | "stylus" | "postcss"
-        | "groff" | "troff" | "nroff" | "xsltproc" | "plantuml" | "protoc" | "sphinx-build"
-        | "mkdocs" | "hugo" | "jekyll" | "mdbook" | "typst" | "quarto" => !texts.is_empty(),
-        // `npm run x`, `npm test`, `npm install` (lifecycle scripts), `npm exec`.
-        "npm" | "pnpm" | "yarn" | "bun" | "deno" | "corepack" => !matches!(
-            first,
-            Some(
-                "view"
-                    | "info"
-                    | "ls"
-                    | "list"
-                    | "outdated"
-                    | "config"
-                    | "whoami"
-                    | "search"
-                    | "help"
-                    | "version"
-                    | "--version"
-                    | "fmt"
-                    | "lint"
-                    | "why"
-                    | "bin"
-                    | "root"
-                    | "prefix"
-                    | "get"
-            )
-        ),
-        "cargo" => matches!(
-            first,
-            None | Some(
-                "run"
-                    | "r"
-                    | "test"
-                    | "t"
-                    | "build"
-                    | "b"
-                    | "check"
-                    | "c"
-                    | "bench"
-                    | "clippy"
-                    | "doc"
-                    | "d"
-                    | "install"
-                    | "rustc"
-                    | "rustdoc"
-                    | "fix"
-                    | "miri"
-                    | "nextest"
-                    | "llvm-cov"
-                    | "tarpaulin"
-                    | "expand"
-                    | "publish"
-                    | "package"
-                    | "watch"
-            )
-        ),
-        "go" => matches!(
-            first,
-            Some("run" | "test" | "build" | "generate" | "install" | "vet" | "tool" | "get")
-        ),
-        "dotnet" | "swift" => matches!(
-            first,
-            Some("run" | "test" | "build" | "publish" | "pack" | "watch" | "msbuild")
-        ),
-        "pip" | "pip3" | "uv" | "poetry" | "pipenv" | "hatch" | "pdm" | "rye" | "conda" => {
-            matches!(
-                first,
-                Some("install" | "run" | "sync" | "build" | "wheel" | "develop" | "shell" | "exec")
-            )
-        }
-        "bundle" | "bundler" => matches!(first, Some("exec" | "install")),
-        "pipx" => matches!(first, Some("run" | "runpip" | "install")),
-        // An image build runs the workspace's Dockerfile over its whole folder.
-        "docker" | "podman" | "nerdctl" | "buildah" => {
-            matches!(first, Some("build" | "buildx" | "bake" | "image" | "cp"))
-        }
-        // Configuration languages that read files (`file("../.env")`, `.Files.Get`,
-        // `builtins.readFile`, `.envrc`) and print what they read.
-        "terraform" | "tofu" | "terragrunt" | "pulumi" | "ansible" | "ansible-playbook"
-        | "helm" | "kustomize" | "packer" | "vagrant" | "nix" | "nix-build" | "nix-shell"
-        | "nix-instantiate" | "direnv" | "jsonnet" | "cue" | "dhall" => !args.is_empty(),
-        "mix" | "elixir" => true,
-        _ => false,
+    if BUILD_AND_TEST_RUNNERS.contains(&program) {
+        return true;
     }
+    if RUNTIMES.contains(&program) || CONFIG_LANGUAGES.contains(&program) {
+        return !args.is_empty();
+    }
+    if DOCUMENT_PROCESSORS.contains(&program) {
+        return !texts.is_empty();
+    }
+    if JS_PACKAGE_MANAGERS.contains(&program) {
+        return !first.is_some_and(|first| JS_PACKAGE_QUERIES.contains(&first));
+    }
+    SUBCOMMAND_RUNNERS
+        .iter()
+        .find(|(names, _, _)| names.contains(&program))
+        .is_some_and(|(_, runs, _)| match first {
+            Some(sub) => runs.contains(&sub),
+            // `cargo` alone builds nothing, but the original table counted it as running.
+            None => program == "cargo",
+        })
 }

@@ -516,9 +516,35 @@ B  git diff .env
 B  git log -p -- .env
 B  frobnicate secrets
 B  sudo ! cp -r secrets /tmp/x
-A  frobnicate src
-A  frobnicate notes
-A  frobnicate src/app.ts
+# a program on none of the tables, while rules block something: it may read files its
+# arguments do not name or run code the agent wrote (issue 26, the allow-list of programs)
+U  frobnicate src
+U  frobnicate notes
+U  frobnicate src/app.ts
+U  frobnicate
+U  uvicorn app:app
+U  flask run
+U  pants test ::
+U  cdk synth
+U  electron .
+U  docker compose config
+U  docker --context x compose config
+U  cargo +nightly frobnicate
+U  tmux new -s work
+U  sudo frobnicate
+U  env frobnicate
+U  pre-commit run --all-files
+U  dbt run
+U  zx build.mjs
+A  docker ps
+A  docker images
+A  cargo metadata
+A  cargo +nightly fmt
+A  go env
+A  kubectl get pods
+A  g() { cat src/app.ts; }; g
+B  g() { cat .env; }; g
+A  sudo apt-get install jq
 A  git add src/app.ts
 A  git diff src/app.ts
 # --- patterns are not paths
@@ -545,7 +571,7 @@ U  cat src/app.ts )
 # pattern's `)` for tree-sitter-bash, while bash runs `cat .env` (found by the composition property)
 U  echo "$(! case a in a) cat .env;; esac)"
 U  echo "$(! case a in a) ls;; esac)"
-A  sudo case a in a
+U  sudo case a in a
 # --- everyday commands stay allowed; builds, tests and scripts run code the agent may have
 # written (a test that prints .env), so they are undecidable (scriptFile, issue 26 round 5)
 A  ls -la
@@ -730,7 +756,6 @@ B  hyperfine 'cat .env'
 B  tmux new 'cat .env'
 B  tmux send-keys 'cat .env' Enter
 U  tmux new "cat $F"
-A  tmux new -s work
 B  screen -dm cat .env
 # --- red team: wrapper options that hid the command
 B  sudo -s cat .env

@@ -2779,7 +2779,7 @@ export interface ValidateCommandResult {
    * When undecidable: the construct that hides what is read (`variable`,
    * `commandSubstitution`, `inlineCode`, `eval`, `xargsInput`, `scriptFromInput`,
    * `dynamicDirectory`, `dynamicProgram`, `remote`, `recursiveRead`, `limit`, `unparsed`,
-   * `shellState`, `changedFile`, `processFile`, `protectedLink`, `scriptFile`, `hardLink`).
+   * `shellState`, `changedFile`, `processFile`, `protectedLink`, `scriptFile`, `hardLink`, `unknownProgram`).
    */
   construct?: string | null;
   /**

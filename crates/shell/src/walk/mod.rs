@@ -101,6 +101,7 @@ fn vet_pass(command: &str, oracle: &dyn Oracle, mut changes: Changes) -> (Verdic
         listing_feeds_reader: false,
         changes,
         changes_exempt: false,
+        functions: Vec::new(),
     };
     if command.len() > crate::MAX_COMMAND_BYTES {
         walker.words_only(command, &Folders::start());
@@ -231,6 +232,9 @@ struct Walker<'a> {
     /// The operands being checked are git's (revisions, pathspecs), not files read from the
     /// work tree, so replaced names do not matter to them.
     changes_exempt: bool,
+    /// Functions the line defines: their bodies are walked where they are defined, so a call
+    /// of one is a known program.
+    functions: Vec<String>,
 }
 
 impl Walker<'_> {
@@ -380,6 +384,9 @@ impl Walker<'_> {
                 let name = node.child_by_field_name("name").map_or("", |n| cx.text(n));
                 if shadows_builtin(name) {
                     self.undecide(Construct::ShellState, cx.text(node));
+                }
+                if !self.functions.iter().any(|known| known == name) {
+                    self.functions.push(name.to_owned());
                 }
                 self.children(node, folders, stdin, cx)
             }
@@ -962,7 +969,15 @@ fn hidden_openers(src: &str, from: usize, to: usize, dollar: bool) -> Vec<usize>
     while i < bytes.len() {
         match bytes[i] {
             b'\\' => i += 1,
-            b'`' => out.push(from + i),
+            b'`' => {
+                // The body runs to the next unescaped backtick, which closes it (it opens
+                // nothing: `${x:-`date`}` has one substitution, not a second one of `}`).
+                out.push(from + i);
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'`' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+            }
             // `$((` is arithmetic: its substitutions are nodes of their own.
             b'$' | b'<' | b'>'
                 if dollar

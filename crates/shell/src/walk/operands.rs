@@ -44,6 +44,13 @@ impl Walker<'_> {
             // `gcc @args`: more arguments (files among them) come from the file.
             self.undecide(Construct::XargsInput, &list.typed);
         }
+        let subcommand = args
+            .iter()
+            .map(|v| v.text.as_str())
+            .find(|text| !text.starts_with(['-', '+']));
+        if !is_known_program(name, subcommand) && !self.functions.iter().any(|f| f == name) {
+            self.undecide(Construct::UnknownProgram, &command_text());
+        }
         if is_remote(name, args.first().map(|v| v.text.as_str())) {
             self.undecide(Construct::Remote, &command_text());
         }
