@@ -256,10 +256,101 @@ impl Oracle for FsOracle<'_> {
         self.protected.is_some_and(|protected| protected(path))
     }
 
+    fn git_runs_workspace_code(&self, dir: &str, subcommand: &str) -> bool {
+        let hooks = !crate::programs::GIT_RUNS_NO_HOOK.contains(&subcommand);
+        let alias = format!("alias.{}", subcommand.to_ascii_lowercase());
+        let start = self.absolute(dir);
+        let Some(git_dir) = start.ancestors().find_map(|folder| git_dir_of(folder)) else {
+            return false;
+        };
+        let Ok(git_dir) = git_dir else {
+            return true; // a `.git` that cannot be read: fail closed
+        };
+        // A linked worktree's hooks and config are the main repository's.
+        let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+            Ok(text) => git_dir.join(text.trim()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => git_dir.clone(),
+            Err(_) => return true,
+        };
+        for config in [git_dir.join("config.worktree"), common.join("config")] {
+            match std::fs::read(&config) {
+                Ok(bytes) => {
+                    let text = String::from_utf8_lossy(&bytes);
+                    if git_config_keys(&text).any(|key| {
+                        key == alias
+                            || crate::programs::git_setting_runs_commands(&key)
+                                && (hooks || key != "core.hookspath")
+                                && !key.starts_with("alias.")
+                    }) {
+                        return true;
+                    }
+                }
+                Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+                Err(_) => return true,
+            }
+        }
+        if !hooks {
+            return false;
+        }
+        match std::fs::read_dir(common.join("hooks")) {
+            Ok(entries) => entries.into_iter().any(|entry| {
+                entry.map_or(true, |entry| {
+                    !entry.file_name().to_string_lossy().ends_with(".sample")
+                })
+            }),
+            Err(error) => error.kind() != std::io::ErrorKind::NotFound,
+        }
+    }
+
     fn hard_linked(&self, path: &str) -> bool {
         self.refuse_hard_links
             && std::fs::metadata(self.absolute(path)).is_ok_and(|m| m.is_file() && links(&m) > 1)
     }
+}
+
+/// The git folder of a repository whose work tree is `folder`: `folder/.git` itself, or the
+/// folder a `.git` file names (`gitdir: …`, a linked worktree or a submodule); `Some(Err)` when a
+/// `.git` is there but cannot be read.
+fn git_dir_of(folder: &Path) -> Option<Result<PathBuf, ()>> {
+    let dot_git = folder.join(".git");
+    let metadata = std::fs::symlink_metadata(&dot_git).ok()?;
+    if metadata.is_dir() {
+        return Some(Ok(dot_git));
+    }
+    let Ok(text) = std::fs::read_to_string(&dot_git) else {
+        return Some(Err(()));
+    };
+    match text.trim().strip_prefix("gitdir:") {
+        Some(target) => Some(Ok(folder.join(target.trim()))),
+        None => Some(Err(())),
+    }
+}
+
+/// The keys of a git config file, lowercased as `section.key` or `section.subsection.key`
+/// (the subsection keeps its case in git; lowercasing it only widens the match).
+fn git_config_keys(text: &str) -> impl Iterator<Item = String> + '_ {
+    let mut section = String::new();
+    text.lines().filter_map(move |line| {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            let header = header.split(']').next().unwrap_or("");
+            section = match header.split_once(char::is_whitespace) {
+                Some((name, sub)) => format!("{}.{}", name, sub.trim().trim_matches('"')),
+                None => header.to_owned(),
+            }
+            .to_ascii_lowercase();
+            return None;
+        }
+        if line.is_empty() || line.starts_with(['#', ';']) {
+            return None;
+        }
+        let key = line
+            .split(['=', ' ', '\t'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        Some(format!("{section}.{key}"))
+    })
 }
 
 #[cfg(unix)]

@@ -210,6 +210,16 @@ pub trait Oracle {
         let _ = path;
         false
     }
+    /// Whether `git <subcommand>` run in `dir` may run code the repository holds, which the
+    /// agent may have written in an earlier turn: a setting git runs as a command in its config
+    /// (`core.fsmonitor`, `filter.*`, `*.textconv`, `core.pager`, an alias of that name, ...)
+    /// or, for a subcommand that may run hooks, a hook (a file of its hooks folder not named
+    /// `*.sample`, or a `core.hooksPath`). `false` when `dir` is in no repository this oracle
+    /// can see.
+    fn git_runs_workspace_code(&self, dir: &str, subcommand: &str) -> bool {
+        let _ = (dir, subcommand);
+        false
+    }
     /// Whether `path` is write-protected (a link to it must not be made without asking).
     fn protected(&self, path: &str) -> bool {
         let _ = path;

@@ -1384,3 +1384,76 @@ pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
             None => program == "cargo",
         })
 }
+
+/// `git -c key=value` settings whose value git runs as a command.
+pub fn git_setting_runs_commands(setting: &str) -> bool {
+    let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
+    key.starts_with("alias.")
+        || key.starts_with("filter.")
+        || key.starts_with("includeif.")
+        || key.ends_with(".driver")
+        || key.ends_with(".cmd")
+        || key.ends_with(".program")
+        || key.ends_with(".helper")
+        || key.ends_with("hook")
+        || key.ends_with(".receivepack")
+        || key.ends_with(".uploadpack")
+        || matches!(key.as_str(), "core.askpass" | "core.gitproxy")
+        || key.ends_with(".textconv")
+        || key.ends_with("command")
+        || key.ends_with(".pager")
+        || matches!(
+            key.as_str(),
+            "core.pager"
+                | "core.editor"
+                | "core.fsmonitor"
+                | "core.hookspath"
+                | "diff.external"
+                | "sequence.editor"
+                | "credential.helper"
+                | "gpg.program"
+                | "include.path"
+        )
+}
+
+/// git subcommands that update no ref and make no commit, so run no hook (`reference-transaction`
+/// runs on any ref update, `post-checkout` on checkouts, the commit hooks on commits).
+pub const GIT_RUNS_NO_HOOK: &[&str] = &[
+    "status",
+    "log",
+    "show",
+    "diff",
+    "grep",
+    "blame",
+    "annotate",
+    "ls-files",
+    "ls-tree",
+    "ls-remote",
+    "rev-parse",
+    "rev-list",
+    "describe",
+    "shortlog",
+    "cat-file",
+    "help",
+    "version",
+    "whatchanged",
+    "show-ref",
+    "for-each-ref",
+    "name-rev",
+    "count-objects",
+    "check-ignore",
+    "check-attr",
+    "var",
+    "config",
+    "diff-tree",
+    "diff-files",
+    "diff-index",
+    "merge-base",
+    "archive",
+    "format-patch",
+    "cherry",
+    "range-diff",
+    "show-branch",
+    "verify-commit",
+    "verify-tag",
+];

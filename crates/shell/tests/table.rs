@@ -1623,3 +1623,132 @@ fn a_hard_link_to_a_blocked_file_made_before_the_line_is_undecidable() {
     std::fs::write(ws.root.join("src/plain.txt"), "plain\n").expect("write");
     run_table_in(&ws, ISSUE26_ROUND5_HARD_LINKS, 15);
 }
+
+/// Code an earlier turn may have written into the repository runs with git (issue 26): a hook
+/// on the subcommands that run hooks, a config setting git runs as a command on any of them,
+/// an alias when it is used. The same commands are allowed in a repository without them.
+#[test]
+fn git_runs_the_hooks_and_config_commands_the_repository_holds() {
+    let cases: &[(&str, &[(&str, &str)], &[(&str, char)])] = &[
+        (
+            "no hooks",
+            &[
+                (".git/hooks/pre-commit.sample", "#!/bin/sh\n"),
+                (".git/config", "[core]\n\tbare = false\n"),
+            ],
+            &[
+                ("git commit -m x", 'A'),
+                ("git status", 'A'),
+                ("git push", 'A'),
+            ],
+        ),
+        (
+            "a hook",
+            &[(".git/hooks/pre-commit", "#!/bin/sh\ncat .env\n")],
+            &[
+                ("git commit -m x", 'U'),
+                ("git merge main", 'U'),
+                ("git checkout -b x", 'U'),
+                ("git push", 'U'),
+                ("git -C . commit -am x", 'U'),
+                ("sudo git commit -m x", 'U'),
+                ("git status", 'A'),
+                ("git log --oneline", 'A'),
+                ("git diff --stat", 'A'),
+            ],
+        ),
+        (
+            "hooksPath",
+            &[(".git/config", "[core]\n\thooksPath = .husky\n")],
+            &[
+                ("git commit -m x", 'U'),
+                ("git rebase main", 'U'),
+                ("git status", 'A'),
+            ],
+        ),
+        (
+            "fsmonitor",
+            &[(".git/config", "[core]\n    fsmonitor = \"cat .env\"\n")],
+            &[
+                ("git status", 'U'),
+                ("git log", 'U'),
+                ("git commit -m x", 'U'),
+            ],
+        ),
+        (
+            "a textconv driver",
+            &[(".git/config", "[diff \"secret\"]\n\ttextconv = cat .env\n")],
+            &[("git diff", 'U'), ("git log", 'U')],
+        ),
+        (
+            "a filter",
+            &[(".git/config", "[filter \"x\"]\n\tsmudge = cat .env\n")],
+            &[("git status", 'U'), ("git checkout src/app.ts", 'U')],
+        ),
+        (
+            "a pager",
+            &[(".git/config", "[core]\npager = cat .env\n")],
+            &[("git log", 'U')],
+        ),
+        (
+            "an alias",
+            &[(".git/config", "[alias]\n\tst = !cat .env\n")],
+            &[("git st", 'U'), ("git status", 'A'), ("git log", 'A')],
+        ),
+        (
+            "an include",
+            &[(".git/config", "[include]\n\tpath = ../extra.cfg\n")],
+            &[("git status", 'U')],
+        ),
+        (
+            "a worktree pointing elsewhere",
+            &[
+                (".git", "gitdir: repo.git/worktrees/x\n"),
+                ("repo.git/worktrees/x/commondir", "../..\n"),
+                ("repo.git/hooks/post-checkout", "#!/bin/sh\ncat .env\n"),
+            ],
+            &[("git switch main", 'U'), ("git status", 'A')],
+        ),
+        (
+            "an unreadable .git file",
+            &[(".git", "not a gitdir line\n")],
+            &[("git status", 'U'), ("git commit -m x", 'U')],
+        ),
+    ];
+    let mut failures = Vec::new();
+    for (name, files, commands) in cases {
+        let ws = common::Workspace::new();
+        for (path, content) in *files {
+            let path = ws.root.join(path);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, content).unwrap();
+        }
+        for (command, expected) in *commands {
+            let got = match ws.vet(command) {
+                Verdict::Allowed => 'A',
+                Verdict::Blocked(_) => 'B',
+                Verdict::Undecidable(_) => 'U',
+            };
+            if got != *expected {
+                failures.push(format!(
+                    "{name}: {command:?} expected {expected}, got {got}"
+                ));
+            }
+        }
+        // In the repository's subfolder too: git finds the repository above.
+        if let Some((command, expected)) = commands.first() {
+            let sub = ws.root.join("src");
+            let got = match ws.vet_in(&sub, command) {
+                Verdict::Allowed => 'A',
+                Verdict::Blocked(_) => 'B',
+                Verdict::Undecidable(_) => 'U',
+            };
+            if got != *expected {
+                failures.push(format!(
+                    "{name} (in src/): {command:?} expected {expected}, got {got}"
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

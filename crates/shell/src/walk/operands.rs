@@ -176,6 +176,17 @@ impl Walker<'_> {
             )
         );
         let recursive = is_recursive(name, &options) || git_tree || git_shows;
+        if let Some((_, sub)) = &git_sub {
+            // Code an earlier turn may have written into the repository runs: a hook, or a
+            // config setting git runs as a command (`core.fsmonitor` on `git status`).
+            if folders
+                .dirs
+                .iter()
+                .any(|dir| self.oracle.git_runs_workspace_code(dir, sub))
+            {
+                self.undecide(Construct::ScriptFile, &command_text());
+            }
+        }
         if let Some((at, sub)) = &git_sub {
             self.git_content(sub, &args[at + 1..], folders);
             self.git_copies(sub, &args[..*at], &args[at + 1..], folders);
@@ -912,28 +923,6 @@ impl Walker<'_> {
             self.check(&one, folders, mode);
         }
     }
-}
-
-/// `git -c key=value` settings whose value git runs as a command.
-fn git_setting_runs_commands(setting: &str) -> bool {
-    let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
-    key.starts_with("alias.")
-        || key.starts_with("filter.")
-        || key.ends_with(".textconv")
-        || key.ends_with("command")
-        || key.ends_with(".pager")
-        || matches!(
-            key.as_str(),
-            "core.pager"
-                | "core.editor"
-                | "core.fsmonitor"
-                | "core.hookspath"
-                | "diff.external"
-                | "sequence.editor"
-                | "credential.helper"
-                | "gpg.program"
-                | "include.path"
-        )
 }
 
 /// jq and the programs that read its filter language (yq wraps jq or has its own `load`).
