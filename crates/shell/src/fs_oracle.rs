@@ -260,7 +260,7 @@ impl Oracle for FsOracle<'_> {
         let hooks = !crate::programs::GIT_RUNS_NO_HOOK.contains(&subcommand);
         let alias = format!("alias.{}", subcommand.to_ascii_lowercase());
         let start = self.absolute(dir);
-        let Some(git_dir) = start.ancestors().find_map(|folder| git_dir_of(folder)) else {
+        let Some(git_dir) = start.ancestors().find_map(git_dir_of) else {
             return false;
         };
         let Ok(git_dir) = git_dir else {
