@@ -1629,7 +1629,8 @@ fn a_hard_link_to_a_blocked_file_made_before_the_line_is_undecidable() {
 /// an alias when it is used. The same commands are allowed in a repository without them.
 #[test]
 fn git_runs_the_hooks_and_config_commands_the_repository_holds() {
-    let cases: &[(&str, &[(&str, &str)], &[(&str, char)])] = &[
+    type Case<'a> = (&'a str, &'a [(&'a str, &'a str)], &'a [(&'a str, char)]);
+    let cases: &[Case] = &[
         (
             "no hooks",
             &[
