@@ -309,6 +309,16 @@ pub(crate) fn candidates(
                     CaptureRole::Ignored => {}
                 }
             }
+            if let Some(field) = &compiled.name_fields[query_match.pattern_index]
+                && name.is_none()
+                && let Some((_, node)) = definition
+            {
+                match node.child_by_field_name(field).filter(|n| n.is_named()) {
+                    Some(named) => name = Some(span_of(named)),
+                    // As `field: (_) @name` would: no named child there, no match.
+                    None => continue,
+                }
+            }
             if let Some((kind, node)) = definition {
                 found.push(Candidate {
                     kind,
