@@ -272,6 +272,10 @@ impl Oracle for FsOracle<'_> {
             Err(error) if error.kind() == std::io::ErrorKind::NotFound => git_dir.clone(),
             Err(_) => return true,
         };
+        // The user's and the system's settings are not read: they commonly hold helpers and
+        // editors the user chose, and a line that writes them is judged where it does
+        // (`loads_as_configuration`); the agent's file tools cannot write outside the
+        // workspace without asking.
         for config in [git_dir.join("config.worktree"), common.join("config")] {
             match std::fs::read(&config) {
                 Ok(bytes) => {

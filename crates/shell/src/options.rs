@@ -1666,7 +1666,22 @@ const TAR: Spec = Spec {
 
 const ZIP: Spec = Spec {
     short: &[('x', Takes(Text)), ('i', Takes(Text)), ('P', Takes(Text))],
-    long: &[],
+    // `-T -TT cmd` / `--unzip-command cmd`: the archive test runs the command.
+    long: &[("-TT", Takes(Code)), ("--unzip-command", Takes(Code))],
+    numeric: false,
+};
+
+/// rsync runs its remote shell and remote rsync as commands, locally too.
+const RSYNC: Spec = Spec {
+    short: &[('e', Takes(Code))],
+    long: &[("--rsh", Takes(Code)), ("--rsync-path", Takes(Code))],
+    numeric: false,
+};
+
+/// `split --filter=cmd` runs the command on each piece.
+const SPLIT: Spec = Spec {
+    short: &[],
+    long: &[("--filter", Takes(Code))],
     numeric: false,
 };
 
@@ -2026,11 +2041,13 @@ const SSH: Spec = Spec {
     short: &[
         ('i', Takes(File)),
         ('F', Takes(File)),
-        ('S', Takes(File)),
+        // scp's and sftp's `-S program`, and `-o ProxyCommand=…` / `LocalCommand` /
+        // `KnownHostsCommand`: commands the client runs here.
+        ('S', Takes(Code)),
         ('E', Takes(File)),
         ('p', Takes(Text)),
         ('P', Takes(Text)),
-        ('o', Takes(Text)),
+        ('o', Takes(Code)),
         ('l', Takes(Text)),
         ('J', Takes(Text)),
         ('L', Takes(Text)),
@@ -2071,7 +2088,9 @@ pub fn program_spec(program: &str) -> Option<&'static Spec> {
         "curl" => &CURL,
         "wget" => &WGET,
         "make" | "gmake" => &MAKE,
-        "ssh" | "scp" => &SSH,
+        "ssh" | "scp" | "sftp" => &SSH,
+        "rsync" => &RSYNC,
+        "split" => &SPLIT,
         _ if is_compiler(program) => &COMPILER,
         _ => return None,
     })

@@ -435,7 +435,11 @@ pub fn inline_code_option(program: &str, option: &str) -> bool {
         "rscript" | "r" => option == "-e",
         "osascript" => option == "-e",
         "vi" | "vim" | "nvim" | "view" | "ex" | "gvim" => {
-            matches!(option, "-c" | "--cmd" | "-S" | "-s" | "-u") || option.starts_with('+')
+            // `-l`: nvim runs a Lua script; `-e`/`-E`/`-es`: Ex mode runs what its input says.
+            matches!(
+                option,
+                "-c" | "--cmd" | "-S" | "-s" | "-u" | "-l" | "-e" | "-E" | "-es" | "-Es"
+            ) || option.starts_with('+')
         }
         "emacs" => {
             option.starts_with("--eval")
@@ -938,6 +942,7 @@ pub const CONFIG_LANGUAGES: &[&str] = &[
 ];
 
 /// JavaScript package managers: everything but these subcommands runs `package.json` scripts
+/// (`npm version` runs the version scripts, `npm config edit` an editor)
 /// (`npm run x`, `npm test`, `npm install`'s lifecycle scripts, `npm exec`).
 pub const JS_PACKAGE_MANAGERS: &[&str] = &["npm", "pnpm", "yarn", "bun", "deno", "corepack"];
 const JS_PACKAGE_QUERIES: &[&str] = &[
@@ -946,11 +951,9 @@ const JS_PACKAGE_QUERIES: &[&str] = &[
     "ls",
     "list",
     "outdated",
-    "config",
     "whoami",
     "search",
     "help",
-    "version",
     "--version",
     "fmt",
     "lint",
@@ -965,6 +968,8 @@ const JS_PACKAGE_QUERIES: &[&str] = &[
 /// and the ones known not to (anything else is not known: see [`is_known_program`]).
 const SUBCOMMAND_RUNNERS: &[(&[&str], &[&str], &[&str])] = &[
     (
+        // `.cargo/config.toml`'s `rustc-wrapper` runs on `metadata`, `tree`, `fetch`, `clean`
+        // and `update` too: only the registry's commands stay clear of it.
         &["cargo"],
         &[
             "run",
@@ -994,28 +999,13 @@ const SUBCOMMAND_RUNNERS: &[(&[&str], &[&str], &[&str])] = &[
         ],
         &[
             "fmt",
-            "metadata",
-            "tree",
             "search",
             "version",
             "help",
-            "new",
-            "init",
-            "add",
-            "remove",
-            "update",
-            "fetch",
-            "clean",
-            "locate-project",
-            "pkgid",
             "owner",
             "yank",
             "login",
             "logout",
-            "uninstall",
-            "vendor",
-            "verify-project",
-            "generate-lockfile",
             "--version",
             "-V",
             "--list",
@@ -1068,26 +1058,19 @@ const SUBCOMMAND_RUNNERS: &[(&[&str], &[&str], &[&str])] = &[
             "show",
             "freeze",
             "check",
-            "download",
             "search",
-            "config",
             "cache",
             "help",
             "version",
             "--version",
-            "lock",
-            "add",
             "remove",
             "uninstall",
             "env",
             "info",
-            "init",
-            "new",
             "python",
             "venv",
             "tree",
             "outdated",
-            "export",
         ],
     ),
     (
@@ -1218,7 +1201,6 @@ pub const INERT: &[&str] = &[
     "lsof",
     "netstat",
     "ss",
-    "ip",
     "ifconfig",
     "ping",
     "dig",
@@ -1227,15 +1209,12 @@ pub const INERT: &[&str] = &[
     "traceroute",
     "top",
     "htop",
-    "man",
-    "info",
     "apropos",
     "whatis",
     "sync",
     "mktemp",
     "cal",
     "bc",
-    "dc",
     "expr",
     "nproc",
     "arch",
@@ -1258,14 +1237,12 @@ pub const INERT: &[&str] = &[
     "cmp",
     "tldr",
     "sl",
-    "cowsay",
     "figlet",
     "column",
     "numfmt",
     "factor",
     "ulimit",
     "shopt",
-    "enable",
     "caller",
     "trap",
     "mapfile",
@@ -1390,6 +1367,10 @@ pub fn git_setting_runs_commands(setting: &str) -> bool {
     let key = setting.split('=').next().unwrap_or("").to_ascii_lowercase();
     key.starts_with("alias.")
         || key.starts_with("filter.")
+        || key.starts_with("pager.")
+        || (key.starts_with("protocol.") && key.ends_with("allow"))
+        || key.ends_with(".template")
+        || key.ends_with("file")
         || key.starts_with("includeif.")
         || key.ends_with(".driver")
         || key.ends_with(".cmd")

@@ -538,7 +538,7 @@ U  dbt run
 U  zx build.mjs
 A  docker ps
 A  docker images
-A  cargo metadata
+U  cargo metadata
 A  cargo +nightly fmt
 A  go env
 A  kubectl get pods
@@ -547,6 +547,95 @@ B  g() { cat .env; }; g
 A  sudo apt-get install jq
 A  git add src/app.ts
 A  git diff src/app.ts
+# --- red team, round 6 (issue 26): each row was judged allowed and leaked a marker in a real bash
+# variables that run commands, however they are set
+U  env LESSOPEN='|cat .env %s' less README.md
+U  nice env LESSOPEN='|cat .env %s' less README.md
+U  export LESSOPEN='|cat .env %s'; less README.md
+U  LESSOPEN='|cat .env %s'; export LESSOPEN; less README.md
+U  env GIT_PAGER='cat .env' git log -1
+U  export GIT_PAGER='cat .env'; git log -1
+U  declare -x GIT_PAGER='cat .env'; git log -1
+U  env MANPAGER='cat .env' man -l README.md
+U  export GIT_SSH_COMMAND='cat .env >&2 #'; git ls-remote ssh://x/y
+# variables that move configuration or name code
+B  VIMINIT=':!cat .env' vim README.md
+B  EXINIT=':!cat .env' vi README.md
+U  MYVIMRC=x vim README.md
+U  LESSKEYIN=lk less README.md
+U  GIT_SSH=./w.sh git ls-remote ssh://x/y
+U  GIT_EXEC_PATH=. git foo
+U  XDG_CONFIG_HOME=xdg git status
+U  XDG_CONFIG_HOME=c nvim README.md
+U  CURL_HOME=. curl -s
+U  RUSTC_WRAPPER=./w.sh cargo search x
+# writes to what programs load, earlier in the same line
+U  printf '[core]\n\tfsmonitor = cat .env\n' >> .git/config && git status
+U  printf '#!/bin/sh\ncat .env\n' > .git/hooks/pre-commit && git commit -m x
+U  printf '[core]\n\tfsmonitor = x\n' >> ~/.gitconfig; git status
+U  printf ':!cat .env\n' > ~/.vimrc; vim README.md
+U  printf 'shell cat .env\n' > ~/.gdbinit; gdb -batch
+U  printf 'url = "file:///x/.env"\n' > .curlrc && CURL_HOME=. curl -s
+U  echo x > .npmrc && npm view x
+U  echo x | tee .git/config
+# git settings and options that run commands
+B  git -c pager.log='cat .env' log -1
+U  git config pager.log 'cat .env' && git log -1
+U  git -c protocol.ext.allow=always ls-remote 'ext::sh -c cat% .env% >&2'
+U  git -c protocol.allow=always fetch 'ext::sh -c cat% .env'
+U  git -c user.name=a rebase -x 'cat .env' --root
+B  git rebase --exec 'cat .env' main
+U  git bisect start HEAD HEAD~1 && git bisect run sh -c 'cat .e""nv'
+B  git -c commit.template=.env commit --allow-empty
+# programs that run code or include files, off the inert list
+U  dc -e '!cat .env'
+U  dc calc.dc
+U  man -l x.1
+U  man ./x.1
+U  man -P 'cat .env' -l README.md
+U  cowsay -f ./x.cow hi
+U  enable -f ./x.so x
+B  ip netns exec x cat .env
+# options that run a command
+B  zip x.zip README.md -T --unzip-command='cat .env'
+B  zip x.zip README.md -T -TT 'cat .env #'
+B  split --filter='cat .env' README.md
+B  rsync -e 'sh -c "cat .env >&2"' x:y .
+B  rsync --rsh='sh -c "cat .env"' x:y .
+B  scp -o ProxyCommand='cat .env >&2' x:y .
+B  scp -oProxyCommand='cat .env >&2' x:y .
+B  sftp -o ProxyCommand='cat .env >&2' x
+U  sftp -S ./w.sh x
+# find
+U  find src -execdir cat ../.env \;
+U  yes | find src -okdir cat ../.env \;
+U  find src -execdir sh -c 'cat ../.e""nv' \;
+B  find -files0-from .env
+# editors fed commands on their input
+U  ed -s README.md <<< '!cat .env'
+U  printf 'r .env\n,p\nq\n' | ed -s README.md
+U  printf ':!cat .env\n:qa!\n' | vim -es README.md
+U  printf ':!cat .env\n' | view -es README.md
+U  printf 'r .env\n' | vi -es README.md
+U  nvim -l x.lua
+# package managers' subcommands that run workspace code
+U  npm version patch --no-git-tag-version
+U  npm config edit
+U  pip config --editor 'cat .env' edit
+U  pip download . --no-deps -d /tmp/dl
+U  pip lock .
+U  cargo metadata --offline --format-version 1
+U  cargo tree
+U  cargo clean
+# and what stays allowed beside them
+A  less README.md
+A  git log -1
+A  vim README.md
+A  npm view react
+A  cargo search serde
+A  pip list
+A  find src -name '*.ts'
+A  printf 'x\n' > notes.txt && cat notes.txt
 # --- patterns are not paths
 A  grep secrets src/app.ts
 A  grep -e secrets/x src/app.ts

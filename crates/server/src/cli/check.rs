@@ -78,29 +78,29 @@ pub fn run(args: CheckArgs) -> ExitCode {
             return ExitCode::from(2);
         };
         if args.json {
-            println!(
+            out!(
                 "{}",
                 serde_json::to_string_pretty(&result).unwrap_or_default()
             );
         } else {
             match (result.verdict, &result.blocked_path, &result.blocked_by) {
                 (CommandVerdict::Blocked, Some(argument), Some(by)) => {
-                    println!(
+                    out!(
                         "blocked    {command}\n           argument {argument}: {}",
                         describe(by)
                     )
                 }
-                (CommandVerdict::Blocked, argument, _) => println!(
+                (CommandVerdict::Blocked, argument, _) => out!(
                     "blocked    {command}\n           argument {}",
                     argument.as_deref().unwrap_or("?")
                 ),
-                (CommandVerdict::Undecidable, _, _) => println!(
+                (CommandVerdict::Undecidable, _, _) => out!(
                     "undecidable {command}\n           {} ({}): {}",
                     result.snippet.as_deref().unwrap_or(""),
                     result.construct.as_deref().unwrap_or("?"),
                     result.reason.as_deref().unwrap_or("")
                 ),
-                (CommandVerdict::Allowed, _, _) => println!("allowed    {command}"),
+                (CommandVerdict::Allowed, _, _) => out!("allowed    {command}"),
             }
         }
         return match result.verdict {
@@ -144,7 +144,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
                 })
             })
             .collect();
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&combined).unwrap_or_default()
         );
@@ -170,9 +170,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
             };
             let path = &a.path;
             if notes.is_empty() {
-                println!("{verdict:<10} {path}");
+                out!("{verdict:<10} {path}");
             } else {
-                println!("{verdict:<10} {path:<width$}  {}", notes.join("; "));
+                out!("{verdict:<10} {path:<width$}  {}", notes.join("; "));
             }
         }
     }

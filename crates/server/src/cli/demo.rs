@@ -41,7 +41,7 @@ fn spawn_host() -> DemoResult<Client> {
 
 /// A request the transcript shows: prints the method and its params, then waits for the result.
 fn call(host: &mut Client, method: &str, params: Value) -> DemoResult<Value> {
-    println!("  → {method} {}", preview(&params));
+    out!("  → {method} {}", preview(&params));
     host.call(method, params).map_err(|e| e.to_string())
 }
 
@@ -99,7 +99,7 @@ fn preview(params: &Value) -> String {
 }
 
 fn heading(number: usize, title: &str) {
-    println!(
+    out!(
         "\n── {number}. {title} {}",
         "─".repeat(60usize.saturating_sub(title.len()))
     );
@@ -126,9 +126,7 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 pub fn run(args: DemoArgs) -> ExitCode {
     match demo(&args) {
         Ok(()) => {
-            println!(
-                "\nDone: every step above was a real JSON-RPC exchange with `roo-context serve`."
-            );
+            out!("\nDone: every step above was a real JSON-RPC exchange with `roo-context serve`.");
             ExitCode::SUCCESS
         }
         Err(error) => {
@@ -158,8 +156,8 @@ fn demo(args: &DemoArgs) -> DemoResult<()> {
 }
 
 fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
-    println!("roo-context demo: a scripted host talking to the real server over stdio");
-    println!("workspace: {} (a copy of the example)", workspace.display());
+    out!("roo-context demo: a scripted host talking to the real server over stdio");
+    out!("workspace: {} (a copy of the example)", workspace.display());
     let mut host = spawn_host()?;
 
     heading(1, "Start");
@@ -175,7 +173,7 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
     let methods = init["capabilities"]["experimental"]["rooContext"]["methods"]
         .as_array()
         .map_or(0, Vec::len);
-    println!(
+    out!(
         "  ← {} {} with {methods} custom methods, folding ranges and document symbols",
         init["serverInfo"]["name"].as_str().unwrap_or("?"),
         init["serverInfo"]["version"].as_str().unwrap_or("?")
@@ -199,7 +197,7 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
     for result in access["results"].as_array().into_iter().flatten() {
         let path = result["path"].as_str().unwrap_or("");
         match result.get("blockedBy") {
-            None => println!("  ← allowed  {path}"),
+            None => out!("  ← allowed  {path}"),
             Some(by) => {
                 let via = if by["via"] == "canonical" {
                     format!(
@@ -209,7 +207,7 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
                 } else {
                     String::new()
                 };
-                println!(
+                out!(
                     "  ← blocked  {path:<24} {}:{} {}{via}",
                     by["file"].as_str().unwrap_or("implicit"),
                     by["line"],
@@ -224,7 +222,7 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         "roo/ignore/validateCommand",
         json!({"command": command}),
     )?;
-    println!(
+    out!(
         "  ← the command is blocked by its argument {}",
         vetted["blockedPath"]
     );
@@ -237,11 +235,11 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
     )?;
     for result in protect["results"].as_array().into_iter().flatten() {
         match result["pattern"].as_str() {
-            Some(pattern) => println!(
+            Some(pattern) => out!(
                 "  ← protected {} ({pattern})",
                 result["path"].as_str().unwrap_or("")
             ),
-            None => println!("  ← writable  {}", result["path"].as_str().unwrap_or("")),
+            None => out!("  ← writable  {}", result["path"].as_str().unwrap_or("")),
         }
     }
 
@@ -253,7 +251,7 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         json!({"text": message, "options": {"taskId": "demo-task", "storageDir": storage}}),
     ) {
         Ok(parsed) => {
-            println!(
+            out!(
                 "  ← text: {}",
                 parsed["text"]
                     .as_str()
@@ -269,13 +267,13 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
                     .lines()
                     .next()
                     .unwrap_or("");
-                println!(
+                out!(
                     "  ← block for {}: {first}",
                     block["path"].as_str().unwrap_or("?")
                 );
             }
         }
-        Err(error) => println!("  (mentions unavailable: {error})"),
+        Err(error) => out!("  (mentions unavailable: {error})"),
     }
 
     heading(
@@ -289,13 +287,13 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         "roo/files/track",
         json!({"taskId": "demo-task", "storageDir": storage, "path": "src/app.ts", "source": "read_tool", "content": original}),
     )?;
-    println!("  ✎ the user edits src/app.ts on disk");
+    out!("  ✎ the user edits src/app.ts on disk");
     std::fs::write(&app, format!("{original}\n// edited by the user\n"))
         .map_err(|e| e.to_string())?;
     let change = host
         .notification("roo/files/didChange")
         .map_err(|e| e.to_string())?;
-    println!(
+    out!(
         "  ← roo/files/didChange (notification): task {} file {} was {}",
         change["taskId"].as_str().unwrap_or("?"),
         change["path"].as_str().unwrap_or("?"),
@@ -306,7 +304,7 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         "roo/files/takeRecentlyModified",
         json!({"taskId": "demo-task"}),
     )?;
-    println!("  ← recently modified: {}", modified["paths"]);
+    out!("  ← recently modified: {}", modified["paths"]);
 
     heading(6, "The folded view of the files read (definitions only)");
     let folded = call(
@@ -315,11 +313,12 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         json!({"paths": ["src/app.ts", "src/components/greeter.ts", ".env"]}),
     )?;
     for line in folded["content"].as_str().unwrap_or("").lines() {
-        println!("  │ {line}");
+        out!("  │ {line}");
     }
-    println!(
+    out!(
         "  ← {} files folded, {} skipped (.env is ignored and never shown)",
-        folded["filesProcessed"], folded["filesSkipped"]
+        folded["filesProcessed"],
+        folded["filesSkipped"]
     );
 
     heading(7, "Token counts (o200k_base)");
@@ -341,9 +340,10 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         "roo/tokens/count",
         json!({"messages": conversation, "mode": "estimate"}),
     )?;
-    println!(
+    out!(
         "  ← {} tokens exactly; the original's estimate says {}",
-        exact["total"], estimate["total"]
+        exact["total"],
+        estimate["total"]
     );
 
     heading(
@@ -357,10 +357,10 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
                "filesReadByRoo": ["src/app.ts"], "cwd": workspace, "taskId": "demo-task"}),
     ) {
         Ok(managed) => {
-            println!(
+            out!(
                 "  ← the server asked roo/host/summarize; the demo's built-in summarizer answered"
             );
-            println!(
+            out!(
                 "  ← action {}, changed {}, tokens {} → {}, condenseId {}",
                 managed["action"],
                 managed["changed"],
@@ -373,11 +373,11 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
                 .and_then(|m| m.iter().find(|m| m["isSummary"] == true))
             {
                 for line in text_of(&summary["content"]).lines().take(12) {
-                    println!("  │ {line}");
+                    out!("  │ {line}");
                 }
             }
         }
-        Err(error) => println!("  (context management unavailable: {error})"),
+        Err(error) => out!("  (context management unavailable: {error})"),
     }
 
     heading(9, "Shut down");
@@ -389,6 +389,6 @@ fn script(workspace: &Path, storage: &Path) -> DemoResult<()> {
         .ok_or("no server process")?
         .wait()
         .map_err(|e| e.to_string())?;
-    println!("  ← exit code {}", status.code().unwrap_or(-1));
+    out!("  ← exit code {}", status.code().unwrap_or(-1));
     Ok(())
 }

@@ -83,13 +83,13 @@ pub fn run(args: FoldArgs) -> ExitCode {
         &params,
     );
     if args.json {
-        println!(
+        out!(
             "{}",
             serde_json::to_string_pretty(&result).unwrap_or_default()
         );
     } else {
         if !result.content.is_empty() {
-            println!("{}", result.content);
+            out!("{}", result.content);
         }
         for diagnostic in &result.diagnostics {
             eprintln!(

@@ -74,7 +74,7 @@ pub fn run(args: MentionsArgs) -> ExitCode {
         params,
     )) {
         Ok(result) => {
-            println!(
+            out!(
                 "{}",
                 serde_json::to_string_pretty(&result).unwrap_or_default()
             );

@@ -1,5 +1,13 @@
 //! Command-line tools that reuse the server's handlers without a client.
 
+/// `println!` that never panics: a reader that went away (`check … | head -1`) ends the output,
+/// not the process with a panic. Defined before the modules, so they all see it.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
 pub mod check;
 pub mod demo;
 pub mod fold;

@@ -80,7 +80,7 @@ pub fn run_tokens(args: TokensArgs) -> ExitCode {
     )));
     match requests::TokensCount::handle(&snapshot, params) {
         Ok(result) => {
-            println!("{}", result.total);
+            out!("{}", result.total);
             ExitCode::SUCCESS
         }
         Err(error) => {

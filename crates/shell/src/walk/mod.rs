@@ -586,6 +586,9 @@ impl Walker<'_> {
                 }
                 continue;
             }
+            if operator.contains('>') && loads_as_configuration(&val.text) {
+                self.undecide(Construct::ScriptFile, &val.typed);
+            }
             self.check(&val, folders, Mode::Read);
         }
         is_stdin
@@ -713,6 +716,11 @@ impl Walker<'_> {
         if STATE_VARIABLES.contains(&name) {
             self.undecide(Construct::ShellState, text);
         }
+        // `export LESSOPEN='|cat .env %s'`, `env PAGER=… git log`, `declare -x GIT_PAGER=…`:
+        // a value later programs run, however it is set.
+        if runs_commands(name) {
+            self.undecide(Construct::InlineCode, text);
+        }
     }
 
     /// Runs `text` as a nested script (`bash -c`, `eval`, `su -c`).
@@ -757,6 +765,33 @@ const STATE_VARIABLES: &[&str] = &[
     "GIT_CONFIG_SYSTEM",
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_COUNT",
+    // Where programs find the configuration or code they load (a folder the agent wrote:
+    // `XDG_CONFIG_HOME=x git status` reads `x/git/config`, `GIT_EXEC_PATH=. git foo` runs
+    // `./git-foo`).
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CONFIG_DIRS",
+    "CURL_HOME",
+    "GIT_EXEC_PATH",
+    "GIT_TEMPLATE_DIR",
+    "LESSKEY",
+    "LESSKEYIN",
+    "LESSKEYIN_SYSTEM",
+    "MYVIMRC",
+    "VIMRUNTIME",
+    "CARGO_HOME",
+    "PIP_CONFIG_FILE",
+    "NPM_CONFIG_USERCONFIG",
+    "NPM_CONFIG_GLOBALCONFIG",
+    "PYTHONPATH",
+    "NODE_PATH",
+    "PERL5LIB",
+    "RUBYLIB",
+    "LD_LIBRARY_PATH",
+    "GDBINIT",
+    "INPUTRC",
+    "WGETRC",
+    "SSH_CONFIG",
 ];
 
 /// Whether a `PATH` value has an entry that is empty or relative (`.:$PATH`, `bin:$PATH`,
@@ -820,6 +855,58 @@ fn runs_commands(name: &str) -> bool {
                 | "BROWSER"
                 | "VISUAL"
                 | "SHELL"
+                | "VIMINIT"
+                | "GVIMINIT"
+                | "EXINIT"
+                | "GIT_SSH"
+                | "GIT_PROXY_COMMAND"
+                | "RUSTC_WRAPPER"
+                | "RUSTC_WORKSPACE_WRAPPER"
+                | "RUSTC"
+                | "CARGO_BUILD_RUSTC_WRAPPER"
+                | "LD_AUDIT_PATH"
+        )
+}
+
+/// Whether a write to `path` changes what a later program of the line (or of a later turn)
+/// loads and runs: anything under a `.git` folder (hooks, config), a dotfile of the home
+/// folder, a `.config` folder, or a configuration file a tool reads from the working folder.
+pub(super) fn loads_as_configuration(path: &str) -> bool {
+    let path = path.trim_matches(['"', '\'']);
+    let components: Vec<&str> = path.split(['/', '\\']).collect();
+    let base = components.last().copied().unwrap_or("");
+    let in_home =
+        path.starts_with("~/") || path.starts_with("$HOME/") || path.starts_with("${HOME}/");
+    components
+        .iter()
+        .any(|c| *c == ".git" || *c == ".config" || *c == ".cargo")
+        || (in_home && components.len() == 2 && base.starts_with('.'))
+        || matches!(
+            base,
+            ".npmrc"
+                | ".yarnrc"
+                | ".yarnrc.yml"
+                | ".curlrc"
+                | ".wgetrc"
+                | ".lesskey"
+                | ".gdbinit"
+                | ".lldbinit"
+                | ".vimrc"
+                | ".exrc"
+                | ".nvimrc"
+                | ".gitconfig"
+                | ".bashrc"
+                | ".bash_profile"
+                | ".profile"
+                | ".zshrc"
+                | ".zshenv"
+                | ".inputrc"
+                | ".envrc"
+                | ".pythonrc"
+                | "pip.conf"
+                | ".pypirc"
+                | ".irbrc"
+                | ".pryrc"
         )
 }
 

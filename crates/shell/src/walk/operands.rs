@@ -51,6 +51,16 @@ impl Walker<'_> {
         if !is_known_program(name, subcommand) && !self.functions.iter().any(|f| f == name) {
             self.undecide(Construct::UnknownProgram, &command_text());
         }
+        if matches!(
+            name,
+            "tee" | "cp" | "mv" | "install" | "ln" | "rsync" | "scp" | "dd" | "touch" | "truncate"
+        ) && let Some(target) = args.iter().find(|v| {
+            let path = v.text.strip_prefix("of=").unwrap_or(&v.text);
+            !path.starts_with('-') && super::loads_as_configuration(path)
+        }) {
+            // A hook, a git config, a dotfile: what later programs load and run.
+            self.undecide(Construct::ScriptFile, &target.typed);
+        }
         if is_remote(name, args.first().map(|v| v.text.as_str())) {
             self.undecide(Construct::Remote, &command_text());
         }
@@ -123,6 +133,15 @@ impl Walker<'_> {
         {
             self.undecide(Construct::InlineCode, &command_text());
         }
+        if matches!(
+            name,
+            "ed" | "red" | "ex" | "vi" | "vim" | "nvim" | "view" | "gvim"
+        ) && !matches!(stdin, Stdin::Terminal)
+        {
+            // An editor fed from a pipe or a here-string runs its input as commands
+            // (`ed -s x <<< '!cat .env'`, `printf 'r .env' | vi -es x`).
+            self.undecide(Construct::InlineCode, &command_text());
+        }
         if (interpreter || matches!(name, "source" | "."))
             && args
                 .iter()
@@ -176,7 +195,7 @@ impl Walker<'_> {
             )
         );
         let recursive = is_recursive(name, &options) || git_tree || git_shows;
-        if let Some((_, sub)) = &git_sub {
+        if let Some((at, sub)) = &git_sub {
             // Code an earlier turn may have written into the repository runs: a hook, or a
             // config setting git runs as a command (`core.fsmonitor` on `git status`).
             if folders
@@ -185,6 +204,18 @@ impl Walker<'_> {
                 .any(|dir| self.oracle.git_runs_workspace_code(dir, sub))
             {
                 self.undecide(Construct::ScriptFile, &command_text());
+            }
+            // `git rebase -x 'cat .env'`, `git bisect run cmd`: git runs a command it is given.
+            let rest: Vec<&str> = texts[at + 1..].to_vec();
+            let runs_given = match sub.as_str() {
+                "rebase" => rest
+                    .iter()
+                    .any(|t| *t == "-x" || t.starts_with("-x") || t.starts_with("--exec")),
+                "bisect" => rest.iter().any(|t| *t == "run"),
+                _ => false,
+            };
+            if runs_given {
+                self.undecide(Construct::InlineCode, &command_text());
             }
         }
         if let Some((at, sub)) = &git_sub {
@@ -818,6 +849,19 @@ impl Walker<'_> {
         while k < args.len() {
             let v = &args[k];
             k += 1;
+            if matches!(v.text.as_str(), "-execdir" | "-okdir") {
+                // The command runs in each match's folder: its relative names are not the
+                // start folder's.
+                self.undecide(Construct::DynamicDirectory, &v.typed);
+            }
+            if v.text == "-files0-from"
+                && let Some(list) = args.get(k)
+            {
+                self.check(list, folders, Mode::Read);
+                self.undecide(Construct::XargsInput, &list.typed);
+                k += 1;
+                continue;
+            }
             if matches!(v.text.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
                 let end = args[k..]
                     .iter()
