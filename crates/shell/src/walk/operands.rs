@@ -211,7 +211,7 @@ impl Walker<'_> {
                 "rebase" => rest
                     .iter()
                     .any(|t| *t == "-x" || t.starts_with("-x") || t.starts_with("--exec")),
-                "bisect" => rest.iter().any(|t| *t == "run"),
+                "bisect" => rest.contains(&"run"),
                 _ => false,
             };
             if runs_given {
