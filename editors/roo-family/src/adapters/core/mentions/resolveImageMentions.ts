@@ -28,7 +28,8 @@ export async function resolveImageMentions({
 	maxImageFileSize,
 	maxTotalImageSize,
 }: ResolveImageMentionsOptions): Promise<ResolveImageMentionsResult> {
-	return callAsync<ResolveImageMentionsResult>({ folders: [cwd] }, "roo/mentions/resolveImages", {
+	// Callers without a workspace pass no cwd (the original only used it once it had a mention).
+	return callAsync<ResolveImageMentionsResult>({ folders: cwd ? [cwd] : [] }, "roo/mentions/resolveImages", {
 		text,
 		images: Array.isArray(images) ? images : undefined,
 		cwd,
