@@ -354,7 +354,10 @@ fn with_fetch_urls_false_a_url_is_only_referenced_and_the_host_is_not_asked() {
         "roo/mentions/parse",
         json!({"text": "Check @https://example.com and @/src/util.ts", "fetchUrls": false}),
     );
-    assert_eq!(result["text"], "Check 'https://example.com' and 'src/util.ts'");
+    assert_eq!(
+        result["text"],
+        "Check 'https://example.com' and 'src/util.ts'"
+    );
     assert_eq!(result["diagnostics"], json!([]));
     assert_eq!(result["contentBlocks"][0]["path"], "src/util.ts");
 }
