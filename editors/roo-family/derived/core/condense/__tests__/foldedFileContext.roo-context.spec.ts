@@ -9,7 +9,7 @@ import { describe, it, expect, beforeAll, afterAll } from "vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Language } from "web-tree-sitter"
+import { createRequire } from "node:module"
 
 import { generateFoldedFileContext } from "../foldedFileContext"
 
@@ -44,8 +44,13 @@ beforeAll(async () => {
 	fs.writeFileSync(at("wide2.ts"), `export function wide() {\n  const x = "${"x".repeat(300)}"\n  return x\n}\n`)
 	fs.mkdirSync(at("non-existent.ts"))
 	// As the upstream tree-sitter helpers do: the grammars are built into dist/.
-	const load = Language.load
-	;(Language as any).load = async (wasmPath: string) => load(path.join(process.cwd(), "dist", path.basename(wasmPath)))
+	// The original loads them with `require("web-tree-sitter")`, so its CommonJS instance is patched.
+	const { Language } = createRequire(__filename)("web-tree-sitter")
+	if (!Language.load.redirected) {
+		const load = Language.load
+		Language.load = async (wasmPath: string) => load(path.join(process.cwd(), "dist", path.basename(wasmPath)))
+		Language.load.redirected = true
+	}
 })
 afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }))
 
@@ -105,7 +110,9 @@ describe("foldedFileContext (real files)", () => {
 		})
 
 		it("should respect character budget limit", async () => {
-			const result = await generateFoldedFileContext([at("file1.ts"), at("file2.ts"), at("file3.ts")], {
+			// Relative paths: the headers as short as the upstream's `/test/file1.ts` (the original
+			// does not re-check the cap after truncating, so a long header could pass it).
+			const result = await generateFoldedFileContext(["file1.ts", "file2.ts", "file3.ts"], {
 				cwd,
 				maxCharacters: 200,
 			})
