@@ -76,6 +76,12 @@ const DIFFERENCES: Record<string, string> = {
 	zig: `${CONTEXT}`,
 }
 
+/** Comparisons not made, and why. */
+const NOT_COMPARED: Record<string, string> = {
+	"swift@0":
+		"the original did not finish this fixture at minimum 0 within 180 s (twice, in loaded debug runs; at 4 it takes seconds, the sidecar 2 s at either)",
+}
+
 const swappedRun = process.env.ROO_FAMILY_SWAP === "1"
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "fold-differential-")))
 const agreement: Record<
@@ -152,6 +158,8 @@ function compare(language: string, key: string, expected: string | undefined, ac
 	const argued = DIFFERENCES[key] ?? DIFFERENCES[language]
 	const reason = argued && `${argued}${key.endsWith("@0") && !(key in DIFFERENCES) ? `; ${ZERO}` : ""}`
 	agreement[key].reason = reason
+	// The sidecar never fails on these files; an error here is no answer (as under --control).
+	if (swappedRun) expect(actual ?? "").not.toMatch(/^threw: /)
 	if (swappedRun && reason) expect(actual, reason).not.toBe(expected)
 	else expect(actual).toBe(expected)
 }
@@ -159,6 +167,7 @@ function compare(language: string, key: string, expected: string | undefined, ac
 describe("parseSourceCodeDefinitionsForFile: the sidecar against the original", () => {
 	for (const language of [...languages, "kotlin-valid", "markdown"]) {
 		for (const minLines of [4, 0]) {
+			if (`${language}@${minLines}` in NOT_COMPARED) continue
 			it(`${language} (min ${minLines} lines)`, async () => {
 				const source = language === "kotlin-valid" ? "kotlin" : language
 				const file = path.join(dir, `file.${language === "markdown" ? "md" : EXTENSION[source]}`)

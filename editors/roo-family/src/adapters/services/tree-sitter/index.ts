@@ -41,8 +41,9 @@ export async function parseSourceCodeDefinitionsForFile(
 		})
 		return outline.text ? `# ${path.basename(filePath)}\n${outline.text}` : undefined
 	} catch (error) {
-		// Blocked, no grammar, unreadable, or a parse stopped by a cap: the original's undefined.
-		if (error instanceof SidecarError) return undefined
+		// Blocked, no grammar or unreadable (-32602), or a parse stopped by a cap (-32803): the
+		// original's undefined. No answer at all (the bridge's -32099) is an error, as it is.
+		if (error instanceof SidecarError && (error.code === -32602 || error.code === -32803)) return undefined
 		throw error
 	}
 }
