@@ -63,7 +63,8 @@ elif [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
   # The negative control runs on the adapted modules' own specs (a few tests elsewhere turn a
   # failed call into the outcome they expect: editors/roo-family/README.md).
   adapted=(core/protect core/ignore utils/__tests__/tiktoken core/task/__tests__/mergeConsecutiveApiMessages
-    core/condense core/context-management core/context/ core/message-manager core/context-tracking)
+    core/condense core/context-management core/context/ core/message-manager core/context-tracking
+    core/mentions __tests__/command-mentions services/tree-sitter)
   for agent in roo zoo; do
     bash editors/roo-family/run.sh "$agent"
     bash editors/roo-family/run.sh "$agent" --control -- "${adapted[@]}"

@@ -237,3 +237,21 @@ fn an_edited_path_spelled_differently_from_the_read_one_is_one_file_placed_as_ed
     assert_eq!(headers(&result), ["src/b.ts", "src/a.ts"]);
     assert_eq!(result["filesProcessed"], 2);
 }
+
+#[test]
+fn without_prioritize_the_files_keep_their_order_and_specs_are_listed_in_full() {
+    let workspace = Fixture::new(&[
+        ("src/parser.spec.ts", &spec(12)),
+        ("src/read.ts", &function("read")),
+    ]);
+    let mut server = Server::start_in_process(&[workspace.root()], Value::Null);
+    let result = server.call(
+        "roo/fold/context",
+        json!({"paths": ["src/parser.spec.ts", "src/read.ts"], "prioritize": false}),
+    );
+    // The original `generateFoldedFileContext`: input order, the spec's tests each on a line.
+    assert_eq!(headers(&result), ["src/parser.spec.ts", "src/read.ts"]);
+    let spec_section = result["sections"][0].as_str().unwrap();
+    assert_eq!(spec_section.matches("  it(").count(), 12, "{spec_section}");
+    assert!(!spec_section.contains("tests)"), "{spec_section}");
+}

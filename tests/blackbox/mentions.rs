@@ -342,3 +342,40 @@ fn mentioned_files_are_tracked_as_file_mentioned_for_the_task() {
         "{metadata}"
     );
 }
+
+#[test]
+fn with_fetch_urls_false_a_url_is_only_referenced_and_the_host_is_not_asked() {
+    let fixture = fixture();
+    let (mut server, _home) = start(&fixture);
+    server.set_host(Box::new(|_, params| {
+        Err((-32603, format!("asked for {}", params["value"])))
+    }));
+    let result = server.call(
+        "roo/mentions/parse",
+        json!({"text": "Check @https://example.com and @/src/util.ts", "fetchUrls": false}),
+    );
+    assert_eq!(
+        result["text"],
+        "Check 'https://example.com' and 'src/util.ts'"
+    );
+    assert_eq!(result["diagnostics"], json!([]));
+    assert_eq!(result["contentBlocks"][0]["path"], "src/util.ts");
+}
+
+#[test]
+fn the_request_metadata_reaches_the_host_with_each_mention_it_resolves() {
+    let fixture = fixture();
+    let (mut server, _home) = start(&fixture);
+    server.set_host(Box::new(|_, params| {
+        assert_eq!(params["metadata"], json!({"caller": 7}));
+        Ok(json!({"content": "No errors or warnings detected."}))
+    }));
+    let result = server.call(
+        "roo/mentions/parse",
+        json!({"text": "@problems", "metadata": {"caller": 7}}),
+    );
+    assert_eq!(
+        result["text"],
+        "Workspace Problems (see below for diagnostics)\n\n<workspace_diagnostics>\nNo errors or warnings detected.\n</workspace_diagnostics>"
+    );
+}

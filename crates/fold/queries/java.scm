@@ -12,3 +12,5 @@
 (interface_declaration name: (identifier) @name) @definition.interface
 (annotation_type_declaration name: (identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
+; `module-info.java`: the module declaration.
+(module_declaration name: (_) @name) @definition.module

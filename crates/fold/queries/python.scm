@@ -12,3 +12,8 @@
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
+; A named lambda (`name = lambda ...`, or in parentheses over several lines) is a function, as
+; `const f = () => ...` is in TypeScript.
+(assignment
+  left: (identifier) @name
+  right: [(lambda) (parenthesized_expression (lambda))]) @definition.function

@@ -1,5 +1,6 @@
 ; Solidity definitions: contracts (abstract too), interfaces, libraries (as modules), structs,
-; enums, functions (methods inside a contract), modifiers, constructors and receive/fallback.
+; enums, functions (methods inside a contract), modifiers, constructors and receive/fallback,
+; events and custom errors (the types of a contract's logs and reverts, as `type`).
 
 (contract_declaration name: (identifier) @name) @definition.class
 (interface_declaration name: (identifier) @name) @definition.interface
@@ -10,3 +11,5 @@
 (modifier_definition name: (identifier) @name) @definition.function
 (constructor_definition "constructor" @name) @definition.constructor
 (fallback_receive_definition ["receive" "fallback"] @name) @definition.function
+(event_definition name: (identifier) @name) @definition.type
+(error_declaration name: (identifier) @name) @definition.type

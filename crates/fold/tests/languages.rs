@@ -299,3 +299,43 @@ fn any_code_point_after_any_ascii_byte_never_crashes_a_grammar() {
         }
     }
 }
+
+/// Found by the roo-family differential suite (the original's Solidity and Emacs Lisp fixtures):
+/// multi-line events and custom errors, and `defadvice`, are definitions the original lists.
+#[test]
+fn solidity_events_and_errors_and_elisp_advice_are_definitions() {
+    #[cfg(feature = "more")]
+    {
+        let source = "contract Token {\n    event Transfer(\n        address indexed from,\n        address indexed to,\n        uint256 value\n    );\n    error InsufficientBalance(\n        uint256 available,\n        uint256 required\n    );\n}\n";
+        let result = outline(Language::Solidity, source, &OutlineOptions::default());
+        assert_eq!(
+            result.to_text(),
+            "1--11 | contract Token {\n2--6 |     event Transfer(\n7--10 |     error InsufficientBalance(\n"
+        );
+    }
+    #[cfg(feature = "rare")]
+    {
+        let source = "(defadvice save-buffer (around quiet-save)\n  \"Save quietly.\"\n  (let ((inhibit-message t))\n    ad-do-it))\n";
+        let result = outline(Language::Elisp, source, &OutlineOptions::default());
+        assert_eq!(
+            result.to_text(),
+            "1--4 | (defadvice save-buffer (around quiet-save)\n"
+        );
+    }
+}
+
+/// Found by the roo-family differential suite (the original's Python and Java fixtures): a named
+/// multi-line lambda is a function, a `module-info.java` declaration a module.
+#[test]
+fn python_named_lambdas_and_java_modules_are_definitions() {
+    #[cfg(feature = "mainstream")]
+    {
+        let source = "square = (\n    lambda x:\n    x * x\n)\n\nnot_a_function = (\n    1 +\n    2 +\n    3\n)\n";
+        let result = outline(Language::Python, source, &OutlineOptions::default());
+        assert_eq!(result.to_text(), "1--4 | square = (\n");
+        let source =
+            "module com.example.app {\n    requires java.sql;\n    exports com.example.api;\n}\n";
+        let result = outline(Language::Java, source, &OutlineOptions::default());
+        assert_eq!(result.to_text(), "1--4 | module com.example.app {\n");
+    }
+}

@@ -25,6 +25,11 @@ pub struct FoldContextParams {
     /// files, implementation before tests, most recent first within each (docs/protocol.md).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub edited_paths: Option<Vec<String>>,
+    /// Spend the budget on what the task needs first (default true: the budget order above,
+    /// test files summarised, nested definitions dropped before anything is cut). `false` is
+    /// the original `generateFoldedFileContext`: files in the order of `paths`, full outlines.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prioritize: Option<bool>,
 }
 
 /// Result of `roo/fold/context`.

@@ -33,6 +33,15 @@ pub struct MentionOptions {
     /// The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub current_mode: Option<String>,
+    /// Ask the host for the text of `http...` URL mentions (default true). `false` is what Roo
+    /// Code 3.52 and Zoo Code 3.80 do: the URL becomes its quoted reference and no section is
+    /// appended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch_urls: Option<bool>,
+    /// Opaque host metadata, passed through unchanged in every `roo/host/resolveMention` this
+    /// request sends (so a host with several callers can route the request to the right one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
 }
 
 /// Params of `roo/mentions/parse`.
@@ -186,6 +195,9 @@ pub struct ResolveMentionParams {
     pub include_diagnostic_messages: bool,
     /// For `problems`: at most this many (0 = no limit).
     pub max_diagnostic_messages: u32,
+    /// The `metadata` of the mention request that caused this one, unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Value>,
 }
 
 /// Result of `roo/host/resolveMention`: the section's text (for `problems`, the original's

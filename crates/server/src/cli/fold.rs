@@ -74,6 +74,7 @@ pub fn run(args: FoldArgs) -> ExitCode {
         max_chars: Some(args.max_chars),
         min_component_lines: Some(args.min_component_lines),
         edited_paths: None,
+        prioritize: None,
     };
     let result = fold::fold_context(
         &state,

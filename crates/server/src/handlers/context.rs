@@ -129,6 +129,7 @@ fn folded_sections(
         max_chars: None,
         min_component_lines: None,
         edited_paths: Some(edited),
+        prioritize: None,
     };
     fold::fold_context(
         &deps.state,

@@ -159,6 +159,7 @@ pub fn fold_context(
         // A `$/cancelRequest` stops the work between windows of files (see `rpc::blocking`).
         stop: roo_context_core::cancel::current_flag(),
         edited_paths: edited,
+        prioritize: params.prioritize.unwrap_or(true),
         ..FoldOptions::default()
     };
     let cache = cache_for(cache, params.min_component_lines);

@@ -145,7 +145,11 @@ fn plan_and_read(ctx: &Context, text: &str) -> (core::MentionPlan, Vec<Option<Fe
             .as_deref()
             .unwrap_or(core::DEFAULT_MODE),
     );
-    let plan = plan_mentions(text, &catalog);
+    let mut plan = plan_mentions(text, &catalog);
+    if !ctx.options.fetch_urls.unwrap_or(true) {
+        // The URL keeps its quoted reference in the text; nothing is asked and no section added.
+        plan.fetches.retain(|fetch| !matches!(fetch, Fetch::Url(_)));
+    }
     let reader = MentionReader {
         fs: &fs,
         policy,
@@ -344,6 +348,7 @@ async fn ask_host(
         task_id: ctx.options.task_id.clone(),
         include_diagnostic_messages: ctx.options.include_diagnostic_messages.unwrap_or(true),
         max_diagnostic_messages: ctx.options.max_diagnostic_messages.unwrap_or(50),
+        metadata: ctx.options.metadata.clone(),
     };
     let call = call_host::<ResolveMention>(client, params, Duration::from_millis(timeout_ms));
     match call.await {
