@@ -140,7 +140,7 @@ const closedScripts = {
 	closed: [{ tool: "read_file", args: { path: "src/app.ts" } }, complete("Access is closed.")],
 }
 const tasks = args["expect-closed"]
-	? [{ name: "closed", text: "Read src/app.ts. SEED:closed", mayFail: true, timeoutMs: 120_000 }]
+	? [{ name: "closed", text: "Read src/app.ts. SEED:closed", timeoutMs: 120_000 }]
 	: [
 			{ name: "read", text: "Read src/app.ts, then .env, then secrets/creds.txt. SEED:read" },
 			{ name: "mention", text: "What does @/secrets/mentioned.md say? SEED:mention" },
@@ -277,14 +277,18 @@ try {
 			assert(/Restart roo-context/.test(text), `the toast offers a restart: ${text}`)
 			await shot("03-closed-error.png")
 		})
-		await check("the task ends (no silent stall), and the allowed file was refused too", async () => {
+		await check("the task goes on with the original modules (no stall) and completes", async () => {
 			const ended = await waitFor("the task to end", () => events().find((e) => e.event === "taskEnded" || e.event === "driverFailed"), 150_000)
+			await shot("04-closed-task.png")
+			assert(ended.event === "taskEnded" && ended.outcome === "taskCompleted", `the task completed: ${JSON.stringify(ended)}`)
+		})
+		await check("access stayed closed: even the allowed file was refused with Roo's .rooignore message", async () => {
 			const sent = model.requests.filter((r) => r.seed === "closed")
+			assert(sent.length === 2, `2 requests for the closed task, got ${sent.length}`)
 			const all = sent.map((r) => r.raw).join("\n")
 			assert(!all.includes(ALLOWED), "no byte of src/app.ts reached the model while access is closed")
-			if (sent.length >= 2) assert(/Access blocked by \.rooignore/.test(all), "the read was refused with Roo's .rooignore message")
-			console.log(`        task outcome ${ended.outcome ?? ended.event}, ${sent.length} requests`)
-			await shot("04-closed-task.png")
+			const result = JSON.parse(sent[1].raw).messages.filter((m) => m.role === "tool").map((m) => textOf(m.content)).at(-1) ?? ""
+			assert(/Access blocked by \.rooignore/.test(result) && result.includes("src/app.ts"), `request 2's tool result: ${result}`)
 		})
 	} else {
 		for (const task of tasks) {

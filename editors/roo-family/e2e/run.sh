@@ -13,6 +13,8 @@
 #   ROO_FAMILY_E2E_OUT artifacts (default target/roo-family-e2e/<agent>): requests/*.json,
 #                      shots/*.png, events.jsonl, code-server.log, secret-scan.json; emptied first
 #   ROO_E2E_CACHE      tool cache (see editors/vscode/e2e/install.sh)
+#   ROO_VSIX_OUT       where the .vsix files go (default target/roo-family-vsix)
+#   ROO_FAMILY_E2E_REUSE_VSIX=1  use the .vsix files already there (a rerun of the drive only)
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 family="$(cd "$here/.." && pwd)"
@@ -20,7 +22,7 @@ repo="$(cd "$family/../.." && pwd)"
 agent="${1:?usage: run.sh roo|zoo}"
 export ROO_E2E_CACHE="${ROO_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/roo-context-e2e}"
 out="${ROO_FAMILY_E2E_OUT:-$repo/target/roo-family-e2e/$agent}"
-vsix_out="$out/vsix"
+vsix_out="${ROO_VSIX_OUT:-$repo/target/roo-family-vsix}"
 t0=$(date +%s)
 step() { echo "e2e $agent [$(($(date +%s) - t0))s] $*"; }
 
@@ -38,9 +40,11 @@ fi
 
 rm -rf "$out"
 mkdir -p "$out"
-step "build the .vsix (with the sidecar, and without it for the fail-closed run)"
-ROO_VSIX_OUT="$vsix_out" bash "$family/vsix/build.sh" "$agent"
-ROO_VSIX_OUT="$vsix_out" bash "$family/vsix/build.sh" "$agent" --no-binary
+if [[ "${ROO_FAMILY_E2E_REUSE_VSIX:-0}" != 1 ]]; then
+  step "build the .vsix (with the sidecar, and without it for the fail-closed run)"
+  ROO_VSIX_OUT="$vsix_out" bash "$family/vsix/build.sh" "$agent"
+  ROO_VSIX_OUT="$vsix_out" bash "$family/vsix/build.sh" "$agent" --no-binary
+fi
 with=("$vsix_out"/"$agent"-*-linux-x64.vsix)
 without=("$vsix_out"/"$agent"-*-linux-x64-no-binary.vsix)
 

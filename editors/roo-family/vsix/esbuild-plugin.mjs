@@ -13,7 +13,47 @@ import { ADAPTERS, ORIGINAL, adapterMap } from "../vitest/plugin.mjs"
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const WORKER = path.resolve(here, "../src/bridge/worker.mjs")
+const FALLBACK = path.resolve(here, "../src/bridge/fallback.ts")
 const skip = { rooContextSkip: true }
+const FACADE = "roo-context-facade"
+
+/**
+ * The modules that decide access have no fallback: without the sidecar they fail closed
+ * (src/bridge/closed.ts). Every other swapped module is loaded through a facade that calls the
+ * adapter, or the original module while the sidecar cannot answer (src/bridge/fallback.ts).
+ */
+const FAIL_CLOSED = new Set(["core/ignore/RooIgnoreController.ts", "core/protect/RooProtectedController.ts"])
+
+/** The adapter's runtime exports, by kind, read from its source (types and interfaces left out). */
+export function exportsOf(source) {
+	const found = { functions: [], classes: [], values: [] }
+	for (const m of source.matchAll(/^export\s+(async\s+)?function\s+(\w+)/gm)) found.functions.push(m[2])
+	for (const m of source.matchAll(/^export\s+class\s+(\w+)/gm)) found.classes.push(m[1])
+	for (const m of source.matchAll(/^export\s+(?:const|let)\s+(\w+)/gm)) found.values.push(m[1])
+	for (const m of source.matchAll(/^export\s+\{([^}]*)\}\s+from/gm)) {
+		found.values.push(...m[1].split(",").map((name) => name.trim().split(/\s+as\s+/).pop()).filter(Boolean))
+	}
+	if (/^export\s+(default|\*)/m.test(source)) throw new Error("an adapter's default or star export has no facade")
+	return found
+}
+
+/** The facade module of `original` (absolute paths throughout). */
+function facadeSource(original, adapter) {
+	const { functions, classes, values } = exportsOf(fs.readFileSync(adapter, "utf8"))
+	const lines = [
+		`import * as adapter from ${JSON.stringify(adapter)}`,
+		`import * as original from ${JSON.stringify(original)}`,
+		`import { fallbackCall, fallbackClass } from ${JSON.stringify(FALLBACK)}`,
+	]
+	if (values.length) lines.push(`export { ${values.join(", ")} } from ${JSON.stringify(adapter)}`)
+	for (const name of functions) {
+		lines.push(`export function ${name}(...args) { return fallbackCall(() => adapter.${name}(...args), () => original.${name}(...args)) }`)
+	}
+	for (const name of classes) {
+		lines.push(`export const ${name} = fallbackClass(() => adapter.${name}, () => original.${name})`)
+	}
+	return lines.join("\n") + "\n"
+}
 
 /**
  * @param {{ upstreamSrc: string, distDir: string, binary?: string }} options
@@ -37,11 +77,19 @@ export function rooContextAdapters({ upstreamSrc, distDir, binary }) {
 			const swap = (result) => {
 				const adapter = result.path && map.get(result.path)
 				if (!adapter) return result
-				swapped.add(path.relative(upstreamSrc, result.path))
-				return { path: adapter }
+				const relative = path.relative(upstreamSrc, result.path)
+				swapped.add(relative)
+				return FAIL_CLOSED.has(relative) ? { path: adapter } : { path: result.path, namespace: FACADE }
 			}
+			build.onLoad({ filter: /.*/, namespace: FACADE }, (args) => ({
+				contents: facadeSource(args.path, map.get(args.path)),
+				loader: "js",
+				resolveDir: path.dirname(args.path),
+			}))
 			build.onResolve({ filter: /.*/ }, async (args) => {
 				if (args.pluginData?.rooContextSkip || args.kind === "entry-point" || !args.importer) return undefined
+				// A facade's own imports (absolute paths: its adapter, its original, the bridge).
+				if (args.namespace === FACADE) return { path: args.path }
 				if (inside(args.importer, ADAPTERS)) {
 					const originalImporter = path.join(upstreamSrc, path.relative(ADAPTERS, args.importer))
 					const from = path.dirname(originalImporter)

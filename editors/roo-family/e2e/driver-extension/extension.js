@@ -36,8 +36,13 @@ async function run(scenario, log) {
 		if (message.partial) return
 		log({ event: "message", taskId, type: message.type, say: message.say, ask: message.ask, text: message.text })
 		if (message.type === "ask" && message.ask === "completion_result") {
-			// Accepting the result is what completes a task.
-			setTimeout(() => api.pressPrimaryButton(), 0)
+			// Accepting the result is what completes a task: the webview's `askResponse`
+			// message with `yesButtonClicked`, which the webview's own primary button does not
+			// send for a completion (it starts a new task, which aborts this one). The API has no
+			// call for it, so the driver answers the ask as the message handler does.
+			const current = api.sidebarProvider?.getCurrentTask?.()
+			if (current?.taskId === taskId) current.handleWebviewAskResponse("yesButtonClicked")
+			else log({ event: "cannotAccept", taskId })
 		}
 	})
 	for (const name of ["taskStarted", "taskCompleted", "taskAborted", "taskToolFailed"]) {

@@ -54,14 +54,19 @@ export interface Target {
  */
 export function binary(): string {
 	if (process.env.ROO_CONTEXT_BIN) return process.env.ROO_CONTEXT_BIN
-	const packaged = path.join(__dirname, "bin", process.platform === "win32" ? "roo-context.exe" : "roo-context")
-	if (fs.existsSync(packaged)) return packaged
+	// In a bundle (the worker packaged next to it) the binary is the packaged one, present or not.
+	if (fs.existsSync(path.join(__dirname, PACKAGED_WORKER))) {
+		return path.join(__dirname, "bin", process.platform === "win32" ? "roo-context.exe" : "roo-context")
+	}
 	return path.resolve(__dirname, "../../../../target/release/roo-context")
 }
 
+/** The worker's name in a bundle's `dist/` (vsix/esbuild-plugin.mjs puts it there). */
+const PACKAGED_WORKER = "roo-context-worker.mjs"
+
 /** The worker's file: next to this module, or in a bundle's `dist/` under its packaged name. */
 function workerFile(): string {
-	const packaged = path.join(__dirname, "roo-context-worker.mjs")
+	const packaged = path.join(__dirname, PACKAGED_WORKER)
 	return fs.existsSync(packaged) ? packaged : path.join(__dirname, "worker.mjs")
 }
 
