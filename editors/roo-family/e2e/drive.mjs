@@ -136,6 +136,52 @@ const scripts = {
 	],
 	mention: [complete("The mentioned file is ignored.")],
 }
+// Seed edit: between the agent's second and third requests the user changes src/app.ts; the
+// answer waits until the sidecar has recorded the user's edit in the task's metadata (the file it
+// writes), so that the third request is built after the change is known.
+const storage = () => path.join(userData, "User", "globalStorage", agent.extensionId.toLowerCase(), "tasks")
+const taskIdOf = (name) => events().find((e) => e.event === "taskSubmitted" && e.name === name)?.taskId
+const EDITED = `"hi " + name // edited by the user`
+scripts.edit = [
+	{ tool: "read_file", args: { path: "src/app.ts" } },
+	{
+		tool: "read_file",
+		args: { path: "README.md" },
+		async before() {
+			fs.writeFileSync(path.join(ws, "src", "app.ts"), `// ${ALLOWED}\nexport function greet(name: string) {\n\treturn ${EDITED}\n}\n`)
+			await waitFor("the sidecar to record the user's edit of src/app.ts in task_metadata.json", () => {
+				try {
+					const meta = JSON.parse(fs.readFileSync(path.join(storage(), taskIdOf("edit"), "task_metadata.json"), "utf8"))
+					return meta.files_in_context.some((f) => f.path === "src/app.ts" && f.user_edit_date)
+				} catch {
+					return false
+				}
+			}, 30_000)
+		},
+	},
+	complete("Noted the edit."),
+]
+// Seed kill: the sidecar is killed while the task runs (before the agent's first tool call is
+// answered). The read that follows must be refused (access stays closed), the error shown, and
+// after the user's restart (the toast's button) the next task reads the file again.
+let killed
+scripts.kill = [
+	{
+		tool: "read_file",
+		args: { path: "src/app.ts" },
+		async before() {
+			const victims = sidecars(cs.pid)
+			assert(victims.length >= 1, "a sidecar runs before the kill")
+			for (const p of victims) process.kill(p.pid, "SIGKILL")
+			await waitFor("the killed sidecars to be gone", () => sidecars(cs.pid).every((p) => !victims.some((v) => v.pid === p.pid)), 10_000)
+			killed = victims.map((p) => p.pid)
+		},
+	},
+	complete("The read was refused."),
+]
+scripts.restarted = [{ tool: "read_file", args: { path: "src/app.ts" } }, complete("Read it again.")]
+const restartedFlag = path.join(out, "restarted.flag")
+
 const closedScripts = {
 	closed: [{ tool: "read_file", args: { path: "src/app.ts" } }, complete("Access is closed.")],
 }
@@ -144,6 +190,9 @@ const tasks = args["expect-closed"]
 	: [
 			{ name: "read", text: "Read src/app.ts, then .env, then secrets/creds.txt. SEED:read" },
 			{ name: "mention", text: "What does @/secrets/mentioned.md say? SEED:mention" },
+			{ name: "edit", text: "Read src/app.ts, then README.md. SEED:edit" },
+			{ name: "kill", text: "Read src/app.ts. SEED:kill" },
+			{ name: "restarted", text: "Read src/app.ts again. SEED:restarted", waitForFile: restartedFlag },
 		]
 
 const requestEvents = []
@@ -292,6 +341,18 @@ try {
 		})
 	} else {
 		for (const task of tasks) {
+			if (task.name === "restarted") {
+				await check("the sidecar's death is shown, naming the cause, with a restart; the restart is clicked", async () => {
+					const toast = page.locator(".notification-toast", { hasText: "roo-context cannot run" }).first()
+					await toast.waitFor({ timeout: 60_000 })
+					const text = await toast.innerText()
+					assert(/roo-context exited \(signal SIGKILL\)/.test(text), `the toast names the cause: ${text}`)
+					await shot("04-killed.png")
+					await toast.getByRole("button", { name: "Restart roo-context" }).click()
+					await toast.waitFor({ state: "detached", timeout: 15_000 })
+					fs.writeFileSync(restartedFlag, "")
+				})
+			}
 			await check(`task '${task.name}' completes (its result accepted)`, async () => {
 				const e = await waitFor(`task '${task.name}' to end`, () => events().find((e) => (e.event === "taskEnded" && e.name === task.name) || e.event === "driverFailed"), 240_000)
 				await shot(`03-${task.name}.png`)
@@ -319,6 +380,28 @@ try {
 			const [first] = bySeed("mention")
 			assert(first, "the mention task reached the model")
 			assert(/Note: File is ignored by \.rooignore\./.test(first.raw), "the mention says the file is ignored")
+		})
+		await check("seed edit: the next request's environment details name the user's edit", async () => {
+			const sent = bySeed("edit")
+			assert(sent.length === 3, `3 requests for the edit task, got ${sent.length}`)
+			const env = (r) => /# Recently Modified Files[^#]*/.exec(r.raw.replace(/\\n/g, "\n"))?.[0] ?? ""
+			assert(!env(sent[1]).includes("src/app.ts"), "request 2 (before the edit) names no modified file")
+			assert(env(sent[2]).includes("src/app.ts"), `request 3 names src/app.ts as modified: ${env(sent[2]) || "no such section"}`)
+		})
+		await check("seed kill: after the sidecar was killed, the read was refused and the task completed", async () => {
+			const sent = bySeed("kill")
+			assert(killed?.length >= 1, "the sidecar was killed")
+			assert(sent.length === 2, `2 requests for the kill task, got ${sent.length}`)
+			const result = toolResults(sent[1]).at(-1) ?? ""
+			assert(/Access blocked by \.rooignore/.test(result) && result.includes("src/app.ts"), `request 2's tool result: ${result}`)
+			assert(!sent[1].raw.includes(ALLOWED), "no byte of src/app.ts reached the model after the kill")
+		})
+		await check("seed restarted: a restart from the error resumes access", async () => {
+			const sent = bySeed("restarted")
+			assert(sent.length === 2, `2 requests for the task after the restart, got ${sent.length}`)
+			assert(toolResults(sent[1]).some((t) => t.includes(ALLOWED)), "request 2 carries src/app.ts again")
+			const running = sidecars(cs.pid)
+			assert(running.length >= 1 && running.every((p) => !killed.includes(p.pid)), "a new sidecar runs")
 		})
 	}
 	await check("no secret byte in any request the model received", async () => {

@@ -62,7 +62,17 @@ export async function startModelServer({ dir, scripts, onRequest }) {
 		const script = scripts[record.seed]
 		const step = script?.[record.turn] ?? { text: `no script for seed ${record.seed} turn ${record.turn}` }
 		record.answer = step
-		if (step.before) await step.before(record, body)
+		if (step.before) {
+			try {
+				await step.before(record, body)
+			} catch (error) {
+				// The seed's precondition failed: the agent sees a server error, the log says why.
+				record.beforeError = String(error?.message ?? error)
+				console.error(`[model] seed ${record.seed} turn ${record.turn}: ${record.beforeError}`)
+				res.writeHead(500, { "content-type": "application/json" })
+				return void res.end(JSON.stringify({ error: { message: record.beforeError } }))
+			}
+		}
 		const id = `chatcmpl-${n}`
 		const events = []
 		if (step.error) {
