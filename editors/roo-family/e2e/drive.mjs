@@ -12,6 +12,7 @@
 //
 // --expect-closed: the .vsix has no sidecar binary; the checks are then that the error is shown
 // naming the cause, a restart is offered, and every access check failed closed.
+// --activation-only: stops once the driver has timed the agent's activation (activation.json).
 import { spawn } from "node:child_process"
 import { createRequire } from "node:module"
 import * as crypto from "node:crypto"
@@ -28,6 +29,7 @@ const { values: args } = parseArgs({
 		out: { type: "string" },
 		extensions: { type: "string" },
 		"expect-closed": { type: "boolean", default: false },
+		"activation-only": { type: "boolean", default: false },
 	},
 })
 for (const k of ["agent", "out", "extensions"]) if (!args[k]) throw new Error(`missing --${k}`)
@@ -311,6 +313,10 @@ try {
 		console.log(`        activation ${activation.ms.toFixed(0)} ms${activation.wasActive ? " (already active)" : ""}`)
 		fs.writeFileSync(path.join(out, "activation.json"), JSON.stringify(activation))
 	})
+	if (args["activation-only"]) {
+		console.log(`[${secs()}] activation measured`)
+		await finish(0)
+	}
 	await check("the agent's webview is ready", async () => {
 		const e = await waitFor("the driver's 'ready' event", () => events().find((e) => e.event === "ready" || e.event === "driverFailed"), STARTUP_MS)
 		assert(e.event === "ready", `driver: ${e.error}`)

@@ -121,7 +121,7 @@ suffix=""
 ((with_binary)) || suffix="-no-binary"
 ((swap)) || suffix="-baseline"
 vsix="$out/$agent-$name-$version-linux-x64$suffix.vsix"
-step "vsce package --target linux-x64 (prepublish: the swapping bundle)"
+step "vsce package --target linux-x64 (prepublish: $( ((swap)) && echo "the swapping bundle" || echo "the bundle as shipped"))"
 rm -f "$vsix"
 (cd "$tree/src" && npx vsce package --no-dependencies --target linux-x64 --out "$vsix" >"$out/$agent-vsce$suffix.log" 2>&1) || {
   tail -40 "$out/$agent-vsce$suffix.log"; exit 1; }
