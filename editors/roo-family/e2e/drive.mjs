@@ -264,6 +264,24 @@ fs.writeFileSync(
 		2,
 	),
 )
+// The bridge's per-call log inside the extension host (method, milliseconds): the latency of the
+// synchronous bridge in the real extension, and proof that the calls reached the sidecar.
+const callLog = path.join(out, "calls.jsonl")
+delete process.env.ROO_CONTEXT_BIN
+function callSummary() {
+	if (!fs.existsSync(callLog)) return { calls: 0, methods: {} }
+	const calls = fs.readFileSync(callLog, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l))
+	const methods = {}
+	for (const c of calls) (methods[c.method] ??= []).push(c.ms)
+	const pick = (xs, q) => xs[Math.min(xs.length - 1, Math.floor(q * xs.length))]
+	const all = calls.filter((c) => c.error === undefined).map((c) => c.ms).sort((a, b) => a - b)
+	const summary = { calls: calls.length, failed: calls.filter((c) => c.error !== undefined).length, p50: pick(all, 0.5), p99: pick(all, 0.99), methods: {} }
+	for (const [m, xs] of Object.entries(methods)) {
+		xs.sort((a, b) => a - b)
+		summary.methods[m] = { calls: xs.length, p50: pick(xs, 0.5), p99: pick(xs, 0.99) }
+	}
+	return summary
+}
 const port = await freePort()
 const log = fs.openSync(path.join(out, "code-server.log"), "w")
 const cs = spawn(
@@ -274,7 +292,7 @@ const cs = spawn(
 		...["--disable-telemetry", "--disable-update-check", "--disable-workspace-trust"],
 		...["--reconnection-grace-time", "5", "--user-data-dir", userData, "--extensions-dir", path.resolve(args.extensions), ws],
 	],
-	{ detached: true, stdio: ["ignore", log, log], env: { ...process.env, ROO_E2E_SCENARIO: scenarioFile, ROO_CONTEXT_BIN: undefined } },
+	{ detached: true, stdio: ["ignore", log, log], env: { ...process.env, ROO_E2E_SCENARIO: scenarioFile, ROO_CONTEXT_BIN: undefined, ROO_FAMILY_CALL_LOG: callLog } },
 )
 const csExited = new Promise((r) => cs.on("exit", r))
 cleanups.push(async () => {
@@ -422,6 +440,9 @@ try {
 		if (args["expect-closed"]) assert(running.length === 0, "no sidecar runs when the binary is missing")
 		else assert(running.length >= 1, "a roo-context process runs in code-server's process group")
 	})
+	const calls = callSummary()
+	fs.writeFileSync(path.join(out, "calls-summary.json"), JSON.stringify(calls, null, 2))
+	console.log(`        bridge: ${calls.calls} calls (${calls.failed} refused), answered p50 ${calls.p50?.toFixed(2)} ms, p99 ${calls.p99?.toFixed(2)} ms`)
 	console.log(`[${secs()}] passed (${args.agent}${args["expect-closed"] ? ", closed" : ""})`)
 	await finish(0)
 } catch (error) {
