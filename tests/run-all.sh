@@ -70,3 +70,18 @@ elif [ "${ROO_SKIP_UPSTREAM:-0}" != 1 ]; then
     bash editors/roo-family/run.sh "$agent" --control -- "${adapted[@]}"
   done
 fi
+
+# The agents themselves on roo-context in a real VS Code (issue 28): each agent's .vsix built from
+# its snapshot with the adapters and the sidecar inside, driven in code-server by a scripted model
+# whose recorded requests are judged, then the same .vsix without its binary (access fails
+# closed). ROO_SKIP_AGENT_E2E=1 skips it alone.
+if [ "$upstream_found" = 1 ] && [ "${ROO_SKIP_AGENT_E2E:-0}" != 1 ]; then
+  step "the agents in a real VS Code (editors/roo-family/e2e)"
+  target_dir="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')"
+  export ROO_CONTEXT_BIN="$target_dir/debug/roo-context"
+  for agent in roo zoo; do
+    bash editors/roo-family/e2e/run.sh "$agent"
+  done
+elif [ "${ROO_SKIP_AGENT_E2E:-0}" = 1 ]; then
+  step "the agents in a real VS Code: SKIPPED (ROO_SKIP_AGENT_E2E=1)"
+fi

@@ -96,7 +96,7 @@ set +e
   cd "$tree/src"
   PATH="$(node "$here/install.mjs" --node-path "$node_major")" \
   ROO_CONTEXT_BIN="$binary" ROO_FAMILY_SWAP="$swap" ROO_FAMILY_FLAVOR="$flavor" \
-  ROO_FAMILY_CALL_LOG="$out/calls.jsonl" \
+  ROO_FAMILY_CALL_LOG="$out/calls.jsonl" ROO_FAMILY_CONTROL="$([ "$mode" = control ] && echo 1 || echo 0)" \
     npx vitest run --config vitest.roo-context.config.ts --maxWorkers=2 --reporter=dot \
       --reporter=json --outputFile.json="$out/results.json" "${filters[@]}" >"$out/vitest.log" 2>&1
 )

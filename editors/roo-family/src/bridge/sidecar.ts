@@ -48,9 +48,26 @@ export interface Target {
 	options?: Record<string, unknown>
 }
 
-/** The binary: `ROO_CONTEXT_BIN`, else the repository's release build. */
+/**
+ * The binary: `ROO_CONTEXT_BIN`, else the one packaged next to the bundle (`dist/bin/roo-context`
+ * of a .vsix, see vsix/build.sh), else the repository's release build.
+ */
 export function binary(): string {
-	return process.env.ROO_CONTEXT_BIN ?? path.resolve(__dirname, "../../../../target/release/roo-context")
+	if (process.env.ROO_CONTEXT_BIN) return process.env.ROO_CONTEXT_BIN
+	// In a bundle (the worker packaged next to it) the binary is the packaged one, present or not.
+	if (fs.existsSync(path.join(__dirname, PACKAGED_WORKER))) {
+		return path.join(__dirname, "bin", process.platform === "win32" ? "roo-context.exe" : "roo-context")
+	}
+	return path.resolve(__dirname, "../../../../target/release/roo-context")
+}
+
+/** The worker's name in a bundle's `dist/` (vsix/esbuild-plugin.mjs puts it there). */
+const PACKAGED_WORKER = "roo-context-worker.mjs"
+
+/** The worker's file: next to this module, or in a bundle's `dist/` under its packaged name. */
+function workerFile(): string {
+	const packaged = path.join(__dirname, PACKAGED_WORKER)
+	return fs.existsSync(packaged) ? packaged : path.join(__dirname, "worker.mjs")
 }
 
 /** The flavor the agent under test expects (`ROO_FAMILY_FLAVOR`, default `roo`). */
@@ -68,6 +85,54 @@ export class SidecarError extends Error {
 	}
 }
 
+/** The code of a call the sidecar could not answer: it cannot start, has exited, or is stuck. */
+export const UNAVAILABLE = -32099
+
+/**
+ * Whether `error` says the sidecar could not answer (as opposed to an answer that is an error).
+ * Access checks and write protection then fail closed: every path blocked, every file protected.
+ */
+export function isUnavailable(error: unknown): error is SidecarError {
+	return error instanceof SidecarError && error.code === UNAVAILABLE
+}
+
+/**
+ * Once the sidecar cannot start or has exited, every call is refused with the cause until
+ * `restart()`: the bridge never starts a new process on its own, so access that was closed
+ * stays closed until the user chooses to reopen it. Listeners hear the cause once per outage.
+ */
+const unavailableListeners = new Set<(cause: string) => void>()
+let unavailableCause: string | undefined
+
+export function onUnavailable(listener: (cause: string) => void): { dispose(): void } {
+	unavailableListeners.add(listener)
+	if (unavailableCause !== undefined) listener(unavailableCause)
+	return { dispose: () => void unavailableListeners.delete(listener) }
+}
+
+/** Why the sidecar cannot answer now, or undefined while it can (or has not been asked yet). */
+export function unavailable(): string | undefined {
+	return unavailableCause
+}
+
+/** Ends the sidecar processes and lets the next call start them again. */
+export function restart(): void {
+	unavailableCause = undefined
+	connection().port.postMessage({ restart: true })
+}
+
+function noteUnavailable(cause: string) {
+	if (unavailableCause !== undefined) return
+	unavailableCause = cause
+	for (const listener of unavailableListeners) {
+		try {
+			listener(cause)
+		} catch (error) {
+			console.error("roo-context: an unavailability listener failed", error)
+		}
+	}
+}
+
 let worker: { port: MessagePortLike; next: number } | undefined
 
 interface MessagePortLike {
@@ -77,7 +142,7 @@ interface MessagePortLike {
 function connection() {
 	if (!worker) {
 		const { port1, port2 } = new MessageChannel()
-		const thread = new Worker(path.join(__dirname, "worker.mjs"), {
+		const thread = new Worker(workerFile(), {
 			workerData: { port: port2 },
 			transferList: [port2],
 		})
@@ -88,6 +153,7 @@ function connection() {
 		;(worker as any).waiting = new Map<number, (answer: any) => void>()
 		port1.on("message", (answer: any) => {
 			if (answer.hostRequest) return void answerHost(answer.hostRequest)
+			if (answer.unavailable) return void noteUnavailable(answer.unavailable)
 			const settle = (worker as any).waiting.get(answer.id)
 			;(worker as any).waiting.delete(answer.id)
 			settle?.(answer)
@@ -135,7 +201,7 @@ export function callSync<R = any>(target: Target, method: SyncMethod, params: un
 	c.port.postMessage(call)
 	if (Atomics.wait(flag, 0, 0, SYNC_TIMEOUT_MS) === "timed-out") {
 		c.waiting.delete(id)
-		throw new SidecarError(-32099, `${method}: no answer from roo-context in ${SYNC_TIMEOUT_MS} ms`)
+		throw new SidecarError(UNAVAILABLE, `${method}: no answer from roo-context in ${SYNC_TIMEOUT_MS} ms`)
 	}
 	let answer: any
 	for (;;) {
@@ -144,6 +210,10 @@ export function callSync<R = any>(target: Target, method: SyncMethod, params: un
 		if (received.message.id === id) {
 			answer = received.message
 			break
+		}
+		if (received.message.unavailable) {
+			noteUnavailable(received.message.unavailable)
+			continue
 		}
 		if (received.message.hostRequest) {
 			// Another (asynchronous) call's request back to the host: answered once this one returns.
@@ -156,7 +226,7 @@ export function callSync<R = any>(target: Target, method: SyncMethod, params: un
 		settle?.(received.message)
 	}
 	c.waiting.delete(id)
-	if (!answer) throw new SidecarError(-32099, `${method}: the answer was lost`)
+	if (!answer) throw new SidecarError(UNAVAILABLE, `${method}: the answer was lost`)
 	return settled(method, params, answer, started)
 }
 

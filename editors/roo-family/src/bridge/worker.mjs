@@ -16,6 +16,15 @@ const port = workerData.port
 
 /** key → { child, nextId, pending: Map<id, (message) => void>, ready: Promise, buffer } */
 const sidecars = new Map()
+/**
+ * Why the sidecar cannot answer, once it could not start or has exited: every later call is
+ * refused with it (fail closed), and none starts a new process, until the host asks to restart
+ * (`{restart: true}`). A sidecar that silently came back would reopen access without the user
+ * knowing that it had been closed.
+ */
+let unavailable = null
+/** The error code of a call refused or lost because the sidecar cannot answer. */
+const UNAVAILABLE = -32099
 
 function frame(message) {
 	const body = Buffer.from(JSON.stringify(message), "utf8")
@@ -26,13 +35,19 @@ function start(key, binary, folders, options) {
 	const child = spawn(binary, [], { stdio: ["pipe", "pipe", "pipe"], env: process.env })
 	const sidecar = { key, child, nextId: 1, pending: new Map(), buffer: Buffer.alloc(0), failure: null }
 	const fail = (why) => {
+		if (sidecar.failure) return
 		sidecar.failure = why
-		for (const settle of sidecar.pending.values()) settle({ error: { code: -32099, message: why } })
+		// The notice first, so that the host knows the cause before the lost answers reach it.
+		if (!sidecar.stopping && !unavailable) {
+			unavailable = why
+			port.postMessage({ unavailable: why })
+		}
+		for (const settle of sidecar.pending.values()) settle({ error: { code: UNAVAILABLE, message: why } })
 		sidecar.pending.clear()
-		sidecars.delete(key)
+		if (sidecars.get(key) === sidecar) sidecars.delete(key)
 	}
 	child.on("error", (error) => fail(`cannot start ${binary}: ${error.message}`))
-	child.on("exit", (code, signal) => fail(`roo-context exited (${signal ?? code})`))
+	child.on("exit", (code, signal) => fail(`roo-context exited (${signal ? `signal ${signal}` : `code ${code}`})`))
 	child.stderr.on("data", () => {})
 	child.stdout.on("data", (chunk) => {
 		sidecar.buffer = Buffer.concat([sidecar.buffer, chunk])
@@ -51,7 +66,7 @@ function start(key, binary, folders, options) {
 	sidecar.send = (message) => child.stdin.write(frame(message))
 	sidecar.request = (method, params) =>
 		new Promise((resolve) => {
-			if (sidecar.failure) return resolve({ error: { code: -32099, message: sidecar.failure } })
+			if (sidecar.failure) return resolve({ error: { code: UNAVAILABLE, message: sidecar.failure } })
 			const id = sidecar.nextId++
 			sidecar.pending.set(id, resolve)
 			sidecar.send({ jsonrpc: "2.0", id, method, params })
@@ -99,14 +114,25 @@ port.on("message", async (call) => {
 		if (sidecar) sidecar.send(error ? { jsonrpc: "2.0", id, error } : { jsonrpc: "2.0", id, result: result ?? null })
 		return
 	}
+	if (call.restart) {
+		// The user's restart: the old processes end (stdin closed), the next call starts anew.
+		for (const sidecar of sidecars.values()) {
+			sidecar.stopping = true
+			sidecar.child.stdin.end()
+		}
+		sidecars.clear()
+		unavailable = null
+		return
+	}
 	const { id, key, binary, folders, options, method, params, flag } = call
 	let answer
 	try {
+		if (unavailable) throw Object.assign(new Error(unavailable), { code: UNAVAILABLE })
 		const sidecar = sidecars.get(key) ?? start(key, binary, folders, options)
 		const initialized = await sidecar.ready
 		answer = initialized.error ? initialized : await sidecar.request(method, params)
 	} catch (error) {
-		answer = { error: { code: -32099, message: String(error?.message ?? error) } }
+		answer = { error: { code: UNAVAILABLE, message: String(error?.message ?? error) } }
 	}
 	port.postMessage({ id, result: answer.result, error: answer.error })
 	if (flag) {

@@ -11,6 +11,7 @@ import * as vscode from "vscode"
 
 import { fileExistsAtPath } from "../../utils/fs"
 import { callSync, type Target } from "../../../bridge/sidecar"
+import { closed } from "../../../bridge/closed"
 
 export const LOCK_TEXT_SYMBOL = "\u{1F512}"
 
@@ -62,20 +63,31 @@ export class RooIgnoreController {
 	}
 
 	private setRules(content: string | undefined) {
-		callSync(this.target, "roo/ignore/setRules", {
-			folder: this.cwd,
-			file: ".rooignore",
-			content: content ?? null,
-		})
+		// Without the sidecar nothing is read anyway (every check below fails closed).
+		closed(
+			() => undefined,
+			() =>
+				callSync(this.target, "roo/ignore/setRules", {
+					folder: this.cwd,
+					file: ".rooignore",
+					content: content ?? null,
+				}),
+		)
 	}
 
-	/** Whether the agent may read `filePath` (relative to cwd). */
+	/** Whether the agent may read `filePath` (relative to cwd); false when the sidecar cannot say. */
 	validateAccess(filePath: string): boolean {
-		const answer = callSync<{ results: Array<{ allowed: boolean }> }>(this.target, "roo/ignore/validateAccess", {
-			paths: [filePath],
-			cwd: this.cwd,
-		})
-		return answer.results[0].allowed
+		return closed(
+			() => false,
+			() => {
+				const answer = callSync<{ results: Array<{ allowed: boolean }> }>(
+					this.target,
+					"roo/ignore/validateAccess",
+					{ paths: [filePath], cwd: this.cwd },
+				)
+				return answer.results[0].allowed === true
+			},
+		)
 	}
 
 	/**
@@ -83,6 +95,13 @@ export class RooIgnoreController {
 	 * command whose reads cannot be known is not allowed either: the construct is returned.
 	 */
 	validateCommand(command: string): string | undefined {
+		return closed(
+			() => command,
+			() => this.vetCommand(command),
+		)
+	}
+
+	private vetCommand(command: string): string | undefined {
 		const answer = callSync<{ verdict: string; blockedPath?: string | null; snippet?: string; construct?: string }>(
 			this.target,
 			"roo/ignore/validateCommand",
@@ -98,9 +117,13 @@ export class RooIgnoreController {
 		}
 	}
 
+	/** The paths the agent may see; none when the sidecar cannot say. */
 	filterPaths(paths: string[]): string[] {
 		if (paths.length === 0) return []
-		return callSync<{ paths: string[] }>(this.target, "roo/ignore/filterPaths", { paths, cwd: this.cwd }).paths
+		return closed(
+			() => [],
+			() => callSync<{ paths: string[] }>(this.target, "roo/ignore/filterPaths", { paths, cwd: this.cwd }).paths,
+		)
 	}
 
 	dispose(): void {
@@ -109,9 +132,13 @@ export class RooIgnoreController {
 	}
 
 	getInstructions(): string | undefined {
-		return (
-			callSync<{ instructions: string | null }>(this.target, "roo/ignore/instructions", { cwd: this.cwd })
-				.instructions ?? undefined
+		return closed(
+			(cause) =>
+				`# .rooignore\n\nroo-context cannot run (${cause}): access to every file in this workspace is ` +
+				`blocked until it runs again. Do not try to read, list or search files.`,
+			() =>
+				callSync<{ instructions: string | null }>(this.target, "roo/ignore/instructions", { cwd: this.cwd })
+					.instructions ?? undefined,
 		)
 	}
 }

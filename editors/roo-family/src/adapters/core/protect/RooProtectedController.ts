@@ -3,6 +3,7 @@
 // paths are protected, the patterns and the texts are the sidecar's.
 
 import { callSync, type Target } from "../../../bridge/sidecar"
+import { closed } from "../../../bridge/closed"
 
 export const SHIELD_SYMBOL = "\u{1F6E1}"
 
@@ -50,16 +51,31 @@ export class RooProtectedController {
 		return instructions({ folders: [process.cwd()] }).patterns
 	}
 
+	/** Each path's protection; every path protected when the sidecar cannot say. */
 	private check(paths: string[]): boolean[] {
 		if (paths.length === 0) return []
-		const answer = callSync<{ results: Array<{ isProtected: boolean }> }>(this.target, "roo/protect/check", {
-			paths,
-			cwd: this.cwd,
-		})
-		return answer.results.map((r) => r.isProtected)
+		return closed(
+			() => paths.map(() => true),
+			() => {
+				const answer = callSync<{ results: Array<{ isProtected: boolean }> }>(this.target, "roo/protect/check", {
+					paths,
+					cwd: this.cwd,
+				})
+				return paths.map((_, i) => answer.results[i]?.isProtected !== false)
+			},
+		)
 	}
 }
 
 function instructions(target: Target): ProtectInstructions {
-	return callSync<ProtectInstructions>(target, "roo/protect/instructions", {})
+	return closed(
+		(cause) => ({
+			instructions:
+				`# Write protection\n\nroo-context cannot run (${cause}): every file in this workspace is ` +
+				`write-protected until it runs again.`,
+			patterns: ["**"],
+			message: `roo-context cannot run (${cause}): every file is write-protected`,
+		}),
+		() => callSync<ProtectInstructions>(target, "roo/protect/instructions", {}),
+	)
 }
