@@ -1626,6 +1626,8 @@ const SORT: Spec = Spec {
         ("--temporary-directory", Takes(Text)),
         ("--files0-from", Takes(ListFile)),
         ("--random-source", Takes(File)),
+        // Temporary files go through this command.
+        ("--compress-program", Takes(Code)),
     ],
     numeric: false,
 };
@@ -1692,7 +1694,8 @@ const OPENSSL: Spec = Spec {
         ("-inkey", Takes(File)),
         ("-key", Takes(File)),
         ("-cert", Takes(File)),
-        ("-config", Takes(File)),
+        // A configuration file's `.include` reads any file, as a source's `#include` does.
+        ("-config", Takes(Code)),
         ("-kfile", Takes(File)),
         ("-pass", Takes(File)),
         ("-passin", Takes(File)),

@@ -1350,6 +1350,21 @@ pub fn runs_workspace_code(program: &str, args: &[&str]) -> bool {
         return !texts.is_empty();
     }
     if JS_PACKAGE_MANAGERS.contains(&program) {
+        // `--browser=cmd`, `--editor=cmd`, `--script-shell=cmd`: npm runs the command.
+        if args.iter().any(|arg| {
+            [
+                "--browser",
+                "--editor",
+                "--script-shell",
+                "--shell",
+                "--viewer",
+                "--node-options",
+            ]
+            .iter()
+            .any(|option| arg.starts_with(option))
+        }) {
+            return true;
+        }
         return !first.is_some_and(|first| JS_PACKAGE_QUERIES.contains(&first));
     }
     SUBCOMMAND_RUNNERS
@@ -1379,7 +1394,11 @@ pub fn git_setting_runs_commands(setting: &str) -> bool {
         || key.ends_with("hook")
         || key.ends_with(".receivepack")
         || key.ends_with(".uploadpack")
-        || matches!(key.as_str(), "core.askpass" | "core.gitproxy")
+        || (key.starts_with("submodule.") && key.ends_with(".update"))
+        || matches!(
+            key.as_str(),
+            "core.askpass" | "core.gitproxy" | "imap.tunnel" | "core.worktree"
+        )
         || key.ends_with(".textconv")
         || key.ends_with("command")
         || key.ends_with(".pager")

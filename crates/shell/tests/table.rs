@@ -627,6 +627,15 @@ U  pip lock .
 U  cargo metadata --offline --format-version 1
 U  cargo tree
 U  cargo clean
+B  sort --compress-program='sh -c "cat .env >&2"' -S 1k README.md
+U  sort --compress-program=./z.sh -S 1k README.md
+U  git submodule foreach 'cat .env'
+B  git -c submodule.x.update='!cat .env' submodule update
+B  git -c imap.tunnel='cat .env >&2' imap-send
+B  git -c core.worktree=secrets ls-files
+U  npm help npm --viewer=browser --browser='cat .env'
+U  OPENSSL_CONF=.env openssl version
+U  openssl req -config o.cnf -new
 # and what stays allowed beside them
 A  less README.md
 A  git log -1

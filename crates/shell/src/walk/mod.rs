@@ -792,6 +792,10 @@ const STATE_VARIABLES: &[&str] = &[
     "INPUTRC",
     "WGETRC",
     "SSH_CONFIG",
+    "OPENSSL_CONF",
+    "OPENSSL_MODULES",
+    "GNUPGHOME",
+    "SSL_CERT_FILE",
 ];
 
 /// Whether a `PATH` value has an entry that is empty or relative (`.:$PATH`, `bin:$PATH`,

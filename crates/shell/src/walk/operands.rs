@@ -212,6 +212,7 @@ impl Walker<'_> {
                     .iter()
                     .any(|t| *t == "-x" || t.starts_with("-x") || t.starts_with("--exec")),
                 "bisect" => rest.contains(&"run"),
+                "submodule" => rest.contains(&"foreach"),
                 _ => false,
             };
             if runs_given {
