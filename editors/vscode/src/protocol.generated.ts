@@ -1283,6 +1283,12 @@ export interface FoldContextParams {
    * files, implementation before tests, most recent first within each (docs/protocol.md).
    */
   editedPaths?: string[] | null;
+  /**
+   * Spend the budget on what the task needs first (default true: the budget order above,
+   * test files summarised, nested definitions dropped before anything is cut). `false` is
+   * the original `generateFoldedFileContext`: files in the order of `paths`, full outlines.
+   */
+  prioritize?: boolean | null;
 }
 /**
  * Result of `roo/fold/context`.
@@ -2125,6 +2131,19 @@ export interface ParseMentionsParams {
    * The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
    */
   currentMode?: string | null;
+  /**
+   * Ask the host for the text of `http...` URL mentions (default true). `false` is what Roo
+   * Code 3.52 and Zoo Code 3.80 do: the URL becomes its quoted reference and no section is
+   * appended.
+   */
+  fetchUrls?: boolean | null;
+  /**
+   * Opaque host metadata, passed through unchanged in every `roo/host/resolveMention` this
+   * request sends (so a host with several callers can route the request to the right one).
+   */
+  metadata?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * Result of `roo/mentions/parse` (`ParseMentionsResult` plus diagnostics).
@@ -2202,6 +2221,19 @@ export interface ProcessUserContentParams {
    * The task's mode, for skills: `skills-<mode>` folders win over `skills` (default `code`).
    */
   currentMode?: string | null;
+  /**
+   * Ask the host for the text of `http...` URL mentions (default true). `false` is what Roo
+   * Code 3.52 and Zoo Code 3.80 do: the URL becomes its quoted reference and no section is
+   * appended.
+   */
+  fetchUrls?: boolean | null;
+  /**
+   * Opaque host metadata, passed through unchanged in every `roo/host/resolveMention` this
+   * request sends (so a host with several callers can route the request to the right one).
+   */
+  metadata?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * Result of `roo/mentions/processUserContent`.
@@ -2402,6 +2434,12 @@ export interface ResolveMentionParams {
    * For `problems`: at most this many (0 = no limit).
    */
   maxDiagnosticMessages: number;
+  /**
+   * The `metadata` of the mention request that caused this one, unchanged.
+   */
+  metadata?: {
+    [k: string]: unknown;
+  };
 }
 /**
  * Result of `roo/host/resolveMention`: the section's text (for `problems`, the original's

@@ -46,6 +46,7 @@ const DIFFERENCES: Record<string, string> = {
 	css: `${NOISE}: declarations whose value spans lines (\`background-color: rgba(\`); the original misses the rule sets themselves, the sidecar lists each rule set, \`@media\` block and nested rule (kind \`rule\`, multi-line selector lists joined)`,
 	"elisp@0":
 		"equal at the 4-line minimum; at 0 the sidecar lists the two-line `defvar` and `defconst` forms, which the original's query does not capture",
+	dart: `${CONTEXT} (\`1--112 | abstract class Animal {\`); a constructor with an initializer list ends at its last line (\`14--18 | Point.fromCoordinates(\`, the \`assert(y >= 0);\` line; the original stops at \`14--17\`). Not fixed yet: at 0 lines the original also lists an unnamed \`extension on int\`, an \`extension type\` (3 lines each) and a top-level getter and setter (one line each), which the sidecar's Dart query does not capture (Zoo Code only)`,
 	elixir: `${CONTEXT}; ${NOISE}: module attributes (\`@moduledoc\`, \`@callback\`, \`@test_attribute_definition\`), the \`defstruct\` field list, a protocol's \`for:\` option, a comprehension, a sigil string`,
 	embedded_template:
 		"the original loads the grammar under the key `embedded_template` and looks it up under `ejs`, so every template is `Unsupported file type: ...` (spec folding.md §4.3); the sidecar outlines the template's HTML",
@@ -177,8 +178,8 @@ describe("parseSourceCodeDefinitionsForFile: the sidecar against the original", 
 				fs.writeFileSync(file, content)
 				const { expected, actual } = await both(file, minLines)
 				compare(language, `${language}@${minLines}`, expected, actual)
-				// The original's parsers are slow in a loaded debug run; one file, one language.
-			}, 180_000)
+				// The original's parsers are slow in a loaded run (its Swift query takes minutes there).
+			}, 600_000)
 		}
 	}
 })
