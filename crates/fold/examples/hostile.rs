@@ -18,16 +18,7 @@ use roo_context_fold::{Language, OutlineOptions, document_symbols, folding_range
 #[path = "hostile_inputs/mod.rs"]
 mod hostile_inputs;
 
-use hostile_inputs::{LANGUAGES, PATTERNS, describe, input};
-
-fn peak_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
+use hostile_inputs::{LANGUAGES, PATTERNS, describe, input, outcome, peak_rss_kib};
 
 /// Child: run the readers on one input on a 2 MiB stack (a tokio blocking thread's) and
 /// print `milliseconds peak_kib diagnostics`.
@@ -47,31 +38,15 @@ fn child(extension: &str, pattern: usize, bytes: usize) {
                 seen.extend(outline(language, &source, &options).diagnostics);
                 seen.extend(folding_ranges(language, &source, &options).diagnostics);
             }
-            let mut names: Vec<String> = seen
-                .iter()
-                .map(|d| {
-                    format!("{d:?}")
-                        .split([' ', '{', '('])
-                        .next()
-                        .unwrap_or("")
-                        .to_owned()
-                })
-                .collect();
-            names.dedup();
-            names.join(",")
+            outcome(&seen)
         })
         .expect("spawn")
         .join()
         .expect("no panic");
     println!(
-        "{} {} {}",
+        "{} {} {diagnostics}",
         started.elapsed().as_millis(),
         peak_rss_kib(),
-        if diagnostics.is_empty() {
-            "-"
-        } else {
-            &diagnostics
-        }
     );
 }
 

@@ -24,20 +24,11 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use hostile_inputs::{LANGUAGES, PATTERNS, describe, input};
+use hostile_inputs::{LANGUAGES, PATTERNS, describe, input, outcome, peak_rss_kib};
 use roo_context::parse_worker::{DEFAULT_MEMORY_LIMIT, ParseWorkers};
 use roo_context_fold::{
     Isolation, Language, OutlineJob, OutlineOptions, document_symbols, outline, outline_many,
 };
-
-fn peak_rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find_map(|line| line.strip_prefix("VmHWM:"))
-        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap_or(0)
-}
 
 /// The server's default number of workers (the number of cores, 1 to 4).
 fn slots() -> usize {
@@ -67,23 +58,7 @@ fn child(worker: PathBuf, extension: &str, pattern: usize, bytes: usize) {
     let symbols = document_symbols(language, &source, &options);
     let millis = started.elapsed().as_millis();
     workers.shutdown();
-    let mut names: Vec<String> = symbols
-        .diagnostics
-        .iter()
-        .map(|d| {
-            format!("{d:?}")
-                .split([' ', '{', '('])
-                .next()
-                .unwrap_or("")
-                .to_owned()
-        })
-        .collect();
-    names.dedup();
-    let outcome = if names.is_empty() {
-        "-".to_owned()
-    } else {
-        names.join(",")
-    };
+    let outcome = outcome(&symbols.diagnostics);
     println!(
         "{millis} {} {} {outcome}",
         peak_rss_kib(),

@@ -54,3 +54,34 @@ pub fn describe(pattern: usize) -> String {
     let (prefix, open, close) = PATTERNS[pattern];
     format!("{prefix}{open}…{close}").escape_debug().to_string()
 }
+
+/// This process's peak resident set (VmHWM, KiB; 0 where unreadable). Linux only.
+pub fn peak_rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|line| line.strip_prefix("VmHWM:"))
+        .and_then(|value| value.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// The kinds of `diagnostics` (their variant names, repeats in a row merged), comma-joined, or
+/// `-` for none: one word of the tables' outcome column.
+pub fn outcome<D: std::fmt::Debug>(diagnostics: &[D]) -> String {
+    let mut names: Vec<String> = diagnostics
+        .iter()
+        .map(|d| {
+            format!("{d:?}")
+                .split([' ', '{', '('])
+                .next()
+                .unwrap_or("")
+                .to_owned()
+        })
+        .collect();
+    names.dedup();
+    if names.is_empty() {
+        "-".to_owned()
+    } else {
+        names.join(",")
+    }
+}
