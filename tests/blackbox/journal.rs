@@ -223,11 +223,9 @@ fn garbage_and_torn_tails_in_both_journals_are_dropped_and_every_answered_record
     assert_eq!(task.open(&mut server)[0], "f0.ts");
 }
 
-/// A journal removed while its task is open (a user's `rm`, a cleanup): appending to the open
-/// file would put answered records where no load reads them. The append finds out, and the
-/// batch writes the whole file instead (the state in memory, the removed records included).
-#[test]
-fn a_journal_removed_while_the_task_is_open_is_healed_by_the_next_batch() {
+/// A task whose `FILES` files are tracked (enough batches for a journal), with one more file,
+/// `x.ts`, on disk and not tracked yet.
+fn tracked_with_one_more() -> (Task, Server) {
     let mut paths: Vec<String> = (0..FILES).map(|i| format!("f{i}.ts")).collect();
     paths.push("x.ts".into());
     let task = Task::new(&paths);
@@ -235,6 +233,15 @@ fn a_journal_removed_while_the_task_is_open_is_healed_by_the_next_batch() {
     for path in &paths[..FILES] {
         task.track(&mut server, path).unwrap();
     }
+    (task, server)
+}
+
+/// A journal removed while its task is open (a user's `rm`, a cleanup): appending to the open
+/// file would put answered records where no load reads them. The append finds out, and the
+/// batch writes the whole file instead (the state in memory, the removed records included).
+#[test]
+fn a_journal_removed_while_the_task_is_open_is_healed_by_the_next_batch() {
+    let (task, mut server) = tracked_with_one_more();
     assert!(task.journal_lines("task_metadata.journal") > 1);
     std::fs::remove_file(task.journal("task_metadata.journal")).unwrap();
     std::fs::remove_file(task.journal("seen.journal")).unwrap();
@@ -254,13 +261,7 @@ fn a_journal_removed_while_the_task_is_open_is_healed_by_the_next_batch() {
 /// folder in its place) is an error answer, and what is on disk is the state before it.
 #[test]
 fn a_batch_that_cannot_be_written_anywhere_is_an_error_and_the_state_on_disk_is_unchanged() {
-    let mut paths: Vec<String> = (0..FILES).map(|i| format!("f{i}.ts")).collect();
-    paths.push("x.ts".into());
-    let task = Task::new(&paths);
-    let mut server = task.start();
-    for path in &paths[..FILES] {
-        task.track(&mut server, path).unwrap();
-    }
+    let (task, mut server) = tracked_with_one_more();
     let (whole, journal) = (
         task.dir().join("task_metadata.json"),
         task.journal("task_metadata.journal"),
