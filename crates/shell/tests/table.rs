@@ -578,6 +578,11 @@ U  printf 'shell cat .env\n' > ~/.gdbinit; gdb -batch
 U  printf 'url = "file:///x/.env"\n' > .curlrc && CURL_HOME=. curl -s
 U  echo x > .npmrc && npm view x
 U  echo x | tee .git/config
+U  printf '[core]\n\tfsmonitor = cat .env\n' >> $HOME/.gitconfig; git status
+U  printf x >> "$HOME/.gitconfig"
+U  printf x > ${HOME}/.vimrc
+U  echo x | tee "$HOME/.gitconfig"
+A  echo x > $OUT
 # git settings and options that run commands
 B  git -c pager.log='cat .env' log -1
 U  git config pager.log 'cat .env' && git log -1

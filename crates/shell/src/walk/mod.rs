@@ -580,14 +580,18 @@ impl Walker<'_> {
             if duplicate && val.text.chars().all(|c| c.is_ascii_digit() || c == '-') {
                 continue;
             }
+            // `> .git/hooks/x`, `>> $HOME/.gitconfig`: judged by the word as typed too, since a
+            // variable's value is not known here.
+            if operator.contains('>')
+                && (loads_as_configuration(&val.text) || loads_as_configuration(&val.typed))
+            {
+                self.undecide(Construct::ScriptFile, &val.typed);
+            }
             if let Some(construct) = val.dynamic {
                 if operator.contains('<') {
                     self.undecide(construct, &val.typed);
                 }
                 continue;
-            }
-            if operator.contains('>') && loads_as_configuration(&val.text) {
-                self.undecide(Construct::ScriptFile, &val.typed);
             }
             self.check(&val, folders, Mode::Read);
         }

@@ -56,7 +56,8 @@ impl Walker<'_> {
             "tee" | "cp" | "mv" | "install" | "ln" | "rsync" | "scp" | "dd" | "touch" | "truncate"
         ) && let Some(target) = args.iter().find(|v| {
             let path = v.text.strip_prefix("of=").unwrap_or(&v.text);
-            !path.starts_with('-') && super::loads_as_configuration(path)
+            !path.starts_with('-')
+                && (super::loads_as_configuration(path) || super::loads_as_configuration(&v.typed))
         }) {
             // A hook, a git config, a dotfile: what later programs load and run.
             self.undecide(Construct::ScriptFile, &target.typed);
