@@ -167,24 +167,82 @@ fn no_ignore_file_means_everything_readable_and_no_instructions() {
 }
 
 #[test]
-fn zooignore_wins_over_rooignore_and_uses_zoo_wording() {
-    let fixture = Fixture::new(&[(".rooignore", "a.txt\n"), (".zooignore", "b.txt\n")]);
-    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+fn under_zoo_both_ignore_files_are_in_force_with_zoo_wording() {
+    let fixture = Fixture::new(&[(".rooignore", "a.txt\n"), (".zooignore", "b.txt\n!a.txt\n")]);
+    let mut server = Server::start_in_process(&[fixture.root()], json!({"flavor": "zoo"}));
     assert_eq!(
         allowed(&mut server, &["a.txt", "b.txt", ".rooignore", ".zooignore"]),
-        vec![true, false, false, false]
+        vec![false, false, false, false]
     );
-    let result = server.call("roo/ignore/validateAccess", json!({"paths": ["b.txt"]}));
-    assert_eq!(
-        result["results"][0]["toolError"],
-        r#"{"status":"error","type":"access_denied","message":"Access blocked by the project ignore file (.zooignore preferred, .rooignore fallback)","path":"b.txt","suggestion":"Try to continue without this file, or ask the user to update the project ignore file (.zooignore preferred, .rooignore fallback)"}"#
+    let zoo_error = |path: &str| {
+        format!(
+            r#"{{"status":"error","type":"access_denied","message":"Access blocked by the project ignore file (.zooignore preferred, .rooignore fallback)","path":"{path}","suggestion":"Try to continue without this file, or ask the user to update the project ignore file (.zooignore preferred, .rooignore fallback)"}}"#
+        )
+    };
+    let result = server.call(
+        "roo/ignore/validateAccess",
+        json!({"paths": ["b.txt", "a.txt"]}),
     );
+    assert_eq!(result["results"][0]["toolError"], zoo_error("b.txt"));
+    assert_eq!(result["results"][1]["toolError"], zoo_error("a.txt"));
+    assert_eq!(result["results"][1]["blockedBy"]["file"], ".rooignore");
     let instructions = server.call("roo/ignore/instructions", json!({}));
     let text = instructions["instructions"].as_str().unwrap();
     assert!(text.starts_with(
         "# .zooignore\n\n(The following is provided by a root-level project ignore file"
     ));
-    assert!(text.ends_with("b.txt\n\n.zooignore"));
+    assert!(
+        text.contains("b.txt\n!a.txt\n\n.zooignore\n\n# .rooignore\n\n(The following is provided by a root-level .rooignore file"),
+        "{text}"
+    );
+    assert!(text.ends_with("a.txt\n\n.rooignore"), "{text}");
+    let status = server.call("roo/workspace/status", json!({}));
+    assert_eq!(status["folders"][0]["activeIgnoreFile"], ".zooignore");
+    assert_eq!(status["folders"][0]["ruleCount"], 7, "{status}");
+}
+
+#[test]
+fn under_roo_a_zooignore_is_never_read_and_a_switch_of_flavor_rereads_the_folder() {
+    let fixture = Fixture::new(&[(".rooignore", "a.txt\n"), (".zooignore", "b.txt\n")]);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    assert_eq!(
+        allowed(&mut server, &["a.txt", "b.txt", ".zooignore"]),
+        vec![false, true, false]
+    );
+    let instructions = server.call("roo/ignore/instructions", json!({}));
+    let text = instructions["instructions"].as_str().unwrap();
+    assert!(text.starts_with("# .rooignore\n\n"), "{text}");
+    assert!(!text.contains("b.txt"), "{text}");
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"rooContext": {"flavor": "zoo"}}}),
+    );
+    assert_eq!(
+        allowed(&mut server, &["a.txt", "b.txt"]),
+        vec![false, false]
+    );
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"rooContext": {"flavor": "roo"}}}),
+    );
+    assert_eq!(allowed(&mut server, &["a.txt", "b.txt"]), vec![false, true]);
+}
+
+#[test]
+fn an_empty_zooignore_drops_no_rooignore_rule() {
+    let fixture = Fixture::new(&[
+        (".rooignore", "secrets/\n"),
+        (".zooignore", ""),
+        ("secrets/key.pem", "k"),
+    ]);
+    for flavor in ["roo", "zoo"] {
+        let mut server = Server::start_in_process(&[fixture.root()], json!({"flavor": flavor}));
+        assert_eq!(
+            allowed(&mut server, &["secrets/key.pem"]),
+            vec![false],
+            "{flavor}"
+        );
+    }
 }
 
 #[test]
@@ -343,12 +401,17 @@ fn host_provided_rules_replace_the_disk_ones_until_given_back() {
             .ends_with("src/\n\n.rooignore"),
         "{instructions}"
     );
-    // A host .zooignore wins over its .rooignore, as on disk.
+    // As on disk: under Roo's flavor a host .zooignore is not read; under Zoo's both are in force.
     set(
         &mut server,
         json!({"folder": root, "file": ".zooignore", "content": "*.log\n"}),
     );
-    assert_eq!(allowed(&mut server, &paths), [true, true, false]);
+    assert_eq!(allowed(&mut server, &paths), [true, false, true]);
+    server.notify(
+        "workspace/didChangeConfiguration",
+        json!({"settings": {"rooContext": {"flavor": "zoo"}}}),
+    );
+    assert_eq!(allowed(&mut server, &paths), [true, false, false]);
     // The host has no ignore file at all: nothing is blocked by one (the disk's is not read).
     set(
         &mut server,

@@ -56,17 +56,30 @@ fn an_unreadable_ignore_file_keeps_the_last_good_rules_and_reports_the_error() {
 }
 
 #[test]
-fn creating_a_zooignore_switches_the_active_file() {
+fn under_zoo_creating_a_zooignore_adds_its_rules_to_the_rooignores() {
     let fixture = Fixture::new(&[(".rooignore", "a.txt\n")]);
-    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    let mut server = Server::start_in_process(&[fixture.root()], json!({"flavor": "zoo"}));
     fixture.replace_or_create(".zooignore", "b.txt\n");
     let reload = server.wait_until(RELOADED, |s| {
         let status = s.call("roo/workspace/status", json!({}));
         (status["folders"][0]["activeIgnoreFile"] == ".zooignore").then_some(status)
     });
-    assert_eq!(reload["folders"][0]["ruleCount"], 3);
-    assert!(allowed(&mut server, "a.txt"));
+    // `b.txt` and `a.txt`, each file with the two implicit ignore file names.
+    assert_eq!(reload["folders"][0]["ruleCount"], 6);
+    assert!(!allowed(&mut server, "a.txt"));
     assert!(!allowed(&mut server, "b.txt"));
+}
+
+#[test]
+fn under_roo_creating_a_zooignore_changes_nothing() {
+    let fixture = Fixture::new(&[(".rooignore", "a.txt\n")]);
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    fixture.replace_or_create(".zooignore", "b.txt\n");
+    // The watcher rereads the folder (as for any ignore file event) and reports it.
+    let reload = server.notification(RELOADED);
+    assert_eq!(reload["activeIgnoreFile"], ".rooignore", "{reload}");
+    assert!(!allowed(&mut server, "a.txt"));
+    assert!(allowed(&mut server, "b.txt"));
 }
 
 #[test]

@@ -22,21 +22,28 @@ pub const SHIELD_SYMBOL: &str = "\u{1F6E1}";
 /// Marker of write-protected entries in file listings (U+1F6E1 U+FE0F), as the original prints.
 pub const SHIELD_LISTING_SYMBOL: &str = "\u{1F6E1}\u{FE0F}";
 
-/// Which ignore file is active: `.zooignore` wins when present, else `.rooignore`, else none.
-pub fn active_ignore_file_name(zoo_exists: bool, roo_exists: bool) -> Option<&'static str> {
-    if zoo_exists {
-        Some(ZOO_IGNORE_FILE)
-    } else if roo_exists {
-        Some(ROO_IGNORE_FILE)
-    } else {
-        None
-    }
+/// The ignore files in force in a folder, the one that names the rules in texts first.
+///
+/// Roo Code (3.52.1, its last release) and Zoo Code up to 3.80 read `.rooignore` only: under
+/// [`Flavor::Roo`] a `.zooignore` is an ordinary (if protected) file. Zoo 3.82 reads
+/// `.zooignore` when present and `.rooignore` only when it is not; here, under [`Flavor::Zoo`],
+/// both are in force when both exist, so adding a second file (an empty `.zooignore` above
+/// all) can only add rules, never drop the first file's.
+pub fn ignore_files_in_force(
+    flavor: Flavor,
+    zoo_exists: bool,
+    roo_exists: bool,
+) -> Vec<&'static str> {
+    let zoo = (flavor == Flavor::Zoo && zoo_exists).then_some(ZOO_IGNORE_FILE);
+    let roo = roo_exists.then_some(ROO_IGNORE_FILE);
+    zoo.into_iter().chain(roo).collect()
 }
 
-/// The active ignore file of one workspace folder, compiled.
+/// The active ignore file of one workspace folder, compiled, with the second file in force
+/// beside it, if any ([`ignore_files_in_force`]).
 #[derive(Debug)]
 pub struct IgnoreFile {
-    /// `.rooignore` or `.zooignore`.
+    /// `.rooignore` or `.zooignore`: the file that names the rules in texts.
     pub name: String,
     /// The raw content, as read.
     pub content: String,
@@ -45,6 +52,9 @@ pub struct IgnoreFile {
     /// What the bytes were read from, when the server read them from disk; `None` for a text
     /// given directly.
     pub source: Option<IgnoreSource>,
+    /// The other ignore file in force in the same folder (`.rooignore` beside a `.zooignore`):
+    /// a path either blocks is blocked, so neither file's negations re-include the other's.
+    pub also: Option<Box<IgnoreFile>>,
 }
 
 /// The object an ignore file's bytes were read from, as the read gate saw it.
@@ -67,6 +77,7 @@ impl IgnoreFile {
             content: content.to_owned(),
             rules: RuleSet::new(Some(name), content, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
             source: None,
+            also: None,
         }
     }
 
@@ -100,6 +111,7 @@ impl IgnoreFile {
             content: content.clone(),
             rules: RuleSet::new(Some(name), &rules_text, &[ROO_IGNORE_FILE, ZOO_IGNORE_FILE]),
             source: None,
+            also: None,
         };
         file.rules
             .diagnostics
@@ -129,24 +141,52 @@ impl IgnoreFile {
             content: String::new(),
             rules: RuleSet::block_everything(Some(name), reason),
             source: None,
+            also: None,
         }
     }
 
-    /// Why this file's rules cannot be used (it then blocks everything), if so.
+    /// This file with `other` in force beside it (see [`IgnoreFile::also`]).
+    pub fn with_also(mut self, other: IgnoreFile) -> IgnoreFile {
+        self.also = Some(Box::new(other));
+        self
+    }
+
+    /// This file, then the other file in force beside it.
+    pub fn files(&self) -> impl Iterator<Item = &IgnoreFile> {
+        std::iter::once(self).chain(self.also.as_deref())
+    }
+
+    /// The rule that blocks `relative` (a relative posix path, as [`RuleSet::matched`] takes
+    /// it) in any file in force, this one first.
+    pub fn matched(&self, relative: &str) -> Option<RuleOrigin> {
+        self.files().find_map(|file| file.rules.matched(relative))
+    }
+
+    /// Number of compiled patterns, over the files in force.
+    pub fn rule_count(&self) -> usize {
+        self.files().map(|file| file.rules.len()).sum()
+    }
+
+    /// Why a file in force cannot be used (the folder then blocks everything), if so.
     pub fn unusable_reason(&self) -> Option<&str> {
-        self.rules.compile_error.as_deref()
+        self.files()
+            .find_map(|file| file.rules.compile_error.as_deref())
     }
 
     fn is_zoo(&self) -> bool {
         self.name == ZOO_IGNORE_FILE
     }
 
-    /// The text the original appends to the system prompt while the file is active.
+    /// The text the original appends to the system prompt while the file is active, one block
+    /// per file in force.
     pub fn instructions(&self) -> String {
-        self.instructions_with(&self.content)
+        self.files()
+            .map(|file| file.instructions_with(&file.content))
+            .collect::<Vec<_>>()
+            .join("\n\n")
     }
 
-    /// [`Self::instructions`] with `content` in place of the file's text.
+    /// This file's block of [`Self::instructions`] with `content` in place of its text.
     fn instructions_with(&self, content: &str) -> String {
         let paragraph = if self.is_zoo() {
             "(The following is provided by a root-level project ignore file where the user has specified files and directories that should not be accessed. Zoo prefers .zooignore and falls back to .rooignore when needed. When using list_files, you'll notice a \u{1F512} next to files that are blocked. Attempting to access the file's contents e.g. through read_file will result in an error.)"
@@ -273,6 +313,11 @@ impl ProtectRules {
             origin.line = None;
             origin
         })
+    }
+
+    /// The agent whose wording the texts use (and whose ignore files are read).
+    pub fn flavor(&self) -> Flavor {
+        self.flavor
     }
 
     /// Why the patterns cannot be compiled, if so; every path is then protected.
@@ -419,7 +464,7 @@ impl Policy {
                 let Some(ignore) = &folder.ignore else {
                     continue;
                 };
-                if let Some(origin) = ignore.rules.matched(&relative) {
+                if let Some(origin) = ignore.matched(&relative) {
                     return AccessDecision {
                         blocked: Some(BlockReason::IgnoreRule {
                             folder: folder.root.lexical.to_string_lossy().into_owned(),
@@ -481,44 +526,53 @@ impl Policy {
                 folder
                     .root
                     .relative(real)
-                    .is_some_and(|relative| ignore.rules.matched(&relative).is_some())
+                    .is_some_and(|relative| ignore.matched(&relative).is_some())
             })
         })
     }
 
-    /// The instructions of folder `index`'s ignore file, with its text withheld when the bytes
-    /// may be bytes the rules block ([`Policy::ignore_text_withheld`]); `None` without one.
+    /// The instructions of folder `index`'s ignore files, each file's text withheld when its
+    /// bytes may be bytes the rules block ([`Policy::ignore_text_withheld`]); `None` without one.
     pub fn ignore_instructions(&self, index: usize) -> Option<String> {
-        let ignore = self.folders.get(index)?.ignore.as_ref()?;
-        Some(match self.ignore_text_withheld(index) {
-            Some(_) => ignore.instructions_with(WITHHELD_IGNORE_TEXT),
-            None => ignore.instructions(),
-        })
+        let folder = self.folders.get(index)?;
+        let ignore = folder.ignore.as_ref()?;
+        let blocks: Vec<String> = ignore
+            .files()
+            .map(|file| match self.file_text_withheld(folder, file) {
+                Some(_) => file.instructions_with(WITHHELD_IGNORE_TEXT),
+                None => file.instructions_with(&file.content),
+            })
+            .collect();
+        Some(blocks.join("\n\n"))
     }
 
-    /// Why the text of folder `index`'s ignore file must not be shown, if so. The original
-    /// sends the text whatever the file is; here a `.rooignore` that is a link (or one name of a
-    /// hard-linked file) must not disclose bytes the rules block: its real target is judged
-    /// like any read. The target's own name being `.rooignore` or `.zooignore` (blocked by the
-    /// implicit rule everywhere) does not count: a link to another folder's ignore file is a
-    /// plain setup; that folder's rules still count (its contents judged by a probe name).
+    /// Why the text of one of folder `index`'s ignore files must not be shown, if so. The
+    /// original sends the text whatever the file is; here a `.rooignore` that is a link (or one
+    /// name of a hard-linked file) must not disclose bytes the rules block: its real target is
+    /// judged like any read. The target's own name being `.rooignore` or `.zooignore` (blocked
+    /// by the implicit rule everywhere) does not count: a link to another folder's ignore file
+    /// is a plain setup; that folder's rules still count (its contents judged by a probe name).
     pub fn ignore_text_withheld(&self, index: usize) -> Option<String> {
         let folder = self.folders.get(index)?;
-        let source = folder.ignore.as_ref()?.source.as_ref()?;
+        folder
+            .ignore
+            .as_ref()?
+            .files()
+            .find_map(|file| self.file_text_withheld(folder, file))
+    }
+
+    fn file_text_withheld(&self, folder: &FolderPolicy, file: &IgnoreFile) -> Option<String> {
+        let source = file.source.as_ref()?;
         if source.links > 1 {
             return Some(format!(
-                "the ignore file has {} hard links, and another name may be a blocked path",
-                source.links
+                "{} has {} hard links, and another name may be a blocked path",
+                file.name, source.links
             ));
         }
         let real = &source.real_path;
-        let name = folder
-            .ignore
-            .as_ref()
-            .map_or(ROO_IGNORE_FILE, |i| i.name.as_str());
         let own = [&folder.root.lexical, &folder.root.canonical]
             .iter()
-            .any(|root| *real == root.join(name));
+            .any(|root| *real == root.join(&file.name));
         if own {
             return None;
         }
@@ -532,7 +586,7 @@ impl Policy {
                 continue;
             };
             inside = true;
-            let Some(rules) = other.ignore.as_ref().map(|i| &i.rules) else {
+            let Some(rules) = other.ignore.as_deref() else {
                 continue;
             };
             let verdict = match rules.matched(&relative) {
@@ -549,7 +603,8 @@ impl Policy {
             };
             if let Some(origin) = verdict {
                 return Some(format!(
-                    "the ignore file is a link to {} in {}, which the rule `{}` blocks",
+                    "{} is a link to {} in {}, which the rule `{}` blocks",
+                    file.name,
                     relative,
                     other.root.lexical.display(),
                     origin.pattern
@@ -557,10 +612,10 @@ impl Policy {
             }
         }
         if !inside && self.deny_outside_workspace {
-            return Some(
-                "the ignore file is a link to a file outside the workspace, which the settings deny"
-                    .to_owned(),
-            );
+            return Some(format!(
+                "{} is a link to a file outside the workspace, which the settings deny",
+                file.name
+            ));
         }
         None
     }
@@ -651,10 +706,5 @@ impl Policy {
             pattern: None,
             via: None,
         }
-    }
-
-    /// The ignore file governing relative paths (the first folder's), if active.
-    pub fn primary_ignore(&self) -> Option<&Arc<IgnoreFile>> {
-        self.folders.first().and_then(|f| f.ignore.as_ref())
     }
 }

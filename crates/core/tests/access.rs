@@ -9,6 +9,7 @@ use std::sync::Arc;
 use expect_test::{Expect, expect};
 use roo_context_core::access::{
     BlockReason, Flavor, FolderPolicy, IgnoreFile, PathForm, Policy, ProtectRules,
+    ignore_files_in_force,
 };
 use roo_context_core::fs::memory::MemFs;
 use roo_context_core::path::{Resolver, WorkspaceRoot};
@@ -16,8 +17,13 @@ use roo_context_core::path::{Resolver, WorkspaceRoot};
 /// Builds `/ws` from `fixture` and judges each path of `paths` (relative to `/ws`).
 ///
 /// Fixture sections: `//- /abs/path` then the file's lines; `//- /abs/link -> target` for a
-/// symlink; `//- /abs/name => existing` for a second name (hard link). `/ws/.rooignore` and `/ws/.zooignore` become the folder's ignore file.
+/// symlink; `//- /abs/name => existing` for a second name (hard link). `/ws/.rooignore` (and,
+/// under Zoo's flavor, `/ws/.zooignore`) are the folder's ignore files ([`ignore_files_in_force`]).
 fn check(fixture: &str, paths: &[&str], expect: Expect) {
+    check_in(Flavor::Roo, fixture, paths, expect)
+}
+
+fn check_in(flavor: Flavor, fixture: &str, paths: &[&str], expect: Expect) {
     let fs = MemFs::default();
     let mut files: Vec<(String, String)> = Vec::new();
     for section in fixture.split("//- ").filter(|s| !s.trim().is_empty()) {
@@ -32,23 +38,28 @@ fn check(fixture: &str, paths: &[&str], expect: Expect) {
             files.push((header.to_owned(), body.to_owned()));
         }
     }
-    let ignore = ["/ws/.zooignore", "/ws/.rooignore"]
+    let body = |name: &str| {
+        files
+            .iter()
+            .find(|(path, _)| *path == format!("/ws/{name}"))
+            .map(|(_, body)| body.clone())
+    };
+    let in_force = ignore_files_in_force(
+        flavor,
+        body(".zooignore").is_some(),
+        body(".rooignore").is_some(),
+    );
+    let ignore = in_force
         .iter()
-        .find_map(|name| {
-            files
-                .iter()
-                .find(|(path, _)| path == name)
-                .map(|(path, body)| {
-                    let file_name = Path::new(path).file_name().unwrap().to_string_lossy();
-                    Arc::new(IgnoreFile::new(&file_name, body))
-                })
-        });
+        .map(|name| IgnoreFile::new(name, &body(name).unwrap()))
+        .reduce(IgnoreFile::with_also)
+        .map(Arc::new);
     let policy = Policy {
         folders: vec![FolderPolicy {
             root: WorkspaceRoot::new(Path::new("/ws"), &fs),
             ignore,
         }],
-        protect: Arc::new(ProtectRules::new(&[], Flavor::Roo)),
+        protect: Arc::new(ProtectRules::new(&[], flavor)),
         deny_outside_workspace: false,
     };
     let resolver = Resolver::default();
@@ -196,15 +207,15 @@ p
     );
 }
 
-#[test]
-fn zooignore_wins_over_rooignore_and_negation_cannot_reinclude_inside_a_blocked_folder() {
-    check(
-        r#"
+const BOTH_IGNORE_FILES: &str = r#"
 //- /ws/.rooignore
 a.txt
+keep/
 //- /ws/.zooignore
 logs/
 !logs/keep.txt
+!a.txt
+!keep/
 b.txt
 //- /ws/a.txt
 a
@@ -212,14 +223,83 @@ a
 b
 //- /ws/logs/keep.txt
 k
-"#,
-        &["a.txt", "b.txt", "logs/keep.txt"],
+//- /ws/keep/x.txt
+x
+"#;
+
+#[test]
+fn under_zoo_both_ignore_files_are_in_force_and_neither_negation_reincludes_the_others_rules() {
+    check_in(
+        Flavor::Zoo,
+        BOTH_IGNORE_FILES,
+        &["a.txt", "b.txt", "logs/keep.txt", "keep/x.txt"],
         expect![[r#"
-            a.txt: allowed
-            b.txt: blocked by .zooignore:3 `b.txt` on b.txt (lexical)
+            a.txt: blocked by .rooignore:1 `a.txt` on a.txt (lexical)
+            b.txt: blocked by .zooignore:5 `b.txt` on b.txt (lexical)
             logs/keep.txt: blocked by .zooignore:1 `logs/` on logs/keep.txt (lexical)
+            keep/x.txt: blocked by .rooignore:2 `keep/` on keep/x.txt (lexical)
         "#]],
     );
+}
+
+#[test]
+fn under_roo_a_zooignore_is_not_read_as_roo_code_never_reads_it() {
+    check(
+        BOTH_IGNORE_FILES,
+        &[
+            "a.txt",
+            "b.txt",
+            "logs/keep.txt",
+            "keep/x.txt",
+            ".zooignore",
+        ],
+        expect![[r#"
+            a.txt: blocked by .rooignore:1 `a.txt` on a.txt (lexical)
+            b.txt: allowed
+            logs/keep.txt: allowed
+            keep/x.txt: blocked by .rooignore:2 `keep/` on keep/x.txt (lexical)
+            .zooignore: blocked by implicit:- `.zooignore` on .zooignore (lexical); protected by `.zooignore` (lexical)
+        "#]],
+    );
+}
+
+#[test]
+fn an_empty_zooignore_drops_no_rooignore_rule() {
+    check_in(
+        Flavor::Zoo,
+        "//- /ws/.rooignore\nsecrets/\n//- /ws/.zooignore\n//- /ws/secrets/key.pem\nk\n",
+        &["secrets/key.pem"],
+        expect![[r#"
+            secrets/key.pem: blocked by .rooignore:1 `secrets/` on secrets/key.pem (lexical)
+        "#]],
+    );
+}
+
+#[test]
+fn which_ignore_files_are_in_force_per_flavor() {
+    let table: Vec<String> = [Flavor::Roo, Flavor::Zoo]
+        .into_iter()
+        .flat_map(|flavor| {
+            [(false, false), (true, false), (false, true), (true, true)]
+                .into_iter()
+                .map(move |(zoo, roo)| {
+                    format!(
+                        "{flavor:?} zoo={zoo} roo={roo}: {:?}",
+                        ignore_files_in_force(flavor, zoo, roo)
+                    )
+                })
+        })
+        .collect();
+    expect![[r#"
+        Roo zoo=false roo=false: []
+        Roo zoo=true roo=false: []
+        Roo zoo=false roo=true: [".rooignore"]
+        Roo zoo=true roo=true: [".rooignore"]
+        Zoo zoo=false roo=false: []
+        Zoo zoo=true roo=false: [".zooignore"]
+        Zoo zoo=false roo=true: [".rooignore"]
+        Zoo zoo=true roo=true: [".zooignore", ".rooignore"]"#]]
+    .assert_eq(&table.join("\n"));
 }
 
 #[test]

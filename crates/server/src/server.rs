@@ -129,7 +129,15 @@ impl Backend {
 
     fn apply_settings(&self, update: Settings) {
         let level = update.log_level.clone();
-        self.state.update_settings(update);
+        let reloads = self.state.update_settings(update);
+        if !reloads.is_empty() {
+            let client = self.client.clone();
+            tokio::spawn(async move {
+                for outcome in reloads {
+                    client.send_notification::<IgnoreDidReload>(outcome).await;
+                }
+            });
+        }
         if let (Some(level), Some(log)) = (level, &self.log)
             && let Err(error) = log.set(&level)
         {
@@ -249,10 +257,11 @@ impl LanguageServer for Backend {
         {
             folders.push(root);
         }
-        self.state.set_folders(&folders);
         // The built-in protection compiled before `initialize` is no "last good" configuration.
         self.state.forget_last_good_protection();
+        // Settings first: the flavor decides which ignore files the folders are read with.
         self.apply_settings(settings);
+        self.state.set_folders(&folders);
         // Watch before answering, so a change made right after `initialize` is never missed.
         self.restart_watcher();
         // Load the tokenizer tables in the background: `initialize` stays fast and memory stays

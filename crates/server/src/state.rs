@@ -7,7 +7,7 @@ use std::sync::{Arc, RwLock};
 
 use roo_context_core::access::{
     Flavor, FolderPolicy, IgnoreFile, Policy, ProtectRules, ROO_IGNORE_FILE, ZOO_IGNORE_FILE,
-    active_ignore_file_name,
+    ignore_files_in_force,
 };
 use roo_context_core::fs::OsFs;
 use roo_context_core::path::{Resolver, WorkspaceRoot};
@@ -32,34 +32,51 @@ struct HostIgnore {
     zoo: Option<String>,
 }
 
-/// The active ignore file among the host's, judged as a file on disk would be.
-fn load_host_ignore(host: &HostIgnore) -> Result<Option<IgnoreFile>, Unusable> {
-    let Some(name) = active_ignore_file_name(host.zoo.is_some(), host.roo.is_some()) else {
-        return Ok(None);
-    };
-    let content = if name == ZOO_IGNORE_FILE {
-        &host.zoo
-    } else {
-        &host.roo
-    };
-    let file = IgnoreFile::from_bytes(name, content.as_deref().unwrap_or("").as_bytes());
-    match file.unusable_reason() {
-        Some(reason) => Err(Unusable {
-            name,
-            message: format!("cannot use the host's {name}: {reason}"),
-        }),
-        None => Ok(Some(file)),
-    }
+/// The ignore files in force among the host's, judged as files on disk would be.
+fn load_host_ignore(host: &HostIgnore, flavor: Flavor) -> Result<Option<IgnoreFile>, Unusable> {
+    let names = ignore_files_in_force(flavor, host.zoo.is_some(), host.roo.is_some());
+    combine(names.into_iter().map(|name| {
+        let content = if name == ZOO_IGNORE_FILE {
+            &host.zoo
+        } else {
+            &host.roo
+        };
+        let file = IgnoreFile::from_bytes(name, content.as_deref().unwrap_or("").as_bytes());
+        match file.unusable_reason() {
+            Some(reason) => Err(Unusable {
+                name,
+                message: format!("cannot use the host's {name}: {reason}"),
+            }),
+            None => Ok(file),
+        }
+    }))
 }
 
-/// A folder's ignore file: the host's when it provided them, else the disk's.
+/// The files in force as one (the first names the rules), or the first that cannot be used:
+/// one unusable file makes the folder's rules unusable, whatever the other file says.
+fn combine(
+    files: impl Iterator<Item = Result<IgnoreFile, Unusable>>,
+) -> Result<Option<IgnoreFile>, Unusable> {
+    let mut combined: Option<IgnoreFile> = None;
+    for file in files {
+        let file = file?;
+        combined = Some(match combined {
+            None => file,
+            Some(first) => first.with_also(file),
+        });
+    }
+    Ok(combined)
+}
+
+/// A folder's ignore files: the host's when it provided them, else the disk's.
 fn load_folder_ignore(
     host: Option<&HostIgnore>,
     root: &Path,
+    flavor: Flavor,
 ) -> Result<Option<IgnoreFile>, Unusable> {
     match host {
-        Some(host) => load_host_ignore(host),
-        None => load_ignore_file(root),
+        Some(host) => load_host_ignore(host, flavor),
+        None => load_ignore_files(root, flavor),
     }
 }
 
@@ -103,15 +120,17 @@ pub struct SharedState {
 /// The largest ignore file read; a bigger one cannot be used (and so blocks everything).
 const MAX_IGNORE_FILE_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Reads the active ignore file of `root`: `Ok(None)` when there is none, `Err` with an
-/// [`IgnoreFile::unusable`] (which blocks everything) when it exists but cannot be used. A link
-/// counts as present even when dangling: an ignore file that cannot be read never allows.
-fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, Unusable> {
+/// Reads the ignore files in force in `root` ([`ignore_files_in_force`]): `Ok(None)` when there
+/// are none, `Err` (the folder then blocks everything) when one exists but cannot be used. A
+/// link counts as present even when dangling: an ignore file that cannot be read never allows.
+fn load_ignore_files(root: &Path, flavor: Flavor) -> Result<Option<IgnoreFile>, Unusable> {
     let present = |name: &str| std::fs::symlink_metadata(root.join(name)).is_ok();
-    let Some(name) = active_ignore_file_name(present(ZOO_IGNORE_FILE), present(ROO_IGNORE_FILE))
-    else {
-        return Ok(None);
-    };
+    let names = ignore_files_in_force(flavor, present(ZOO_IGNORE_FILE), present(ROO_IGNORE_FILE));
+    combine(names.into_iter().map(|name| load_ignore_file(root, name)))
+}
+
+/// Reads one ignore file of `root`, which exists (maybe as a dangling link).
+fn load_ignore_file(root: &Path, name: &'static str) -> Result<IgnoreFile, Unusable> {
     let path = root.join(name);
     let unusable = |why: String| {
         Err(Unusable {
@@ -152,7 +171,7 @@ fn load_ignore_file(root: &Path) -> Result<Option<IgnoreFile>, Unusable> {
             }
             match file.unusable_reason() {
                 Some(reason) => unusable(reason.to_owned()),
-                None => Ok(Some(file)),
+                None => Ok(file),
             }
         }
     }
@@ -297,6 +316,7 @@ impl SharedState {
     /// Replaces the workspace folders.
     pub fn set_folders(&self, folders: &[PathBuf]) {
         let mut workspace = self.write();
+        let flavor = flavor(&workspace.settings);
         let previous = std::mem::take(&mut workspace.folders);
         workspace.folders = folders
             .iter()
@@ -305,7 +325,7 @@ impl SharedState {
                 let before = previous.iter().find(|f| &f.given == given);
                 let last = before.and_then(|f| f.ignore.clone());
                 let host = before.and_then(|f| f.host.clone());
-                let loaded = load_folder_ignore(host.as_ref(), &root.lexical);
+                let loaded = load_folder_ignore(host.as_ref(), &root.lexical, flavor);
                 let (ignore, last_error) = apply_load(last, loaded);
                 Folder {
                     given: given.clone(),
@@ -350,12 +370,23 @@ impl SharedState {
         self.write().protect = None;
     }
 
-    /// Applies a settings update (only the fields it names).
-    pub fn update_settings(&self, update: Settings) -> Settings {
+    /// Applies a settings update (only the fields it names). A change of flavor changes which
+    /// ignore files are in force, so every folder's are read again: the reloads are returned,
+    /// to be reported as the watcher's are.
+    pub fn update_settings(&self, update: Settings) -> Vec<IgnoreDidReloadParams> {
         let mut workspace = self.write();
+        let before = flavor(&workspace.settings);
         merge(&mut workspace.settings, update);
         workspace.rebuild();
-        workspace.settings.clone()
+        let after = flavor(&workspace.settings);
+        drop(workspace);
+        if after == before {
+            return Vec::new();
+        }
+        self.folder_paths()
+            .iter()
+            .filter_map(|root| self.reload_ignore(root))
+            .collect()
     }
 
     /// Re-reads the ignore file of the folder at `root`. A read error keeps the last good rules.
@@ -365,13 +396,17 @@ impl SharedState {
     pub fn reload_ignore(&self, root: &Path) -> Option<IgnoreDidReloadParams> {
         let is_it = |f: &Folder| f.root.lexical == root || f.given == root;
         // Read and compile outside the lock: requests keep reading the current policy meanwhile.
-        let (given, host) = {
+        let (given, host, flavor) = {
             let workspace = self.read();
             let folder = workspace.folders.iter().find(|f| is_it(f))?;
-            (folder.given.clone(), folder.host.clone())
+            (
+                folder.given.clone(),
+                folder.host.clone(),
+                flavor(&workspace.settings),
+            )
         };
         let resolved = WorkspaceRoot::new(&given, &self.fs);
-        let loaded = load_folder_ignore(host.as_ref(), &resolved.lexical);
+        let loaded = load_folder_ignore(host.as_ref(), &resolved.lexical, flavor);
         let mut workspace = self.write();
         let folder = workspace.folders.iter_mut().find(|f| is_it(f))?;
         let moved = folder.root != resolved;
@@ -382,7 +417,7 @@ impl SharedState {
         let outcome = IgnoreDidReloadParams {
             folder: folder.given.to_string_lossy().into_owned(),
             active_ignore_file: folder.ignore.as_ref().map(|i| i.name.clone()),
-            rule_count: folder.ignore.as_ref().map_or(0, |i| i.rules.len()),
+            rule_count: folder.ignore.as_ref().map_or(0, |i| i.rule_count()),
             error: folder.last_error.clone(),
             blocks_everything: folder.blocks_everything(),
         };
@@ -442,15 +477,17 @@ impl SharedState {
                     path: f.given.to_string_lossy().into_owned(),
                     canonical_path: f.root.canonical.to_string_lossy().into_owned(),
                     active_ignore_file: f.ignore.as_ref().map(|i| i.name.clone()),
-                    rule_count: f.ignore.as_ref().map_or(0, |i| i.rules.len()),
+                    rule_count: f.ignore.as_ref().map_or(0, |i| i.rule_count()),
                     rule_diagnostics: f
                         .ignore
                         .as_ref()
                         .map(|i| {
-                            i.rules
-                                .diagnostics
-                                .iter()
-                                .map(|d| format!("{}:{}: {}", i.name, d.line, d.message))
+                            i.files()
+                                .flat_map(|file| {
+                                    file.rules.diagnostics.iter().map(move |d| {
+                                        format!("{}:{}: {}", file.name, d.line, d.message)
+                                    })
+                                })
                                 .collect()
                         })
                         .unwrap_or_default(),

@@ -620,6 +620,36 @@ pub const NEVER_OPEN: &[&str] = &[
     "let",
 ];
 
+/// PowerShell cmdlets (and aliases) that run code from a file, compile it, or start a program
+/// whose arguments are not the command's words: what they read cannot be judged.
+pub const POWERSHELL_CODE_RUNNERS: &[&str] = &[
+    "invoke-command",
+    "icm",
+    "start-job",
+    "sajb",
+    "start-threadjob",
+    "import-module",
+    "ipmo",
+    "add-type",
+    "start-process",
+    "saps",
+    "start",
+    "invoke-item",
+    "ii",
+    "new-module",
+    "nmo",
+    "import-powershelldatafile",
+    "register-scheduledjob",
+    "register-engineevent",
+    "register-objectevent",
+    "invoke-pester",
+    "invoke-psake",
+    "invoke-build",
+    "new-pssession",
+    "enter-pssession",
+    "etsn",
+];
+
 /// PowerShell cmdlets (and aliases) whose parameters are read by name.
 pub fn is_powershell(program: &str) -> bool {
     const VERBS: &[&str] = &[
@@ -650,7 +680,7 @@ pub fn is_powershell(program: &str) -> bool {
     VERBS.iter().any(|v| program.starts_with(v))
         || matches!(
             program,
-            "sls" | "gc" | "gci" | "cpi" | "mi" | "ipcsv" | "gi" | "sc" | "ac"
+            "sls" | "gc" | "gci" | "cpi" | "mi" | "ipcsv" | "gi" | "sc" | "ac" | "ni"
         )
 }
 

@@ -1856,3 +1856,45 @@ fn git_runs_the_hooks_and_config_commands_the_repository_holds() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// Issue 26, PowerShell: a link made with `New-Item` names its target in `-Value`/`-Target`;
+/// `pwsh -File` (or a prefix of it) runs a script; cmdlets that run code from a file, compile
+/// it or start a program with hidden arguments cannot be judged; a comma list of Windows paths
+/// is judged piece by piece as typed (the shell ate the backslashes).
+const ISSUE26_POWERSHELL: &str = r#"
+B  New-Item -ItemType SymbolicLink -Path x -Value .env
+B  New-Item -ItemType HardLink -Path x -Target secrets/key.json
+B  ni -ItemType SymbolicLink -Path x -Value secrets
+B  New-Item x -ItemType Junction -Value secrets
+B  New-Item -Path x -ItemType Junction -Value secrets
+B  New-Item -ItemType SymbolicLink -Path x -Target vault
+B  New-Item -ItemType SymbolicLink -Path x -Value:.env
+A  New-Item -ItemType File -Path notes.txt -Value hello
+A  New-Item -ItemType Directory -Path build
+U  pwsh -File scripts/run.ps1
+U  pwsh -f run.ps1
+U  powershell -fil run.ps1
+U  pwsh -NoProfile -File run.ps1 .env
+U  Invoke-Command -FilePath run.ps1
+U  icm -FilePath run.ps1
+U  Start-Job -FilePath run.ps1
+U  Import-Module ./mod.psm1
+U  ipmo ./mod.psm1
+U  Add-Type -Path lib.dll
+B  Start-Process notepad .env
+U  Start-Process notepad README.md
+U  saps cat -ArgumentList README.md
+U  start tool.exe
+U  Invoke-Item run.ps1
+B  Get-Content .\README.md,.\.e*
+B  gc README.md,.\secrets\*
+B  gc .\README.md,.\.env
+B  Copy-Item .\README.md,.\secrets\key.json /tmp
+A  gc .\README.md,.\docs\guide.md
+A  Get-Content .\src\app.ts
+"#;
+
+#[test]
+fn powershell_links_scripts_modules_and_windows_path_lists() {
+    run_table(ISSUE26_POWERSHELL, 30);
+}

@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use roo_context_core::access::{AccessDecision, BlockReason, Policy, access_denied_error};
+use roo_context_core::access::{
+    AccessDecision, BlockReason, Flavor, Policy, ZOO_IGNORE_FILE, access_denied_error,
+};
 use roo_context_core::files_list::EntryAccess;
 use roo_context_protocol::access::*;
 use roo_context_protocol::requests;
@@ -52,9 +54,9 @@ fn path_via(form: roo_context_core::access::PathForm) -> PathVia {
 fn tool_error(policy: &Policy, reason: &BlockReason, path: &str) -> String {
     match reason {
         BlockReason::IgnoreRule { origin, .. } => {
-            let zoo = origin.file.as_deref() == Some(".zooignore")
-                || (origin.file.is_none()
-                    && policy.primary_ignore().is_some_and(|i| i.name == ".zooignore"));
+            // Zoo's wording whatever file matched: Zoo names "the project ignore file".
+            let zoo = policy.protect.flavor() == Flavor::Zoo
+                || origin.file.as_deref() == Some(ZOO_IGNORE_FILE);
             access_denied_error(zoo, path)
         }
         BlockReason::OutsideWorkspace => serde_json::json!({

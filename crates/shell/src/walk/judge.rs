@@ -603,9 +603,11 @@ impl Walker<'_> {
                 self.undecide(Construct::InlineCode, &args[i].typed);
                 return;
             }
-            if powershell && matches!(value.as_str(), "-file" | "-f") {
+            // `-File` and any prefix of it (`-f`, `-fi`, `-fil`): pwsh runs the script named.
+            if powershell && value.len() >= 2 && "-file".starts_with(value.as_str()) {
                 if let Some(file) = args.get(i + 1) {
                     self.check(file, folders, Mode::Read);
+                    self.undecide(Construct::ScriptFile, &file.typed);
                 }
                 return;
             }

@@ -77,6 +77,11 @@ impl Walker<'_> {
                 self.check(operand, folders, Mode::Tree);
             }
         }
+        if POWERSHELL_CODE_RUNNERS.contains(&name) {
+            // `Invoke-Command -FilePath x.ps1`, `Import-Module ./m.psm1`, `Add-Type -Path x.dll`,
+            // `Start-Process tool`: code from a file (or a program with hidden arguments) runs.
+            self.undecide(Construct::ScriptFile, &command_text());
+        }
         if is_powershell(name) {
             self.powershell(name, args, folders);
             return;
@@ -935,8 +940,16 @@ impl Walker<'_> {
                         None => continue,
                     },
                 };
-                if path_param {
-                    let mode = if param.starts_with("-destination") {
+                // `New-Item -ItemType SymbolicLink -Path x -Value .env`: the value of a new
+                // link (or of a new file's text, judged the same way: blocking more is safe)
+                // is the target it names.
+                let link_target = matches!(name, "new-item" | "ni")
+                    && matches!(param.as_str(), "-value" | "-target");
+                if path_param || link_target {
+                    let mode = if link_target {
+                        // A link to a folder opens the whole tree under the new name.
+                        Mode::Tree
+                    } else if param.starts_with("-destination") {
                         Mode::Read
                     } else {
                         mode
@@ -961,10 +974,21 @@ impl Walker<'_> {
             self.check(val, folders, mode);
             return;
         }
-        for piece in val.text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            let piece = piece.trim_matches(['\'', '"']);
+        // Each piece keeps its own typed form when the word splits alike both ways, so a
+        // Windows path (`.\README.md,.\.e*`, backslashes the shell ate) is judged per piece.
+        let texts: Vec<&str> = val.text.split(',').collect();
+        let typed: Vec<&str> = val.typed.split(',').collect();
+        for (index, piece) in texts.iter().enumerate() {
+            let piece = piece.trim().trim_matches(['\'', '"']);
+            if piece.is_empty() {
+                continue;
+            }
+            let typed_piece = match typed.get(index) {
+                Some(typed_piece) if typed.len() == texts.len() => typed_piece.trim(),
+                _ => val.typed.as_str(),
+            };
             let glob = val.glob || piece.contains(['*', '?', '[']);
-            let mut one = Val::literal(&val.typed, piece);
+            let mut one = Val::literal(typed_piece, piece);
             one.glob = glob;
             self.check(&one, folders, mode);
         }
