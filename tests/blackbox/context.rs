@@ -451,3 +451,28 @@ fn invalid_threshold_and_mode_fields_are_named_in_the_one_error_form() {
     );
     assert_eq!(answer["threshold"], 50.0, "{answer}");
 }
+
+/// Issue 29: `totalTokens` given and nothing due: the history is not counted, and the answer
+/// says so (`modelFacingTokens: null`); without it the history is measured.
+#[test]
+fn context_manage_with_total_tokens_and_nothing_due_does_not_measure_the_history() {
+    let fixture = fixture();
+    let mut server = Server::start_in_process(&[fixture.root()], Value::Null);
+    let messages = conversation(8, 400);
+    let params = |total: Option<u64>| {
+        let mut params =
+            json!({"trigger": "automatic", "messages": messages, "contextWindow": 200000});
+        if let Some(total) = total {
+            params["totalTokens"] = json!(total);
+        }
+        params
+    };
+    let given = server.call("roo/context/manage", params(Some(5_000)));
+    assert_eq!(given["action"], "none", "{given}");
+    assert_eq!(given["budget"]["modelFacingTokens"], Value::Null, "{given}");
+    let measured = server.call("roo/context/manage", params(None));
+    assert!(
+        measured["budget"]["modelFacingTokens"].as_u64().unwrap() > 0,
+        "{measured}"
+    );
+}

@@ -158,3 +158,27 @@ fn manage_context_10k_messages_50mb(bencher: Bencher) {
     manage(input()); // warm the token cache
     bencher.with_inputs(input).bench_values(manage);
 }
+
+/// The decision alone on a cold token cache (the first `manage` in a server), nothing due:
+/// with the host's `totalTokens` only the last message is counted; without it the whole
+/// history is (the baseline, measured in the same run).
+fn first_decision(total_tokens: Option<u64>) -> bool {
+    let cold = TokenCache::with_capacity(1 << 20);
+    let counter = Estimate(Cached(&cold));
+    let mut run = input();
+    run.total_tokens = total_tokens;
+    run.context_window = 100_000_000;
+    let budget = roo_context_core::context::measure_budget(&run, &counter);
+    assert!(!budget.should_condense);
+    budget.model_facing_tokens.is_some()
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn first_decision_cold_measuring_the_history() -> bool {
+    first_decision(None)
+}
+
+#[divan::bench(sample_count = 5, sample_size = 1)]
+fn first_decision_cold_with_total_tokens() -> bool {
+    first_decision(Some(50_000))
+}

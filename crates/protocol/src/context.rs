@@ -443,8 +443,9 @@ pub struct ContextBudgetInfo {
     pub allowed_tokens: u64,
     /// Output tokens held back.
     pub reserved_tokens: u64,
-    /// What the model sees now, measured on the effective history.
-    pub model_facing_tokens: u64,
+    /// What the model sees now, measured on the effective history; null when `totalTokens`
+    /// was given and nothing was due (the history is then not counted).
+    pub model_facing_tokens: Option<u64>,
     /// `100 × prevContextTokens / contextWindow`.
     pub context_percent: f64,
     /// The threshold in force.

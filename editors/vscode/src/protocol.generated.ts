@@ -682,9 +682,10 @@ export interface ContextBudgetInfo {
    */
   reservedTokens: number;
   /**
-   * What the model sees now, measured on the effective history.
+   * What the model sees now, measured on the effective history; null when `totalTokens`
+   * was given and nothing was due (the history is then not counted).
    */
-  modelFacingTokens: number;
+  modelFacingTokens?: number | null;
   /**
    * `100 × prevContextTokens / contextWindow`.
    */

@@ -95,10 +95,12 @@ pub struct ContextBudget {
     pub fixed_tokens: u64,
     /// Tokens of the last stored message.
     pub last_message_tokens: u64,
-    /// What the model sees now, measured: fixed tokens plus the effective history.
-    pub model_facing_tokens: u64,
+    /// What the model sees now, measured: fixed tokens plus the effective history. `None` when
+    /// the host's `totalTokens` decided that nothing is due: then the history is not counted
+    /// at all (a 50 MB history costs seconds to count, and nothing would use the figure).
+    pub model_facing_tokens: Option<u64>,
     /// The size decisions use: the host's `totalTokens + lastMessageTokens` when it gave one,
-    /// else [`ContextBudget::model_facing_tokens`].
+    /// else the measured [`ContextBudget::model_facing_tokens`].
     pub prev_context_tokens: u64,
     /// `100 × prev / contextWindow`.
     pub context_percent: f64,
@@ -110,6 +112,14 @@ pub struct ContextBudget {
     pub should_condense: bool,
     /// Whether the context is over budget (`prev > allowed`): truncation is the fallback.
     pub over_budget: bool,
+}
+
+impl ContextBudget {
+    /// What the model sees now: measured whenever a condense or a truncation is due (the only
+    /// runs that use it); the decision's size otherwise.
+    pub fn measured(&self) -> u64 {
+        self.model_facing_tokens.unwrap_or(self.prev_context_tokens)
+    }
 }
 
 /// Measures the context and decides (spec §5.3–5.4, with the decisions' emergency rule: the
@@ -134,10 +144,13 @@ fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> Conte
         .messages
         .last()
         .map_or(0, |message| tokens.message(message) as u64);
-    let measured = model_facing_tokens_with(&input.messages, fixed_tokens, tokens);
-    let prev = match input.total_tokens {
-        Some(total) if total > 0 => total + last_message_tokens,
-        _ => measured,
+    let measure = || model_facing_tokens_with(&input.messages, fixed_tokens, tokens);
+    let (prev, mut measured) = match input.total_tokens {
+        Some(total) if total > 0 => (total + last_message_tokens, None),
+        _ => {
+            let measured = measure();
+            (measured, Some(measured))
+        }
     };
     let percent = condense_percent(
         prev,
@@ -161,6 +174,10 @@ fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> Conte
         Trigger::Manual => true,
         _ => auto && (percent >= threshold || over_budget),
     };
+    // Condensing and truncating compare against what the model sees: measure it then.
+    if should_condense || over_budget {
+        measured = measured.or_else(|| Some(measure()));
+    }
     ContextBudget {
         reserved_tokens,
         allowed_tokens: allowed,
@@ -466,7 +483,7 @@ fn finish_with(
         };
         // After a condense the model sees the summary alone (the fresh start).
         let new_tokens = budget.fixed_tokens + message_tokens(&summary.message, counter) as u64;
-        if new_tokens < budget.model_facing_tokens && new_tokens <= budget.allowed_tokens {
+        if new_tokens < budget.measured() && new_tokens <= budget.allowed_tokens {
             let mut input = input;
             let messages = std::mem::take(&mut input.messages);
             let condensed = append_summary(messages, summary);
@@ -496,7 +513,7 @@ fn finish_with(
                 shrinks_left -= 1;
                 let target = budget
                     .allowed_tokens
-                    .min(budget.model_facing_tokens.saturating_sub(1));
+                    .min(budget.measured().saturating_sub(1));
                 let without =
                     budget.fixed_tokens + summary_tokens_without_addendum(&input, &answer, counter);
                 let room = target.saturating_sub(without);
@@ -518,7 +535,7 @@ fn finish_with(
                 a.tokens
             )
         });
-        let error = if new_tokens >= budget.model_facing_tokens {
+        let error = if new_tokens >= budget.measured() {
             ERROR_CONTEXT_GREW.to_owned()
         } else {
             format!(
@@ -530,7 +547,8 @@ fn finish_with(
             error,
             error_details: Some(format!(
                 "The summary would bring the context from {} to {new_tokens} tokens (budget {} tokens).{with_addendum}",
-                budget.model_facing_tokens, budget.allowed_tokens
+                budget.measured(),
+                budget.allowed_tokens
             )),
             cost: answer.cost,
         };
@@ -651,7 +669,7 @@ fn run_verification(
             cwd: config.cwd.as_deref(),
             host_todos: config.host_todos.as_deref(),
             extra_constraints: &config.extra_constraints,
-            previous_context_tokens: budget.model_facing_tokens,
+            previous_context_tokens: budget.measured(),
             settings: &settings,
         },
         counter,
