@@ -448,3 +448,76 @@ fn host_provided_rules_replace_the_disk_ones_until_given_back() {
         );
     }
 }
+
+/// Issue 29: the compact form lists only blocked paths, each distinct rule once, and its tool
+/// result template gives back the full form's `toolError` exactly, for paths that need JSON
+/// escaping too; under both wordings and for the outside-workspace rule.
+#[test]
+fn compact_access_answers_expand_to_the_full_form_exactly() {
+    let fixture = fixture();
+    for settings in [
+        json!({}),
+        json!({"flavor": "zoo", "denyOutsideWorkspace": true}),
+    ] {
+        let mut server = Server::start_in_process(&[fixture.root()], settings.clone());
+        let mut paths: Vec<String> = vec![
+            "src/app.ts".into(),
+            "secrets/api.json".into(),
+            "secrets/\"quoted\"\\back\nslash.json".into(),
+            "logs/app.log".into(),
+            "secrets/ünï\u{2028}code\u{7}.json".into(),
+            "/etc/hostname".into(),
+        ];
+        paths.extend((0..200).map(|i| format!("logs/{i}.log")));
+        let full = server.call("roo/ignore/validateAccess", json!({"paths": paths}));
+        let compact = server.call(
+            "roo/ignore/validateAccess",
+            json!({"paths": paths, "compact": true}),
+        );
+        assert_eq!(compact["results"], json!([]), "{settings}");
+        let compact = &compact["compact"];
+        assert_eq!(compact["count"], paths.len());
+        let rules = compact["rules"].as_array().unwrap();
+        assert!(rules.len() <= 3, "each rule once: {rules:?}");
+        let mut expanded: Vec<Value> = paths
+            .iter()
+            .map(|path| json!({"path": path, "allowed": true}))
+            .collect();
+        for entry in compact["blocked"].as_array().unwrap() {
+            let (index, rule) = (
+                entry[0].as_u64().unwrap() as usize,
+                entry[1].as_u64().unwrap() as usize,
+            );
+            let path = &paths[index];
+            let escaped = serde_json::to_string(path).unwrap();
+            let template = rules[rule]["toolErrorTemplate"].as_str().unwrap();
+            expanded[index]["allowed"] = json!(false);
+            expanded[index]["toolError"] =
+                json!(template.replace("{path}", &escaped[1..escaped.len() - 1]));
+            expanded[index]["blockedBy"] = rules[rule]["blockedBy"].clone();
+        }
+        for (index, (want, got)) in full["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(&expanded)
+            .enumerate()
+        {
+            assert_eq!(want["allowed"], got["allowed"], "{settings} {index}");
+            assert_eq!(want["toolError"], got["toolError"], "{settings} {index}");
+            let mut rule = want["blockedBy"].clone();
+            if let Some(rule) = rule.as_object_mut() {
+                rule.remove("matchedPath");
+                rule.remove("via");
+            }
+            assert_eq!(rule, got["blockedBy"], "{settings} {index}");
+        }
+        let bytes = |v: &Value| v.to_string().len();
+        assert!(
+            bytes(compact) * 5 < bytes(&full["results"]),
+            "{} vs {}",
+            bytes(compact),
+            bytes(&full["results"])
+        );
+    }
+}

@@ -12,6 +12,9 @@ pub struct ValidateAccessParams {
     /// Base folder for relative paths; defaults to the first workspace folder.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Answer in the compact form ([`CompactAccess`]): `results` is then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact: Option<bool>,
 }
 
 /// Result of `roo/ignore/validateAccess`: one entry per requested path, in order.
@@ -19,9 +22,43 @@ pub struct ValidateAccessParams {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ValidateAccessResult {
-    /// Decisions, in request order.
+    /// Decisions, in request order (empty in the compact form).
     pub results: Vec<AccessResult>,
+    /// The decisions in the compact form, when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compact: Option<CompactAccess>,
 }
+
+/// The decisions of a batch, compact: only blocked paths are listed, each by its index in the
+/// request and the index of its rule in `rules`, which holds each distinct rule once. Every
+/// path not listed is allowed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CompactAccess {
+    /// Number of paths decided (the request's).
+    pub count: usize,
+    /// `[pathIndex, ruleIndex]` of each blocked path, in request order.
+    pub blocked: Vec<(usize, usize)>,
+    /// The distinct rules that blocked (without the per-path `matchedPath` and `via`).
+    pub rules: Vec<CompactRule>,
+}
+
+/// One rule of [`CompactAccess`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CompactRule {
+    /// The rule, as `blockedBy` names it (`matchedPath` and `via` left out).
+    pub blocked_by: BlockedBy,
+    /// The tool result of a path this rule blocks, with [`TOOL_ERROR_PATH_PLACEHOLDER`] in
+    /// place of the path: put the path in as a JSON string's content (the text of
+    /// `JSON.stringify(path)` without its quotes) to get the full form's `toolError` exactly.
+    pub tool_error_template: String,
+}
+
+/// What stands for the path in [`CompactRule::tool_error_template`].
+pub const TOOL_ERROR_PATH_PLACEHOLDER: &str = "{path}";
 
 /// The decision for one path.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -210,6 +210,8 @@ export interface RooProtocolDefinitions {
   CommandBlocksParams: CommandBlocksParams;
   CommandBlocksResult: CommandBlocksResult;
   CommandVerdict: CommandVerdict;
+  CompactAccess: CompactAccess;
+  CompactRule: CompactRule;
   CondenseParams: CondenseParams;
   CondenseResult: CondenseResult;
   ContextBudgetInfo: ContextBudgetInfo;
@@ -521,6 +523,46 @@ export interface CommandBlocksResult {
    * Every `<command…>…</command>` block of the message's text, joined with `\n` (`""`: none).
    */
   text: string;
+}
+/**
+ * The decisions of a batch, compact: only blocked paths are listed, each by its index in the
+ * request and the index of its rule in `rules`, which holds each distinct rule once. Every
+ * path not listed is allowed.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CompactAccess".
+ */
+export interface CompactAccess {
+  /**
+   * Number of paths decided (the request's).
+   */
+  count: number;
+  /**
+   * `[pathIndex, ruleIndex]` of each blocked path, in request order.
+   */
+  blocked: [number, number][];
+  /**
+   * The distinct rules that blocked (without the per-path `matchedPath` and `via`).
+   */
+  rules: CompactRule[];
+}
+/**
+ * One rule of [`CompactAccess`].
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CompactRule".
+ */
+export interface CompactRule {
+  /**
+   * The rule, as `blockedBy` names it (`matchedPath` and `via` left out).
+   */
+  blockedBy: BlockedBy;
+  /**
+   * The tool result of a path this rule blocks, with [`TOOL_ERROR_PATH_PLACEHOLDER`] in
+   * place of the path: put the path in as a JSON string's content (the text of
+   * `JSON.stringify(path)` without its quotes) to get the full form's `toolError` exactly.
+   */
+  toolErrorTemplate: string;
 }
 /**
  * Params of `roo/context/condense`: the original's `summarizeConversation`, one condense now
@@ -2770,6 +2812,10 @@ export interface ValidateAccessParams {
    * Base folder for relative paths; defaults to the first workspace folder.
    */
   cwd?: string | null;
+  /**
+   * Answer in the compact form ([`CompactAccess`]): `results` is then empty.
+   */
+  compact?: boolean | null;
 }
 /**
  * Result of `roo/ignore/validateAccess`: one entry per requested path, in order.
@@ -2779,9 +2825,13 @@ export interface ValidateAccessParams {
  */
 export interface ValidateAccessResult {
   /**
-   * Decisions, in request order.
+   * Decisions, in request order (empty in the compact form).
    */
   results: AccessResult[];
+  /**
+   * The decisions in the compact form, when asked for.
+   */
+  compact?: CompactAccess | null;
 }
 /**
  * Params of `roo/ignore/validateCommand`.

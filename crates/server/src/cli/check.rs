@@ -116,6 +116,7 @@ pub fn run(args: CheckArgs) -> ExitCode {
             ValidateAccessParams {
                 paths: args.paths.clone(),
                 cwd: None,
+                compact: None,
             },
         ),
         requests::ProtectCheck::handle(

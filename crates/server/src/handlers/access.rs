@@ -82,6 +82,38 @@ fn access_result(policy: &Policy, path: &str, decision: AccessDecision) -> Acces
     }
 }
 
+/// The compact form of a batch's decisions: each distinct rule once, with its tool result as a
+/// template built by the same [`tool_error`] as the full form's.
+fn compact_access(policy: &Policy, decisions: Vec<AccessDecision>) -> CompactAccess {
+    let mut rules: Vec<CompactRule> = Vec::new();
+    let mut blocked = Vec::new();
+    let count = decisions.len();
+    for (index, decision) in decisions.into_iter().enumerate() {
+        let Some(reason) = decision.blocked else {
+            continue;
+        };
+        let mut rule = blocked_by(&reason);
+        rule.matched_path = None;
+        rule.via = None;
+        let position = match rules.iter().position(|known| known.blocked_by == rule) {
+            Some(position) => position,
+            None => {
+                rules.push(CompactRule {
+                    blocked_by: rule,
+                    tool_error_template: tool_error(policy, &reason, TOOL_ERROR_PATH_PLACEHOLDER),
+                });
+                rules.len() - 1
+            }
+        };
+        blocked.push((index, position));
+    }
+    CompactAccess {
+        count,
+        blocked,
+        rules,
+    }
+}
+
 /// `roo/ignore/validateAccess`.
 impl Handler for requests::ValidateAccess {
     fn handle(
@@ -92,6 +124,12 @@ impl Handler for requests::ValidateAccess {
         let base = base_folder(policy, params.cwd.as_deref());
         let decisions =
             policy.check_access_many(&state.resolver, &state.fs, Some(&base), &params.paths);
+        if params.compact == Some(true) {
+            return Ok(ValidateAccessResult {
+                results: Vec::new(),
+                compact: Some(compact_access(policy, decisions)),
+            });
+        }
         Ok(ValidateAccessResult {
             results: params
                 .paths
@@ -99,6 +137,7 @@ impl Handler for requests::ValidateAccess {
                 .zip(decisions)
                 .map(|(path, decision)| access_result(policy, path, decision))
                 .collect(),
+            compact: None,
         })
     }
 
