@@ -486,6 +486,25 @@ mod tests {
     }
 
     #[test]
+    fn a_repeated_error_line_is_shown_once_with_its_first_line_number() {
+        let mut text = String::new();
+        for i in 0..3_000 {
+            text.push_str(&format!("step {i} ok\n"));
+            if i % 1_000 == 500 {
+                text.push_str("error: disk full\n");
+            }
+        }
+        let preview = preview_output(&text, OutputKind::Command, 600, "id", "m", &QuarterBytes);
+        assert!(preview.truncated);
+        assert_eq!(preview.text.matches("error: disk full").count(), 1);
+        assert!(
+            preview.text.contains("\n502: error: disk full\n"),
+            "{}",
+            preview.text
+        );
+    }
+
+    #[test]
     fn preview_is_deterministic() {
         let text = cargo_log(3_000);
         let a = preview_output(&text, OutputKind::Command, 500, "id", "m", &QuarterBytes);
