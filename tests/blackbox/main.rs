@@ -29,6 +29,7 @@ mod journal;
 mod lifecycle;
 mod mentions;
 mod ordering;
+mod output;
 mod parity;
 mod parse_worker;
 mod redteam;

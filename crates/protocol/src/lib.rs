@@ -17,6 +17,7 @@ pub mod files;
 pub mod fold;
 pub mod history;
 pub mod mentions;
+pub mod output;
 pub mod requests;
 #[cfg(feature = "schema")]
 pub mod schema;

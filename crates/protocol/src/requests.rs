@@ -112,6 +112,10 @@ macro_rules! for_each_request {
             ContextClassifyError = CONTEXT_CLASSIFY_ERROR "roo/context/classifyError", context::ClassifyErrorParams => context::ClassifyErrorResult, blocking;
             /// Checks a summary against the history it replaces; returns the report and the addendum.
             ContextVerifySummary = CONTEXT_VERIFY_SUMMARY "roo/context/verifySummary", context::VerifySummaryParams => context::VerifySummaryResult, waiting;
+            /// Bounds a tool output under a token cap and stores it whole (issue 31).
+            OutputIngest = OUTPUT_INGEST "roo/output/ingest", output::IngestOutputParams => output::IngestOutputResult, blocking;
+            /// Pages a stored tool output exactly, by line range or pattern.
+            OutputRead = OUTPUT_READ "roo/output/read", output::ReadOutputParams => output::ReadOutputResult, blocking;
             /// Parses @-mentions and slash commands in one text.
             MentionsParse = MENTIONS_PARSE "roo/mentions/parse", mentions::ParseMentionsParams => mentions::ParseMentionsResult, waiting;
             /// Expands mentions in a whole user content array (`processUserContentMentions`).
@@ -162,7 +166,7 @@ macro_rules! declare_requests {
     };
 }
 
-use crate::{access, context, files, fold, history, mentions, workspace};
+use crate::{access, context, files, fold, history, mentions, output, workspace};
 
 for_each_request!(declare_requests);
 

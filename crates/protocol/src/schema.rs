@@ -14,7 +14,7 @@ use crate::files::*;
 use crate::mentions::*;
 use crate::methods;
 use crate::workspace::*;
-use crate::{access, context, files, fold, history, mentions, workspace};
+use crate::{access, context, files, fold, history, mentions, output, workspace};
 
 /// Who sends a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

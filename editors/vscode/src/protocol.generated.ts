@@ -143,6 +143,13 @@ export type HostMentionKind = "problems" | "terminal" | "url";
  */
 export type IgnoreFileName = ".rooignore" | ".zooignore";
 /**
+ * The tool that produced an output.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ToolOutputKind".
+ */
+export type ToolOutputKind = "command" | "mcp" | "search" | "fileRead" | "other";
+/**
  * What `roo/context/manage` did.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -258,6 +265,8 @@ export interface RooProtocolDefinitions {
   IgnoreFileName: IgnoreFileName;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
   IgnoreInstructionsResult: IgnoreInstructionsResult;
+  IngestOutputParams: IngestOutputParams;
+  IngestOutputResult: IngestOutputResult;
   InjectSyntheticToolResultsParams: InjectSyntheticToolResultsParams;
   ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
@@ -274,6 +283,7 @@ export interface RooProtocolDefinitions {
   MetadataRecovery: MetadataRecovery;
   NotWatchedReason: NotWatchedReason;
   OutlineDefinition: OutlineDefinition;
+  OutputLine: OutputLine;
   ParseMentionsParams: ParseMentionsParams;
   ParseMentionsResult: ParseMentionsResult;
   PathVia: PathVia;
@@ -285,6 +295,8 @@ export interface RooProtocolDefinitions {
   ProtectInstructionsResult: ProtectInstructionsResult;
   ProtectParams: ProtectParams;
   ProtectResult: ProtectResult;
+  ReadOutputParams: ReadOutputParams;
+  ReadOutputResult: ReadOutputResult;
   RequestDegradationInfo: RequestDegradationInfo;
   ResolveImagesParams: ResolveImagesParams;
   ResolveImagesResult: ResolveImagesResult;
@@ -304,6 +316,7 @@ export interface RooProtocolDefinitions {
   TodoEntryStatus: TodoEntryStatus;
   TokenCountMode: TokenCountMode;
   ToolBlocksAsTextParams: ToolBlocksAsTextParams;
+  ToolOutputKind: ToolOutputKind;
   TrackParams: TrackParams;
   TrackResult: TrackResult;
   TrackedFileAction: TrackedFileAction;
@@ -1716,6 +1729,83 @@ export interface IgnoreInstructionsResult {
   activeIgnoreFile?: string | null;
 }
 /**
+ * Params of `roo/output/ingest`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "IngestOutputParams".
+ */
+export interface IngestOutputParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The task's folder (where `task_metadata.json` lives); it must exist.
+   */
+  storageDir: string;
+  /**
+   * The tool output.
+   */
+  text: string;
+  /**
+   * The tool's kind (default `other`).
+   */
+  kind?: ToolOutputKind | null;
+  /**
+   * The token cap (default 8000, at least 200).
+   */
+  capTokens?: number | null;
+  /**
+   * The tool's name, for the log.
+   */
+  tool?: string | null;
+  /**
+   * The file the output was read from (a file read): judged by the access rule now and at
+   * every `roo/output/read`.
+   */
+  sourcePath?: string | null;
+  /**
+   * Base folder for a relative `sourcePath`.
+   */
+  cwd?: string | null;
+}
+/**
+ * Result of `roo/output/ingest`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "IngestOutputResult".
+ */
+export interface IngestOutputResult {
+  /**
+   * What the model sees: the output, or its preview with a note.
+   */
+  text: string;
+  /**
+   * Whether `text` is a preview.
+   */
+  truncated: boolean;
+  /**
+   * The stored output's id: the sha256 hex of its bytes.
+   */
+  outputId: string;
+  /**
+   * Bytes of the output.
+   */
+  totalBytes: number;
+  /**
+   * Lines of the output.
+   */
+  totalLines: number;
+  /**
+   * Lines the preview leaves out.
+   */
+  omittedLines: number;
+  /**
+   * Ids of older outputs evicted to keep the task under its bound.
+   */
+  evicted: string[];
+}
+/**
  * Params of `roo/history/injectSyntheticToolResults`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2131,6 +2221,22 @@ export interface MergeHistoryResult {
   changed: boolean;
 }
 /**
+ * One line of a stored output.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "OutputLine".
+ */
+export interface OutputLine {
+  /**
+   * 1-based.
+   */
+  line: number;
+  /**
+   * The line's bytes, line ending included.
+   */
+  text: string;
+}
+/**
  * Params of `roo/mentions/parse`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -2396,6 +2502,66 @@ export interface ProtectParams {
    * Base folder for relative paths.
    */
   cwd?: string | null;
+}
+/**
+ * Params of `roo/output/read`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ReadOutputParams".
+ */
+export interface ReadOutputParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The task's folder.
+   */
+  storageDir: string;
+  /**
+   * The id `roo/output/ingest` returned.
+   */
+  outputId: string;
+  /**
+   * First line, 1-based (default 1).
+   */
+  startLine?: number | null;
+  /**
+   * Last line, inclusive (default: `startLine + maxLines - 1`).
+   */
+  endLine?: number | null;
+  /**
+   * A regex: only matching lines, with their numbers.
+   */
+  pattern?: string | null;
+  /**
+   * At most this many lines (default 500).
+   */
+  maxLines?: number | null;
+}
+/**
+ * Result of `roo/output/read`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ReadOutputResult".
+ */
+export interface ReadOutputResult {
+  /**
+   * The lines' bytes concatenated exactly (endings included).
+   */
+  text: string;
+  /**
+   * The lines, numbered.
+   */
+  lines: OutputLine[];
+  /**
+   * Lines of the whole output.
+   */
+  totalLines: number;
+  /**
+   * Whether more lines were in range (or matched) than returned.
+   */
+  more: boolean;
 }
 /**
  * Params of `roo/mentions/resolveImages` (the original's `resolveImageMentions`).
@@ -3122,6 +3288,8 @@ export interface RooRequests {
   "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
   "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
   "roo/context/verifySummary": { params: VerifySummaryParams; result: VerifySummaryResult };
+  "roo/output/ingest": { params: IngestOutputParams; result: IngestOutputResult };
+  "roo/output/read": { params: ReadOutputParams; result: ReadOutputResult };
   "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
   "roo/mentions/processUserContent": { params: ProcessUserContentParams; result: ProcessUserContentResult };
   "roo/mentions/resolveImages": { params: ResolveImagesParams; result: ResolveImagesResult };
@@ -3180,6 +3348,8 @@ export const ROO_REQUEST_METHODS = {
   contextWillManage: "roo/context/willManage",
   contextClassifyError: "roo/context/classifyError",
   contextVerifySummary: "roo/context/verifySummary",
+  outputIngest: "roo/output/ingest",
+  outputRead: "roo/output/read",
   mentionsParse: "roo/mentions/parse",
   mentionsProcessUserContent: "roo/mentions/processUserContent",
   mentionsResolveImages: "roo/mentions/resolveImages",

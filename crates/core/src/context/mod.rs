@@ -13,6 +13,7 @@
 mod budget;
 mod classify;
 mod condense;
+mod ingest;
 mod manage;
 mod prompts;
 mod shrink;
@@ -35,6 +36,10 @@ pub use condense::{
     SummaryExtras, SummaryMessage, Trigger, append_summary, build_condense_request,
     check_condense_guards, condense_instructions, format_error_details, summarizer_call_failed,
     summary_content, summary_message,
+};
+pub use ingest::{
+    BYTES_PER_TOKEN_UPPER_BOUND, DEFAULT_OUTPUT_CAP_TOKENS, MAX_SHOWN_LINE_BYTES,
+    MIN_OUTPUT_CAP_TOKENS, OutputKind, OutputPreview, is_line_that_matters, preview_output,
 };
 pub use manage::{
     ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,

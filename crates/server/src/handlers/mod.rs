@@ -26,6 +26,7 @@ pub mod files;
 pub mod fold;
 pub mod history;
 pub mod mentions;
+pub mod output;
 pub mod workspace;
 
 /// Everything a handler may read, taken synchronously when the request arrives.

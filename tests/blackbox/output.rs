@@ -1,0 +1,197 @@
+//! `roo/output/ingest` and `roo/output/read` over JSON-RPC (issue 31): bounded previews that keep
+//! the failing lines, exact paging, unknown ids, blocked source paths, a 20 MB output.
+
+use serde_json::{Value, json};
+
+use crate::harness::{Fixture, Server};
+
+fn setup(files: &[(&str, &str)]) -> (Fixture, tempfile::TempDir, Server) {
+    let fixture = Fixture::new(files);
+    let storage = tempfile::tempdir().unwrap();
+    let server = Server::start_in_process(&[fixture.root()], json!({}));
+    (fixture, storage, server)
+}
+
+fn failing_log(passing: usize) -> String {
+    let mut log = String::from("running tests\n");
+    for i in 0..passing {
+        log.push_str(&format!("test suite::case_{i} ... ok\n"));
+        if i == passing / 3 {
+            log.push_str("test suite::broken ... FAILED\n");
+        }
+    }
+    log.push_str(&format!(
+        "test result: FAILED. {passing} passed; 1 failed\n"
+    ));
+    for i in 0..passing {
+        log.push_str(&format!("trailing noise line {i}\n"));
+    }
+    log.push_str("done");
+    log
+}
+
+#[test]
+fn ingest_of_a_large_failing_log_keeps_failures_and_summary_under_the_cap() {
+    let (_f, storage, mut server) = setup(&[("a.txt", "a")]);
+    let log = failing_log(20_000);
+    let result = server
+        .request(
+            "roo/output/ingest",
+            json!({"taskId": "t", "storageDir": storage.path(), "text": log, "kind": "command", "capTokens": 2000}),
+        )
+        .unwrap();
+    assert_eq!(result["truncated"], true);
+    let text = result["text"].as_str().unwrap();
+    assert!(text.contains("test suite::broken ... FAILED"), "{text}");
+    assert!(
+        text.contains("test result: FAILED. 20000 passed; 1 failed"),
+        "{text}"
+    );
+    assert!(text.contains("roo/output/read"), "{text}");
+    let count = server
+        .request("roo/tokens/count", json!({"text": text}))
+        .unwrap();
+    assert!(count["total"].as_u64().unwrap() <= 2000, "{count}");
+    assert_eq!(result["totalBytes"], log.len() as u64);
+    assert_eq!(result["totalLines"], 40_004);
+}
+
+#[test]
+fn paging_returns_the_exact_bytes_crlf_and_last_line_without_newline_included() {
+    let (_f, storage, mut server) = setup(&[("a.txt", "a")]);
+    let text = "first\r\nsecond\nerror: third\r\nlast without newline";
+    let ingested = server
+        .request(
+            "roo/output/ingest",
+            json!({"taskId": "t", "storageDir": storage.path(), "text": text}),
+        )
+        .unwrap();
+    assert_eq!(ingested["truncated"], false);
+    assert_eq!(ingested["text"], text);
+    let id = ingested["outputId"].as_str().unwrap().to_string();
+    let all = server
+        .request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": id}),
+        )
+        .unwrap();
+    assert_eq!(all["text"].as_str().unwrap().as_bytes(), text.as_bytes());
+    assert_eq!(all["totalLines"], 4);
+    let range = server
+        .request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": id, "startLine": 2, "endLine": 4}),
+        )
+        .unwrap();
+    assert_eq!(
+        range["text"],
+        "second\nerror: third\r\nlast without newline"
+    );
+    let matched = server
+        .request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": id, "pattern": "^(first|error)"}),
+        )
+        .unwrap();
+    assert_eq!(
+        matched["lines"],
+        json!([{"line": 1, "text": "first\r\n"}, {"line": 3, "text": "error: third\r\n"}])
+    );
+}
+
+#[test]
+fn an_unknown_output_id_is_an_error_naming_the_field() {
+    let (_f, storage, mut server) = setup(&[("a.txt", "a")]);
+    let error = server
+        .request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": "0".repeat(64)}),
+        )
+        .unwrap_err();
+    assert_eq!(error["code"], -32602);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("field `outputId`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_blocked_source_path_is_refused_at_ingest_and_at_read_after_the_rules_change() {
+    let (fixture, storage, mut server) = setup(&[
+        (".rooignore", "secret.txt\n"),
+        ("secret.txt", "key"),
+        ("open.txt", "fine"),
+    ]);
+    let error = server
+        .request(
+            "roo/output/ingest",
+            json!({"taskId": "t", "storageDir": storage.path(), "text": "key", "kind": "fileRead", "sourcePath": "secret.txt"}),
+        )
+        .unwrap_err();
+    assert_eq!(error["code"], -32602);
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("field `sourcePath`"),
+        "{error}"
+    );
+    let ingested: Value = server
+        .request(
+            "roo/output/ingest",
+            json!({"taskId": "t", "storageDir": storage.path(), "text": "fine", "kind": "fileRead", "sourcePath": "open.txt"}),
+        )
+        .unwrap();
+    let id = ingested["outputId"].as_str().unwrap().to_string();
+    // The host's view of the rules changes: the stored output is judged again at read time.
+    server
+        .request(
+            "roo/ignore/setRules",
+            json!({"folder": fixture.root(), "file": ".rooignore", "content": "secret.txt\nopen.txt\n"}),
+        )
+        .unwrap();
+    let error = server
+        .request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": id}),
+        )
+        .unwrap_err();
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap()
+            .contains("field `sourcePath`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_twenty_megabyte_output_is_ingested_and_paged() {
+    let (_f, storage, mut server) = setup(&[("a.txt", "a")]);
+    let line = "x".repeat(99) + "\n";
+    let text = line.repeat(200_000) + "error: at the very end\n";
+    let ingested = server
+        .request(
+            "roo/output/ingest",
+            json!({"taskId": "t", "storageDir": storage.path(), "text": text, "kind": "command"}),
+        )
+        .unwrap();
+    assert_eq!(ingested["truncated"], true);
+    assert!(
+        ingested["text"]
+            .as_str()
+            .unwrap()
+            .contains("error: at the very end")
+    );
+    let id = ingested["outputId"].as_str().unwrap().to_string();
+    let last = server
+        .request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": id, "startLine": 200_001}),
+        )
+        .unwrap();
+    assert_eq!(last["text"], "error: at the very end\n");
+}
