@@ -108,14 +108,7 @@ fn an_unknown_output_id_is_an_error_naming_the_field() {
             json!({"taskId": "t", "storageDir": storage.path(), "outputId": "0".repeat(64)}),
         )
         .unwrap_err();
-    assert_eq!(error["code"], -32602);
-    assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("field `outputId`"),
-        "{error}"
-    );
+    assert_invalid_field(&error, "outputId");
 }
 
 #[test]
@@ -131,14 +124,7 @@ fn a_blocked_source_path_is_refused_at_ingest_and_at_read_after_the_rules_change
             json!({"taskId": "t", "storageDir": storage.path(), "text": "key", "kind": "fileRead", "sourcePath": "secret.txt"}),
         )
         .unwrap_err();
-    assert_eq!(error["code"], -32602);
-    assert!(
-        error["message"]
-            .as_str()
-            .unwrap()
-            .contains("field `sourcePath`"),
-        "{error}"
-    );
+    assert_invalid_field(&error, "sourcePath");
     let ingested: Value = server
         .request(
             "roo/output/ingest",
@@ -194,4 +180,11 @@ fn a_twenty_megabyte_output_is_ingested_and_paged() {
         )
         .unwrap();
     assert_eq!(last["text"], "error: at the very end\n");
+}
+
+/// An invalid-params error (-32602) whose message names `field`.
+fn assert_invalid_field(error: &Value, field: &str) {
+    assert_eq!(error["code"], -32602, "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains(&format!("field `{field}`")), "{error}");
 }
