@@ -182,6 +182,58 @@ fn a_twenty_megabyte_output_is_ingested_and_paged() {
     assert_eq!(last["text"], "error: at the very end\n");
 }
 
+/// The same bytes read from two files: both sources are kept, so a rule added later on either
+/// one withholds them (the second ingest used to replace the first's record). A source record
+/// that cannot be parsed withholds them too, never "no source".
+#[test]
+fn every_source_of_the_same_bytes_is_judged_at_read_and_a_broken_record_fails_closed() {
+    let (fixture, storage, mut server) = setup(&[("first.txt", "same"), ("second.txt", "same")]);
+    let ingest = |server: &mut Server, source: &str| -> String {
+        let answer: Value = server
+            .request(
+                "roo/output/ingest",
+                json!({"taskId": "t", "storageDir": storage.path(), "text": "same", "kind": "fileRead", "sourcePath": source}),
+            )
+            .unwrap();
+        answer["outputId"].as_str().unwrap().to_string()
+    };
+    let id = ingest(&mut server, "first.txt");
+    assert_eq!(ingest(&mut server, "second.txt"), id);
+    let read = |server: &mut Server| {
+        server.request(
+            "roo/output/read",
+            json!({"taskId": "t", "storageDir": storage.path(), "outputId": id}),
+        )
+    };
+    assert_eq!(read(&mut server).unwrap()["text"], "same");
+    server
+        .request(
+            "roo/ignore/setRules",
+            json!({"folder": fixture.root(), "file": ".rooignore", "content": "first.txt\n"}),
+        )
+        .unwrap();
+    assert_invalid_field(&read(&mut server).unwrap_err(), "sourcePath");
+    server
+        .request(
+            "roo/ignore/setRules",
+            json!({"folder": fixture.root(), "file": ".rooignore", "content": null}),
+        )
+        .unwrap();
+    assert_eq!(read(&mut server).unwrap()["text"], "same");
+    let record = storage
+        .path()
+        .join("roo-context/outputs")
+        .join(format!("{id}.source"));
+    std::fs::write(&record, "not json").unwrap();
+    let error = read(&mut server).unwrap_err();
+    assert_ne!(error["code"], Value::Null, "{error}");
+    // A record that cannot be read at all (here a folder in its place) was taken as none.
+    std::fs::remove_file(&record).unwrap();
+    std::fs::create_dir(&record).unwrap();
+    let error = read(&mut server).unwrap_err();
+    assert_ne!(error["code"], Value::Null, "{error}");
+}
+
 /// An invalid-params error (-32602) whose message names `field`.
 fn assert_invalid_field(error: &Value, field: &str) {
     assert_eq!(error["code"], -32602, "{error}");

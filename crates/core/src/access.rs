@@ -145,15 +145,19 @@ impl IgnoreFile {
         }
     }
 
-    /// This file with `other` in force beside it (see [`IgnoreFile::also`]).
+    /// This file with `other` in force beside it (see [`IgnoreFile::also`]), after any file
+    /// already there: adding a file never drops one.
     pub fn with_also(mut self, other: IgnoreFile) -> IgnoreFile {
-        self.also = Some(Box::new(other));
+        self.also = Some(Box::new(match self.also.take() {
+            Some(second) => second.with_also(other),
+            None => other,
+        }));
         self
     }
 
-    /// This file, then the other file in force beside it.
+    /// This file, then the files in force beside it.
     pub fn files(&self) -> impl Iterator<Item = &IgnoreFile> {
-        std::iter::once(self).chain(self.also.as_deref())
+        std::iter::successors(Some(self), |file| file.also.as_deref())
     }
 
     /// The rule that blocks `relative` (a relative posix path, as [`RuleSet::matched`] takes

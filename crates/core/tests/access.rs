@@ -418,3 +418,16 @@ fn ignore_instructions_withhold_the_text_of_a_link_to_a_blocked_file() {
         );
     }
 }
+
+/// Adding a file in force never drops one already there, however many are chained.
+#[test]
+fn every_chained_ignore_file_stays_in_force() {
+    let chained = IgnoreFile::new(".zooignore", "a\n")
+        .with_also(IgnoreFile::new(".rooignore", "b\n"))
+        .with_also(IgnoreFile::new(".rooignore", "c\n"));
+    assert_eq!(chained.files().count(), 3);
+    for path in ["a", "b", "c"] {
+        assert!(chained.matched(path).is_some(), "{path}");
+    }
+    assert!(chained.matched("d").is_none());
+}

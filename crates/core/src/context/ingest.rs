@@ -186,42 +186,27 @@ pub fn preview_output(
     let mut seen: HashSet<u64> = HashSet::new();
     let line_cost = |line: &str| counter.count_text(line) + 1;
 
-    // Head.
-    let mut head: Vec<String> = Vec::new();
-    let mut head_lines = 0u64;
-    let mut head_bytes = 0usize;
-    let mut spent = 0usize;
-    for line in lines(text) {
-        let shown_line = shown(line);
-        let cost = line_cost(&shown_line);
-        if spent + cost > head_budget {
-            break;
+    // Lines from `lines` while `budget` lasts: the shown lines and the bytes they cover.
+    let mut take = |lines: &mut dyn Iterator<Item = &str>, budget: usize| {
+        let (mut taken, mut bytes, mut spent) = (Vec::new(), 0usize, 0usize);
+        for line in lines {
+            let shown_line = shown(line);
+            let cost = line_cost(&shown_line);
+            if spent + cost > budget {
+                break;
+            }
+            spent += cost;
+            bytes += line.len();
+            seen.insert(hash_of(&shown_line));
+            taken.push(shown_line);
         }
-        spent += cost;
-        head_lines += 1;
-        head_bytes += line.len();
-        seen.insert(hash_of(&shown_line));
-        head.push(shown_line);
-    }
-
-    // Tail (walked from the end, never into the head).
-    let mut tail: Vec<String> = Vec::new();
-    let mut tail_lines = 0u64;
-    let mut tail_bytes = 0usize;
-    spent = 0;
-    for line in lines(&text[head_bytes..]).rev() {
-        let shown_line = shown(line);
-        let cost = line_cost(&shown_line);
-        if spent + cost > tail_budget {
-            break;
-        }
-        spent += cost;
-        tail_lines += 1;
-        tail_bytes += line.len();
-        seen.insert(hash_of(&shown_line));
-        tail.push(shown_line);
-    }
+        (taken, bytes)
+    };
+    let (head, head_bytes) = take(&mut lines(text), head_budget);
+    // The tail is walked from the end, never into the head.
+    let (mut tail, tail_bytes) = take(&mut lines(&text[head_bytes..]).rev(), tail_budget);
     tail.reverse();
+    let (head_lines, tail_lines) = (head.len() as u64, tail.len() as u64);
 
     // Middle: the lines that matter, deduplicated, in order, while the rest of the budget lasts.
     let middle_budget = budget.saturating_sub(
@@ -235,7 +220,7 @@ pub fn preview_output(
     let mut middle_lines_shown = 0u64;
     let mut middle_bytes_shown = 0usize;
     let mut gap = 0u64;
-    spent = 0;
+    let mut spent = 0usize;
     if kind.keeps_matching_lines() {
         for (index, line) in lines(middle_text).enumerate() {
             let number = head_lines + index as u64 + 1;

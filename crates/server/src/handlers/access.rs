@@ -86,6 +86,8 @@ fn access_result(policy: &Policy, path: &str, decision: AccessDecision) -> Acces
 /// template built by the same [`tool_error`] as the full form's.
 fn compact_access(policy: &Policy, decisions: Vec<AccessDecision>) -> CompactAccess {
     let mut rules: Vec<CompactRule> = Vec::new();
+    // Rule to its index: a batch may meet as many distinct rules as paths.
+    let mut known: std::collections::HashMap<BlockedBy, usize> = Default::default();
     let mut blocked = Vec::new();
     let count = decisions.len();
     for (index, decision) in decisions.into_iter().enumerate() {
@@ -95,16 +97,13 @@ fn compact_access(policy: &Policy, decisions: Vec<AccessDecision>) -> CompactAcc
         let mut rule = blocked_by(&reason);
         rule.matched_path = None;
         rule.via = None;
-        let position = match rules.iter().position(|known| known.blocked_by == rule) {
-            Some(position) => position,
-            None => {
-                rules.push(CompactRule {
-                    blocked_by: rule,
-                    tool_error_template: tool_error(policy, &reason, TOOL_ERROR_PATH_PLACEHOLDER),
-                });
-                rules.len() - 1
-            }
-        };
+        let position = *known.entry(rule.clone()).or_insert_with(|| {
+            rules.push(CompactRule {
+                blocked_by: rule,
+                tool_error_template: tool_error(policy, &reason, TOOL_ERROR_PATH_PLACEHOLDER),
+            });
+            rules.len() - 1
+        });
         blocked.push((index, position));
     }
     CompactAccess {

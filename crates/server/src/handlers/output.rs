@@ -4,6 +4,7 @@
 //! and paged back byte for byte. A `sourcePath` is judged by the access rule at ingest and again
 //! at every read.
 
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
 use roo_context_core::context::{DEFAULT_OUTPUT_CAP_TOKENS, OutputKind, preview_output};
@@ -29,11 +30,21 @@ fn task_cap_bytes() -> u64 {
 }
 
 /// Where a stored output came from, kept beside it so a read judges it again.
-#[derive(Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct SourceRecord {
     source_path: String,
     cwd: Option<String>,
+}
+
+/// The sources recorded for output `id`: none when it has no record. A record that exists but
+/// cannot be read or parsed is an error, never "no source" (which would skip the judgement).
+fn read_sources(dir: &Path, id: &str) -> Result<Vec<SourceRecord>, RpcError> {
+    match std::fs::read(dir.join(format!("{id}.source"))) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(RpcError::internal),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(error) => Err(RpcError::internal(error)),
+    }
 }
 
 fn outputs_dir(storage_dir: &str) -> Result<PathBuf, RpcError> {
@@ -90,9 +101,10 @@ fn evict(dir: &Path, keep: &str) -> Vec<String> {
         .collect();
     blobs.sort();
     let mut total: u64 = blobs.iter().map(|b| b.2).sum();
+    let cap = task_cap_bytes();
     let mut evicted = Vec::new();
     for (_, name, len) in blobs {
-        if total <= task_cap_bytes() {
+        if total <= cap {
             break;
         }
         if name == keep {
@@ -122,13 +134,19 @@ impl Handler for requests::OutputIngest {
         let bytes = params.text.as_bytes();
         let output_id = sha256_hex(bytes);
         if let Some(path) = &params.source_path {
-            let record = serde_json::to_vec(&SourceRecord {
+            // The same bytes may come from several files: every source is kept and judged at
+            // read, so a later rule on any of them withholds the bytes.
+            let mut sources = read_sources(&dir, &output_id)?;
+            let source = SourceRecord {
                 source_path: path.clone(),
                 cwd: params.cwd.clone(),
-            })
-            .map_err(RpcError::internal)?;
-            write_atomically(&dir, &format!("{output_id}.source"), TEMP_PREFIX, &record)
-                .map_err(RpcError::internal)?;
+            };
+            if !sources.contains(&source) {
+                sources.push(source);
+                let record = serde_json::to_vec(&sources).map_err(RpcError::internal)?;
+                write_atomically(&dir, &format!("{output_id}.source"), TEMP_PREFIX, &record)
+                    .map_err(RpcError::internal)?;
+            }
         }
         write_atomically(&dir, &output_id, TEMP_PREFIX, bytes).map_err(RpcError::internal)?;
         let evicted = evict(&dir, &output_id);
@@ -181,12 +199,10 @@ impl Handler for requests::OutputRead {
                 ),
             )
         };
-        if let Ok(record) = std::fs::read(dir.join(format!("{}.source", params.output_id))) {
-            let record: SourceRecord =
-                serde_json::from_slice(&record).map_err(RpcError::internal)?;
-            judge_source(snapshot, &record.source_path, record.cwd.as_deref())?;
+        for source in read_sources(&dir, &params.output_id)? {
+            judge_source(snapshot, &source.source_path, source.cwd.as_deref())?;
         }
-        let text = std::fs::read_to_string(dir.join(&params.output_id)).map_err(|_| unknown())?;
+        let file = std::fs::File::open(dir.join(&params.output_id)).map_err(|_| unknown())?;
         let max_lines = params.max_lines.unwrap_or(DEFAULT_MAX_LINES).max(1);
         let start = params.start_line.unwrap_or(1);
         if start == 0 {
@@ -206,8 +222,20 @@ impl Handler for requests::OutputRead {
             total_lines: 0,
             more: false,
         };
-        for (index, line) in text.split_inclusive('\n').enumerate() {
-            let number = index as u64 + 1;
+        // Streamed: memory is the answer, not the stored output (up to the task's cap).
+        let mut reader = std::io::BufReader::new(file);
+        let mut bytes = Vec::new();
+        for number in 1.. {
+            bytes.clear();
+            if reader
+                .read_until(b'\n', &mut bytes)
+                .map_err(RpcError::internal)?
+                == 0
+            {
+                break;
+            }
+            // Stored from a JSON string, so UTF-8; a file changed behind our back is an error.
+            let line = std::str::from_utf8(&bytes).map_err(RpcError::internal)?;
             result.total_lines = number;
             if number < start || number > end {
                 continue;
