@@ -77,6 +77,14 @@ fn a_workspace_folder_deleted_and_cloned_again_is_watched_again() {
     server.wait_until(RELOADED, |s| {
         (allowed(s, "a.txt") && !allowed(s, "b.txt")).then_some(())
     });
+    // Announced twice: once after `initialize`, once for the folder watched again.
+    for _ in 0..2 {
+        let watching = server.notification("roo/workspace/didWatch");
+        assert_eq!(
+            watching,
+            json!({"folders": [{"folder": root.to_string_lossy(), "recursive": true}]})
+        );
+    }
     // Still watched afterwards.
     parent.replace("ws/.rooignore", "a.txt\n");
     server.wait_until(RELOADED, |s| {

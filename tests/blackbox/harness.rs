@@ -154,6 +154,17 @@ impl Server {
         must(self.client.next_message())
     }
 
+    /// Receives the next answer (a message without a `method`), dropping notifications the server
+    /// sends on its own meanwhile (`roo/workspace/didWatch` after `initialize`).
+    pub fn next_reply(&mut self) -> Value {
+        loop {
+            let message = self.next_message();
+            if message.get("method").is_none() {
+                return message;
+            }
+        }
+    }
+
     /// Waits for a server-to-client request named `method` and returns it unanswered; other
     /// messages go to the backlog (other host requests are answered as usual).
     pub fn host_request(&mut self, method: &str) -> Value {
@@ -333,6 +344,13 @@ impl TaskSetup {
         server
             .initialize(&[workspace.root()], Value::Null)
             .expect("initialize");
+        // A rename made before the recursive watch is up is found by the rescan that follows
+        // it, and reads as a delete: the tests of this setup start once the folder is watched.
+        let watching = server.notification("roo/workspace/didWatch");
+        assert_eq!(
+            watching["folders"][0]["recursive"], true,
+            "the folder is watched recursively: {watching}"
+        );
         TaskSetup {
             workspace,
             storage,
@@ -436,4 +454,17 @@ impl TaskSetup {
     pub fn restart(&mut self, while_down: impl FnOnce(&Fixture)) {
         self.restart_with(|old| assert!(old.shutdown_and_exit().success()), while_down);
     }
+}
+
+/// An invalid-params error (-32602) whose message names `field` first:
+/// ``invalid params: field `field`: …``, the one form every handler answers with.
+pub fn assert_invalid_field(error: &Value, field: &str) {
+    assert_eq!(error["code"], -32602, "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(&format!("invalid params: field `{field}`: ")),
+        "{error}"
+    );
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Value, json};
 
-use crate::harness::{Fixture, Server};
+use crate::harness::{Fixture, Server, assert_invalid_field};
 
 fn setup(files: &[(&str, &str)]) -> (Fixture, tempfile::TempDir, Server) {
     let fixture = Fixture::new(files);
@@ -232,11 +232,4 @@ fn every_source_of_the_same_bytes_is_judged_at_read_and_a_broken_record_fails_cl
     std::fs::create_dir(&record).unwrap();
     let error = read(&mut server).unwrap_err();
     assert_ne!(error["code"], Value::Null, "{error}");
-}
-
-/// An invalid-params error (-32602) whose message names `field`.
-fn assert_invalid_field(error: &Value, field: &str) {
-    assert_eq!(error["code"], -32602, "{error}");
-    let message = error["message"].as_str().unwrap_or_default();
-    assert!(message.contains(&format!("field `{field}`")), "{error}");
 }

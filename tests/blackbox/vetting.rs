@@ -253,3 +253,42 @@ fn scripts_and_builds_are_undecidable_only_when_something_is_blocked() {
         assert_eq!(answer["construct"], "scriptFile", "{command}: {answer}");
     }
 }
+
+/// Red team round 7 of issue 26, one line per hole class it found, over stdio: text bash
+/// evaluates again (arithmetic over a subscript, a mapfile callback), a loop body run again after
+/// its `cd`, a `..` after a link the line made, a glob reaching `/proc/self`, a sed range to
+/// `+N`, a word the grammar splits, a shell under xargs, git's object store on the output. Each
+/// was `allowed` and printed a secret in bash.
+#[test]
+fn red_team_round_seven_lines_are_not_allowed() {
+    let fixture = workspace();
+    let mut server = Server::start(&[fixture.root()], Value::Null);
+    for command in [
+        "x='a[$(cat .env >&2)]'; echo $((x))",
+        "mapfile -C 'cat .env #' -c 1 a <<< x",
+        "for i in 1 2; do cat api-keys.json; cd secrets; done",
+        "ln -s src/util u && cat u/../../.env",
+        "cat .e{\\n,x}v",
+    ] {
+        let result = vet(&mut server, command);
+        assert_eq!(result["verdict"], "blocked", "{command:?}: {result}");
+    }
+    for (command, construct) in [
+        (
+            "echo 'a[$(cat .env >&2)]' > n; read x < n; echo $((x))",
+            "eval",
+        ),
+        ("cat /proc/[s]elf/cwd/.env", "processFile"),
+        ("sed '1,+1r .env' src/app.ts", "inlineCode"),
+        ("printf 'cat .env' | xargs -0 bash -c", "xargsInput"),
+        (
+            "git -c pack.compression=0 pack-objects --stdout --revs <<< HEAD",
+            "recursiveRead",
+        ),
+    ] {
+        let result = vet(&mut server, command);
+        assert_eq!(result["verdict"], "undecidable", "{command:?}: {result}");
+        assert_eq!(result["construct"], construct, "{command:?}: {result}");
+    }
+    assert_eq!(vet(&mut server, "echo $((1 + 2))")["verdict"], "allowed");
+}

@@ -34,13 +34,13 @@ fn malformed_frames_get_errors_and_serving_goes_on() {
     ];
     for (bytes, code) in cases {
         server.send_raw(&bytes);
-        let reply = server.next_message();
+        let reply = server.next_reply();
         assert_eq!(reply["error"]["code"], code, "reply {reply}");
         still_serving(&mut server);
     }
     // A missing `jsonrpc` keeps the id in the error.
     server.send_raw(&frame(r#"{"id": 99, "method": "x"}"#));
-    assert_eq!(server.next_message()["id"], 99);
+    assert_eq!(server.next_reply()["id"], 99);
     // Garbage headers and a header without Content-Length are skipped.
     server.send_raw(b"Hello there\r\n\r\n");
     server.send_raw(b"Content-Type: x\r\n\r\n");

@@ -121,6 +121,8 @@ fn input() -> ManageInput {
             supports_images: true,
         },
         verify: None,
+        last_request: None,
+        guard: None,
     }
 }
 

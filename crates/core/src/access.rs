@@ -1,6 +1,30 @@
 //! The access rule (`.rooignore` / `.zooignore`) and write protection for a set of workspace
 //! folders. One function decides each question; ignore, protect, mentions, folding and the
 //! tracker all call these.
+//!
+//! ## Decision: Access rule
+//!
+//! A path is blocked if its lexical relative path or its canonical relative path (every symlink
+//! resolved, the root included) matches any folder's rules; a path outside every folder is allowed
+//! unless its canonical form lands inside (or `denyOutsideWorkspace` is set). Matching is
+//! case-insensitive, ancestors are checked top-down as folders (git's rule: nothing inside an
+//! excluded folder can be re-included), both ignore file names are always blocked. Which files are
+//! in force is the flavor's (`ignore_files_in_force`): `.rooignore` only under `roo` (Roo and Zoo
+//! up to 3.80 never read `.zooignore`), both under `zoo`, where a path either blocks is blocked, so
+//! a second file only adds rules (an empty `.zooignore` drops none of `.rooignore`'s). The `ignore`
+//! crate is never given an absolute path.
+//!
+//! ## Decision: Write protection
+//!
+//! Write protection is the union of Roo's and Zoo's patterns plus configured extras, and also
+//! protects `.roo/`, `.zoo/` and `.vscode/` folders at any depth (the original only at the root).
+//!
+//! ## Decision: Write protection judges the file, not only the name
+//!
+//! A regular file with more than one name is protected (`HARD_LINK_PROTECTION`, via `canonical`):
+//! `ln .roo/mcp.json src/x` made a second, unprotected name, and finding whether another name of an
+//! inode is protected means walking every folder. The cost is the read gate's: hard-linked trees
+//! (pnpm's store) ask before writes. `FileSystem::hard_links` is the one stat it needs.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -437,6 +461,12 @@ impl Policy {
             .first()
             .map(|f| f.root.lexical.as_path())
             .unwrap_or(Path::new("/"))
+    }
+
+    /// Whether `absolute` lies inside a workspace folder (either form of its root), by its
+    /// spelling alone: nothing is read.
+    pub fn spelled_inside_folder(&self, absolute: &Path) -> bool {
+        self.folders.iter().any(|f| f.root.contains(absolute))
     }
 
     /// Decides read access for `requested` (relative to `base`, or to the first folder).

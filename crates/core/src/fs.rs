@@ -1,6 +1,39 @@
 //! The only file-system surface the core sees: a tiny trait so decisions stay testable and the
 //! server can add caching without the core knowing. It also holds the read gate
 //! ([`open_gated`]), the one way any byte that can reach the model is read.
+//!
+//! ## Decision: One read gate
+//!
+//! `fs::open_gated` is the only way file content is read for an answer: mentions (files and folder
+//! listings' files), slash-command files, folded context, outlines, document symbols, folding
+//! ranges and tracking fingerprints. Handlers judge the name first (`Policy::check_access`, for the
+//! user-visible reason), then the gate opens the path once and judges what was opened: on Linux the
+//! descriptor's own `/proc/self/fd` link, elsewhere the canonical form of the name, and either way
+//! only if that path names the very object opened (same device and inode), else the read fails
+//! closed. The common case costs neither: on Linux the gate first opens with
+//! `openat2(RESOLVE_NO_SYMLINKS)` (through rustix), and when no link is on the way an absolute path
+//! without `.`/`..` is the object's real path; a link, an old kernel or a sandbox without the call
+//! falls back to the descriptor's link. There, when the link is the very name opened and the stat
+//! before the open saw the same object, the second stat is skipped (a link ending in ` (deleted)`,
+//! the kernel's mark, always takes the full check). What was opened goes through
+//! `Policy::allows_opened`: its real path (`Policy::allows_real_path`) and its link count. Only
+//! regular files are read (`O_NONBLOCK`, and a stat before the open, so a FIFO is never waited on
+//! and a device never opened; the descriptor is checked again), and every read is bounded (fold 16
+//! MiB, command files 1 MiB, fingerprints 64 MiB, mentions stream at most 256 MiB). The trait has
+//! no other read method, so a new reader cannot bypass the gate by accident. Files of `/proc` and
+//! `/sys` are never read (their sizes lie and their bytes are the process's: `src/env.ts ->
+//! /proc/self/environ`).
+//!
+//! ## Decision: Hard links are refused while an ignore file is active
+//!
+//! A second name of a blocked file (`ln secrets/key.pem src/notes.txt`) is a different path with
+//! the same bytes, and nothing finds a file's other names short of walking every folder. So the
+//! gate refuses a regular file with more than one link whenever any folder has an ignore file
+//! (`Policy::allows_links`); without one nothing is blocked and nothing is refused. The cost:
+//! hard-linked trees (pnpm's store in `node_modules`, `cp -al` backups, some build outputs) are not
+//! read by mentions, folding, symbols or fingerprints while an ignore file is active; the refusal
+//! names the reason. `validateAccess` stays a judgement of names (the host reads the file itself),
+//! as in the original.
 
 use std::io;
 use std::path::{Path, PathBuf};

@@ -9,6 +9,17 @@
 //! original text with those ranges. No grammar keyword contains `xx`, so no new keyword appears.
 //! Whitespace characters (and the byte-order mark, which grammars skip as an extra) become
 //! spaces instead, so a BOM-first file or a no-break space keeps its meaning for the grammar.
+//!
+//! ## Decision: Grammars read an ASCII shadow
+//!
+//! Grammar scanners are C code: tree-sitter-bash 0.25.1's crashes the process (SIGSEGV, which no
+//! panic guard catches) on `{` before a plane-14 character, so one command or one `.sh` file could
+//! end the sidecar. Every parse (fold engine, command vetting) reads
+//! `core::grammar_input::ascii_shadow`: each non-ASCII character becomes as many `x` bytes as it
+//! has (spaces for whitespace and the BOM), so byte ranges, lines and columns are the original's
+//! and names are sliced from the original. Non-ASCII characters are word or identifier characters
+//! in every language we parse, so the trees keep their shape; tests run every ASCII byte before
+//! characters of every plane through every grammar.
 
 use std::borrow::Cow;
 

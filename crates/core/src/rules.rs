@@ -3,6 +3,32 @@
 //! git (nothing inside an excluded folder can be re-included), and each match says which line of
 //! which file decided it.
 //! Longer than 600 lines only because its unit tests sit below the code (about 430 lines).
+//!
+//! ## Decision: Names are compared as file systems open them
+//!
+//! Rules and paths are matched in Unicode NFC (`rules::nfc`; macOS opens `café` in either form, so
+//! a decomposed name cannot dodge a composed rule), and every path is matched a second time as
+//! Windows opens it (`rules::windows_alias`: trailing dots and spaces and `:stream` suffixes
+//! dropped, so `secret.txt.` and `secret.txt::$DATA` are `secret.txt`); either verdict that blocks,
+//! blocks. On Linux this can only block more. An ignore-file line that is not valid UTF-8 keeps its
+//! rule with U+FFFD, but a negation on such a line is dropped (U+FFFD would re-include every name
+//! with any bad byte).
+//!
+//! ## Decision: Ignore files fail closed
+//!
+//! An ignore file is decoded as git reads it (a BOM dropped, an invalid UTF-8 byte costs at most
+//! its line, reported in `ruleDiagnostics`). UTF-16 (what Windows PowerShell 5's `>` writes) is
+//! decoded as UTF-16, recognised by its mark or its NULs but only when the UTF-8 reading has no
+//! usable rule, so the guess never costs a rule; a property test
+//! (`core/tests/ignore_bytes_props.rs`, and over stdio `failclosed.rs`) checks that no bytes around
+//! a rule unblock its path. Rules compile into as many matchers as needed (`rules::compile_groups`
+//! halves a group the regex size limit rejects), so the rule count is unlimited; the last matcher
+//! with a verdict wins, as the last line does. A rule set that still cannot be compiled (one
+//! pattern too big), or a file that exists but cannot be read (folder, FIFO, dangling link, over 16
+//! MB) keeps the last good rules, or, with none, becomes `RuleSet::block_everything`, which matches
+//! every path of that folder; `extraProtectedPatterns` likewise keeps the last good protection or
+//! protects everything at start-up. Status and `didReload` say so (`blocksEverything`, `lastError`,
+//! `protectionError`).
 
 use rustc_hash::FxHashMap as HashMap;
 use std::sync::RwLock;
@@ -229,6 +255,53 @@ fn is_trailing_blank(c: char) -> bool {
     c.is_whitespace() || matches!(c, '\u{FEFF}' | '\u{200B}'..='\u{200D}' | '\u{2060}')
 }
 
+/// Characters that show nothing (soft hyphen, bidirectional marks and isolates, zero-width and
+/// word joiners, variation selectors, Hangul fillers, tag characters, the BOM). A rule that
+/// holds one anywhere (`\u{200E}secrets/`, `.e\u{AD}nv`, a BOM starting a line the original
+/// strips it from) reads as the rule without it to whoever wrote the file, and blocks nothing
+/// as written.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{061C}'
+            | '\u{115F}'
+            | '\u{1160}'
+            | '\u{17B4}'
+            | '\u{17B5}'
+            | '\u{180B}'..='\u{180F}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{206F}'
+            | '\u{3164}'
+            | '\u{FE00}'..='\u{FE0F}'
+            | '\u{FEFF}'
+            | '\u{FFA0}'
+            | '\u{E0000}'..='\u{E007F}'
+            | '\u{E0100}'..='\u{E01EF}'
+    )
+}
+
+/// The invisible characters of `line` (as `U+200E, U+00AD`) and the line without them.
+fn invisible_characters(line: &str) -> Option<(String, String)> {
+    if !line.chars().any(is_invisible) {
+        return None;
+    }
+    let mut characters = String::new();
+    for c in line.chars().filter(|c| is_invisible(*c)) {
+        let name = format!("U+{:04X}", u32::from(c));
+        if !characters.contains(&name) {
+            if !characters.is_empty() {
+                characters.push_str(", ");
+            }
+            characters.push_str(&name);
+        }
+    }
+    let visible: String = line.chars().filter(|c| !is_invisible(*c)).collect();
+    Some((characters, visible))
+}
+
 fn trailing_whitespace(line: &str) -> Option<TrailingWhitespace> {
     let body = line.trim_end_matches(is_trailing_blank);
     let run = &line[body.len()..];
@@ -371,6 +444,41 @@ impl RuleSet {
                                 "trailing whitespace ({}) kept on a negation: it re-includes only names ending in it (trimmed, it would re-include more)",
                                 trailing.characters
                             ),
+                        };
+                        diagnostics.push(RuleDiagnostic {
+                            line: index + 1,
+                            message,
+                        });
+                    }
+                    // Invisible characters anywhere: the rule also reads without them.
+                    let read = trailing_whitespace(line)
+                        .and_then(|t| t.read_as)
+                        .unwrap_or_else(|| trimmed.to_owned());
+                    if let Some((characters, visible)) = invisible_characters(&read) {
+                        let visible = visible.trim_end_matches(' ').to_owned();
+                        let message = if line.starts_with('!') {
+                            format!(
+                                "invisible characters ({characters}) kept on a negation: it re-includes only names with them"
+                            )
+                        } else if visible.trim_start_matches('/').is_empty()
+                            || validator.add_line(None, &visible).is_err()
+                        {
+                            format!(
+                                "invisible characters ({characters}): the rule without them cannot be compiled; the line is kept as written"
+                            )
+                        } else {
+                            accepted.push(std::borrow::Cow::Owned(visible.clone()));
+                            origins.insert(
+                                visible.clone(),
+                                RuleOrigin {
+                                    file: file.map(str::to_owned),
+                                    line: Some(index + 1),
+                                    pattern: visible.clone(),
+                                },
+                            );
+                            format!(
+                                "invisible characters ({characters}) in the rule: it also blocks what `{visible}` blocks"
+                            )
                         };
                         diagnostics.push(RuleDiagnostic {
                             line: index + 1,
@@ -651,6 +759,55 @@ mod tests {
                 "{content:?}: {diagnostic:?}"
             );
         }
+    }
+
+    /// Table (red team round 7, issue 26 class 9): a rule holding a character that shows
+    /// nothing anywhere (a BOM starting a later line, which the original strips from every
+    /// line; bidirectional marks; a soft hyphen; a variation selector) blocks what it blocks
+    /// without it, and says so. Each of these blocked nothing before.
+    #[test]
+    fn a_rule_with_invisible_characters_blocks_what_it_blocks_without_them() {
+        let cases = [
+            ("# keys\n\u{FEFF}secrets/\n", 2, "secrets/a.txt", "U+FEFF"),
+            ("\u{200E}.env\n", 1, ".env", "U+200E"),
+            (".e\u{AD}nv\n", 1, "src/.env", "U+00AD"),
+            ("secrets\u{200F}/\n", 1, "secrets/k.json", "U+200F"),
+            ("\u{202E}*.pem\n", 1, "a.pem", "U+202E"),
+            ("vault\u{2066}\n", 1, "vault/token", "U+2066"),
+            ("id_rsa\u{FE0F}\n", 1, "id_rsa", "U+FE0F"),
+            (
+                "config/priv\u{2062}ate.json\n",
+                1,
+                "config/private.json",
+                "U+2062",
+            ),
+            ("\u{3164}token.txt\n", 1, "token.txt", "U+3164"),
+            ("*.key\u{E0020}\n", 1, "a.key", "U+E0020"),
+            ("dist\u{180E}\n", 1, "dist/x", "U+180E"),
+            ("\u{034F}build/\n", 1, "build/x", "U+034F"),
+            ("a\nb\n\u{FEFF}.npmrc\n", 3, ".npmrc", "U+FEFF"),
+        ];
+        for (content, line, path, characters) in cases {
+            let rules = RuleSet::new(Some(".rooignore"), content, &[".rooignore"]);
+            let origin = rules.matched(path);
+            assert!(origin.is_some(), "{content:?} must block {path:?}");
+            assert_eq!(origin.unwrap().line, Some(line), "{content:?}");
+            let diagnostic = rules
+                .diagnostics
+                .iter()
+                .find(|d| d.line == line)
+                .unwrap_or_else(|| panic!("{content:?}: the characters are reported"));
+            assert!(
+                diagnostic.message.contains(characters),
+                "{content:?}: {diagnostic:?}"
+            );
+        }
+        // A negation keeps its as-written reading; rules without such characters stay silent.
+        let rules = RuleSet::new(Some(".rooignore"), "secrets/**\n!secrets/\u{200E}a\n", &[]);
+        assert!(rules.matched("secrets/a").is_some());
+        assert!(rules.diagnostics[0].message.contains("negation"));
+        let rules = RuleSet::new(Some(".rooignore"), "secrets/\n*.pem\n", &[]);
+        assert!(rules.diagnostics.is_empty(), "{:?}", rules.diagnostics);
     }
 
     #[test]

@@ -265,6 +265,111 @@ pub fn encode_bytes(bytes: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(out)
 }
 
+/// The JSON `JSON.stringify` writes for a value the host parsed: compact, lone surrogates as
+/// the host escaped them ([`decode_json`]) and numbers as JavaScript writes them (every number
+/// is an IEEE double there: `1e+21`, not `1e21`; `1`, not `1.0`; `0` for `-0`; an integer past
+/// 2^53 rounded to its double, `18446744073709552000`).
+pub fn javascript_json<T: serde::Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, JavaScriptNumbers);
+    value
+        .serialize(&mut serializer)
+        .expect("a JSON value serialises");
+    match decode_json(&out) {
+        Cow::Borrowed(_) => out,
+        Cow::Owned(decoded) => decoded,
+    }
+}
+
+/// Compact JSON with JavaScript's number formatting.
+struct JavaScriptNumbers;
+
+/// `Number.MAX_SAFE_INTEGER`: every integer up to it is a double exactly.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+impl serde_json::ser::Formatter for JavaScriptNumbers {
+    fn write_i64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: i64) -> std::io::Result<()> {
+        if v.unsigned_abs() <= MAX_SAFE_INTEGER {
+            // Exactly a double: written as Rust writes it.
+            return write!(w, "{v}");
+        }
+        w.write_all(javascript_number(v as f64).as_bytes())
+    }
+    fn write_u64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: u64) -> std::io::Result<()> {
+        if v <= MAX_SAFE_INTEGER {
+            return write!(w, "{v}");
+        }
+        w.write_all(javascript_number(v as f64).as_bytes())
+    }
+    fn write_i128<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        v: i128,
+    ) -> std::io::Result<()> {
+        w.write_all(javascript_number(v as f64).as_bytes())
+    }
+    fn write_u128<W: ?Sized + std::io::Write>(
+        &mut self,
+        w: &mut W,
+        v: u128,
+    ) -> std::io::Result<()> {
+        w.write_all(javascript_number(v as f64).as_bytes())
+    }
+    fn write_f32<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f32) -> std::io::Result<()> {
+        w.write_all(javascript_number(f64::from(v)).as_bytes())
+    }
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
+        w.write_all(javascript_number(v).as_bytes())
+    }
+}
+
+/// `Number.prototype.toString()` of a double (ECMA-262 Number::toString, radix 10): the
+/// shortest digits that round-trip, in plain notation for exponents -7 < n <= 21, else
+/// `d.ddde±n`. `JSON.stringify` writes a non-finite number as `null`.
+pub fn javascript_number(value: f64) -> String {
+    if !value.is_finite() {
+        return "null".to_owned();
+    }
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    // Rust's `{:e}` writes the shortest round-trip digits: `-1.2345e-7`.
+    let scientific = format!("{:e}", value.abs());
+    let (mantissa, exponent) = scientific
+        .split_once('e')
+        .expect("`{:e}` writes an exponent");
+    let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+    let exponent: i64 = exponent.parse().expect("an integer exponent");
+    let k = digits.len() as i64;
+    let n = exponent + 1;
+    let mut out = String::new();
+    if value < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', (n - k) as usize));
+    } else if 0 < n && n <= 21 {
+        out.push_str(&digits[..n as usize]);
+        out.push('.');
+        out.push_str(&digits[n as usize..]);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', (-n) as usize));
+        out.push_str(&digits);
+    } else {
+        out.push_str(&digits[..1]);
+        if k > 1 {
+            out.push('.');
+            out.push_str(&digits[1..]);
+        }
+        out.push('e');
+        out.push(if n > 0 { '+' } else { '-' });
+        out.push_str(&(n - 1).abs().to_string());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

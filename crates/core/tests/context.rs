@@ -61,6 +61,8 @@ mod context {
             folded_file_sections: vec!["<system-reminder>folded a.ts</system-reminder>".into()],
             summarizer: summarizer(100_000),
             verify: None,
+            last_request: None,
+            guard: None,
         }
     }
 
@@ -117,6 +119,7 @@ mod context {
             context_window: 100_000,
             max_tokens: max,
             settings,
+            guard: None,
         })
     }
 

@@ -111,6 +111,8 @@ mod context {
                 supports_images: false,
             },
             verify: None,
+            last_request: None,
+            guard: None,
         }
     }
 

@@ -1,5 +1,26 @@
 //! Folded file context: the outlines of the files the agent read, wrapped one section per file
 //! as the original's `generateFoldedFileContext`, under a character budget.
+//!
+//! ## Decision: The folded context's budget goes to what the task needs (issue 17)
+//!
+//! The original spends its 50,000 characters in reading order, and in a TypeScript monorepo two
+//! thirds of outline characters were `describe`/`it` lines. `fold::folded_file_context_with`
+//! outlines every file first (cached, in parallel, a window at a time so cancellation still stops
+//! it), then spends the budget in one order: edited files (most recent edit first; `editedPaths`,
+//! or the tracker's `roo_edited` records in a condense), then read files (the host's order, most
+//! recent first), implementation before tests within each. Test files (by name, or by an outline
+//! that is mostly `describe`/`it`) the agent did not edit are summarised when they hold more than 3
+//! tests: one line per outermost `describe` with its test count, loose tests as one `a--b | N
+//! tests` line (`fold/src/testing.rs`; short tests below the 4-line minimum still count), and a
+//! file named as a test shows only its tests (no mocks or helpers). Measured on Roo-Code this takes
+//! tests from 58% to 10% of outline characters (BENCHMARKS.md). If the whole still does not fit,
+//! definitions nested in function bodies of unedited files go before anything is cut. The section
+//! format is the original's; `prioritize: false` restores the original's order and full outlines
+//! (the bench's baseline). The cost: files past the budget are now parsed too (cold), since a
+//! file's place depends on its outline; warm, nothing is parsed. Freshness needs no extra rule: the
+//! outline cache is keyed by content (length and hash), every request re-reads files through the
+//! gate, so a file the user changed is outlined afresh (`tests/blackbox/fold_priority.rs` proves it
+//! after the real watcher's `roo/files/didChange`).
 
 use std::borrow::Cow;
 use std::sync::Arc;

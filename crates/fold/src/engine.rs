@@ -1,6 +1,25 @@
 //! The one place that runs tree-sitter: parsing under a time budget, running the definition query,
 //! and walking trees without recursion. Every public feature (outline, folding ranges, symbols)
 //! is built on these functions.
+//!
+//! ## Decision: Data has a name, values are not functions
+//!
+//! TypeScript/JavaScript queries capture multi-line top-level `const`/`let`/`export const` whose
+//! value is an object, array, call, `new`, class expression or template as `constant`; when a node
+//! is both (`const B = memo(() => ...)`), the function pattern wins (`engine::candidates` sorts
+//! data last). A call holding a function is a function only for known wrappers (`memo`,
+//! `forwardRef`, `observer`, `lazy`, `useCallback`, `with*`, `connect`), so `useMemo(...)`,
+//! `Array.from(...)` and `setTimeout(...)` are never labelled functions. Go `const (`/`var (` lines
+//! carry their names (capped at 120 characters, then `…+N`).
+//!
+//! ## Decision: Grammar limitations are not syntax errors
+//!
+//! tree-sitter-typescript 0.23.2 is the newest release on crates.io (checked with `cargo info`); it
+//! still misreads import types inside type arguments (`Promise<import("x").T[]>`; `typeof
+//! import("os")` parses) and `&name=` in JSX attribute strings. `engine::first_syntax_error` finds
+//! the innermost error node (so a tree that is one big `ERROR` is not reported on line 1) and, when
+//! every error of the file is one of these known constructs, reports `grammarLimitation` with the
+//! construct and its line.
 
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;

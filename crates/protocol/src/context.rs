@@ -48,8 +48,14 @@ pub struct SummarizerModel {
 pub struct ManageContextParams {
     /// Manual, automatic or emergency.
     pub trigger: ContextTrigger,
-    /// The full stored API history (`api_conversation_history.json`).
+    /// The full stored API history (`api_conversation_history.json`); empty when `history`
+    /// names one the sidecar holds.
+    #[serde(default)]
     pub messages: Vec<Value>,
+    /// A history the sidecar holds (`roo/history/open`), instead of `messages`: the result then
+    /// carries the changes as ops (`history`), not the array.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryRef>,
     /// The task's system prompt (counted as part of what the model sees).
     #[serde(default)]
     pub system_prompt: String,
@@ -99,8 +105,172 @@ pub struct ManageContextParams {
     /// Verify the summary and repair what it lost. Absent: no verification (today's result).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyOptions>,
+    /// Prompt-cache options (issue 30): prices, the cache clock, deferral and the
+    /// continuation-shaped summarize request. Absent: today's behaviour (impacts priced at the
+    /// defaults, nothing deferred, standalone requests unless `prefixReuseCondense` was set at
+    /// `initialize`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheParams>,
+    /// The conversing model's provider (`anthropic`, `openrouter`, ...), for calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The conversing model's id (`claude-sonnet-4-5`, ...): with it, counts are calibrated to
+    /// the provider (the default `tokenCountMode` becomes `calibrated`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+    /// The provider's usage of the last request (issue 32): the size is its input tokens plus
+    /// every message stored since, and the calibration learns from it. Also turns on the
+    /// termination guard for `taskId`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_request: Option<LastRequestUsage>,
+    /// The task folder: the calibration is kept in `<storageDir>/roo-context/calibration.json`
+    /// and survives a restart. Absent: kept in memory only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage_dir: Option<String>,
 }
 
+/// `cache` of `roo/context/manage`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CacheParams {
+    /// Price of a cache write relative to uncached input (default 1.25).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_multiplier: Option<f64>,
+    /// Price of a cache read relative to uncached input (default 0.1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_multiplier: Option<f64>,
+    /// When the host sent its last model request (ms since the epoch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_request_at_ms: Option<u64>,
+    /// How long the provider keeps a cached prefix, in ms (Anthropic: 300000). With
+    /// `lastRequestAtMs`: a change made after it is free (the cache is cold) and never waits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_ms: Option<u64>,
+    /// Defer non-emergency changes that do not pay for breaking the cached prefix yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defer: Option<DeferParams>,
+    /// Ask for a continuation of the host's last request (`true`), or today's standalone
+    /// request (`false`); default: the `prefixReuseCondense` setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_reuse: Option<bool>,
+    /// How many messages of the effective history the host's last request held (default: all
+    /// but the last, the newest, as with `totalTokens`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_request_messages: Option<usize>,
+}
+
+/// `cache.defer`: when a non-emergency change waits for a bigger batch.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct DeferParams {
+    /// A change must free at least this many tokens per later request (default
+    /// `max(20000, contextWindow / 10)`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_freed_tokens: Option<u64>,
+    /// A change that needs more later requests than this to pay for its cache write waits
+    /// (default 5).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_break_even_requests: Option<f64>,
+}
+
+/// What a change to the model-facing history costs and saves in prompt-cache terms (tokens by
+/// the run's counter, like every other figure of the result).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CacheImpactInfo {
+    /// Index in the effective history (before the change) of the first message the model sees
+    /// differently; everything before it, with the system prompt and tools, stays cached.
+    pub first_changed_index: usize,
+    /// Tokens of the prefix that stays cached (system prompt and tools included).
+    pub kept_prefix_tokens: u64,
+    /// Tokens the next request writes to the cache again (from `firstChangedIndex` on).
+    pub rewrite_tokens: u64,
+    /// Tokens every later request no longer sends.
+    pub saved_tokens_per_request: u64,
+    /// Later requests until the change has paid for its extra write (0: it costs nothing
+    /// extra; `null`: it never does).
+    pub break_even_requests: Option<u64>,
+    /// Whether the cache was cold (the TTL had passed): then the change breaks nothing.
+    pub cold: bool,
+}
+
+/// Why a change waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum DeferReasonKind {
+    /// It would free fewer tokens than `minFreedTokens`.
+    FreesTooLittle,
+    /// It would take more than `maxBreakEvenRequests` requests to pay for its write.
+    BreakEvenTooFar,
+}
+
+/// A non-emergency change deferred to a later batch (nothing changed; nothing was sent).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DeferredInfo {
+    /// Why it waits.
+    pub reason: DeferReasonKind,
+    /// The minimum in force.
+    pub min_freed_tokens: u64,
+    /// The estimated impact (a condense's summary estimated at the summarizer's output
+    /// reserve).
+    pub estimated_impact: CacheImpactInfo,
+}
+
+/// The shape of a summarize request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum SummarizeShape {
+    /// Our system prompt, tool blocks as text, no tools.
+    Standalone,
+    /// The host's last request replayed exactly, with `messages` appended.
+    Continuation,
+}
+
+/// Why a continuation fell back to the standalone request (once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum PrefixReuseFallbackKind {
+    /// The replay plus the appended messages exceed the summarizer's usable window.
+    ReplayTooLarge,
+    /// The model answered the continuation with a tool call.
+    ToolCallAnswer,
+}
+
+/// `prefixReuse` of a result: the shape of the summarize request whose answer was used.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PrefixReuseInfo {
+    /// `continuation` or `standalone`.
+    pub shape: SummarizeShape,
+    /// Why the standalone request was used, when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<PrefixReuseFallbackKind>,
+}
+
+/// `continuation` of `roo/host/summarize`: how to build the request from the host's last one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SummarizeContinuation {
+    /// Replay the first `replayMessages` messages of the last request exactly as sent (system
+    /// prompt, tools, `tool_choice`, `response_format` unchanged), then append `messages`.
+    pub replay_messages: usize,
+    /// Tokens of the replay as the sidecar counted them (system prompt and tools included).
+    pub replay_tokens: u64,
+    /// Where cache breakpoints go: `asLastRequest`, the breakpoints of the last request kept
+    /// where they were and none added to the appended messages (the replayed prefix is read
+    /// from the cache; the condense request itself is never reused).
+    pub cache_breakpoints: String,
+}
 /// A summary check.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
@@ -309,8 +479,12 @@ pub struct SummaryVerificationInfo {
 pub struct VerifySummaryParams {
     /// The summary text.
     pub summary: String,
-    /// The history being condensed (the full stored history is best).
+    /// The history being condensed (the full stored history is best); empty with `history`.
+    #[serde(default)]
     pub messages: Vec<Value>,
+    /// A history the sidecar holds, instead of `messages` (nothing of it crosses the wire).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryRef>,
     /// The task, for its tracked files (`verify.files: "tracker"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
@@ -491,6 +665,58 @@ pub enum TokenCountMode {
     Exact,
     /// The original's rules on top of it: ×1.5 per content list, rounded up; images by formula.
     Estimate,
+    /// Exact o200k_base scaled to the provider's tokenizer by the calibration of
+    /// (`provider`, `modelId`): the family prior until the provider's usage was observed.
+    Calibrated,
+}
+
+/// The provider's usage of the last request the host sent (issue 32).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LastRequestUsage {
+    /// The input tokens the provider reported for it (cache reads and writes included).
+    pub input_tokens: u64,
+    /// How many stored messages it held. Every message from this index on was added since and
+    /// is counted as the unsent batch; the messages before it are what the provider counted,
+    /// which the calibration learns from. `roo/context/manage` only; absent: only the last
+    /// message is added, as with `totalTokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_count: Option<usize>,
+}
+
+/// Per-class ratios of a calibration (provider tokens per o200k token).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ClassRatios {
+    /// Source code.
+    pub code: f64,
+    /// Natural-language text.
+    pub prose: f64,
+    /// Chinese and Japanese text.
+    pub cjk: f64,
+    /// JSON, logs, listings.
+    pub json: f64,
+    /// Korean text.
+    pub hangul: f64,
+}
+
+/// The calibration a result was counted with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CalibrationInfo {
+    /// The prior's family (`claude`, `cl100k`, `o200k`, `gemini`, `default`).
+    pub family: String,
+    /// The ratio per content class.
+    pub ratios: ClassRatios,
+    /// 0 (the prior alone) to 1 (observations speak), for the counted mix.
+    pub confidence: f64,
+    /// Requests observed for this model.
+    pub observations: u32,
+    /// Whether this call's `lastRequest` was learned from.
+    pub observed: bool,
 }
 
 /// Why a `roo/host/summarize` call is no longer wanted.
@@ -601,9 +827,13 @@ pub struct RequestDegradationInfo {
 pub struct ManageContextResult {
     /// Whether the history changed. When `false` the host's history stays exactly as it was.
     pub changed: bool,
-    /// The new full history to store; present only when `changed`.
+    /// The new full history to store; present only when `changed` and the params sent
+    /// `messages`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<Vec<Value>>,
+    /// With a `history` reference: what changed, as ops against it, and the state after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryChanges>,
     /// `none`, `condensed` or `truncated`.
     pub action: ManageAction,
     /// The summary text (empty unless condensed).
@@ -645,6 +875,18 @@ pub struct ManageContextResult {
     /// the condense was refused because of it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<SummaryVerificationInfo>,
+    /// What the change costs and saves in prompt-cache terms; present whenever `changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_impact: Option<CacheImpactInfo>,
+    /// A non-emergency change deferred to a later batch (`cache.defer`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deferred: Option<DeferredInfo>,
+    /// The summarize request's shape, when a continuation was asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_reuse: Option<PrefixReuseInfo>,
+    /// The calibration the counts used, when `modelId` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationInfo>,
 }
 
 /// Params of `roo/context/willManage` (numbers only: cheap to call before every request).
@@ -671,6 +913,24 @@ pub struct WillManageContextParams {
     /// `estimate` (default) or `exact`, for counting `lastMessage`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_count_mode: Option<TokenCountMode>,
+    /// Every message stored since the last request (tool results, the assistant's reply, the
+    /// new user message): all counted, so a large tool batch is seen before it is sent. Wins
+    /// over `lastMessage` and `lastMessageTokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub new_messages: Option<Vec<Value>>,
+    /// The provider's usage of the last request: its `inputTokens` replace `totalTokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_request: Option<LastRequestUsage>,
+    /// The conversing model's provider, for calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The conversing model's id: with it, new messages are counted calibrated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
+    /// The task: with `lastRequest`, the plan honours the task's termination guard, as
+    /// `roo/context/manage` does (`shouldCondense` is false until the context grew enough).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
 }
 
 /// Result of `roo/context/willManage`.
@@ -702,6 +962,9 @@ pub struct WillManageContextResult {
     /// Non-fatal notes (an invalid profile threshold).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The calibration the new messages were counted with, when `modelId` was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibration: Option<CalibrationInfo>,
 }
 
 /// Params of `roo/context/condense`: the original's `summarizeConversation`, one condense now
@@ -778,6 +1041,10 @@ pub struct CondenseResult {
     /// How the summarize request was shortened, when one was sent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_degradation: Option<RequestDegradationInfo>,
+    /// What the condense costs and saves in prompt-cache terms (issue 30), when `changed`:
+    /// `estimate` counts at the default prices, the system prompt and tools not included.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_impact: Option<CacheImpactInfo>,
 }
 
 /// Params of `roo/context/classifyError`.
@@ -822,6 +1089,13 @@ pub struct HostSummarizeParams {
     pub request_tokens: u64,
     /// What the summarizer's window allows.
     pub token_limit: u64,
+    /// `continuation` (issue 30): replay the last request and append `messages`
+    /// (`systemPrompt` is then empty); absent: today's standalone request.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<SummarizeShape>,
+    /// How to build the continuation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continuation: Option<SummarizeContinuation>,
 }
 
 /// A provider error as the host saw it (the original's thrown error object).
@@ -864,6 +1138,10 @@ pub struct HostSummarizeResult {
     /// Set when the provider call failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<HostErrorInfo>,
+    /// The model answered with a tool call instead of text (a continuation carries the
+    /// agent's tools): the sidecar falls back to the standalone request once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call: Option<bool>,
 }
 
 /// Params of the `roo/host/cancelSummarize` notification (server to client): the summarize call
@@ -876,4 +1154,137 @@ pub struct HostCancelSummarizeParams {
     pub request_id: String,
     /// `timeout` or `cancelled`.
     pub reason: CancelReason,
+}
+
+/// Params of `roo/context/cacheBreakpoints`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBreakpointsParams {
+    /// The full stored API history.
+    pub messages: Vec<Value>,
+    /// How many breakpoints the host can spend on messages (1 to 4; default 4, Anthropic's
+    /// limit; the system prompt's own breakpoint is the host's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<usize>,
+}
+
+/// Result of `roo/context/cacheBreakpoints`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CacheBreakpointsResult {
+    /// Indices into the effective history (the messages the model sees) of the messages whose
+    /// last content block should carry a breakpoint, ascending.
+    pub effective_indices: Vec<usize>,
+    /// The same messages as indices into the stored `messages`.
+    pub stored_indices: Vec<usize>,
+}
+
+/// Params of `roo/context/hygiene` (issue 31): old observations masked, superseded file reads
+/// elided, as decisions on the stored messages the effective history applies.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ContextHygieneParams {
+    /// The full stored API history; empty with `history`.
+    #[serde(default)]
+    pub messages: Vec<Value>,
+    /// A history the sidecar holds, instead of `messages`: the decisions are answered as ops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryRef>,
+    /// Results in the last this-many assistant turns are untouched (default 3, at least 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keep_recent_turns: Option<usize>,
+    /// A non-file tool result larger than this many tokens is masked (default 500).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask_above_tokens: Option<usize>,
+    /// New decisions are made only when together they free at least this many tokens
+    /// (default 4000), so the prompt-cache prefix changes rarely.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch_tokens: Option<usize>,
+    /// Mask large old observations (default `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mask: Option<bool>,
+    /// Elide superseded file reads (default `true`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elide_superseded: Option<bool>,
+    /// `tool_use` ids never masked or elided; an earlier decision on one is lifted.
+    #[serde(default)]
+    pub pinned: Vec<String>,
+    /// Paths the agent edited, beside the edit tools found in the history.
+    #[serde(default)]
+    pub edited_paths: Vec<String>,
+    /// How tokens are counted (default `estimate`, as `roo/context/manage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_count_mode: Option<TokenCountMode>,
+}
+
+/// Why a tool result is shown as a placeholder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub enum HygieneKind {
+    /// A large old observation (command, search, MCP output).
+    Masked,
+    /// A file read with newer content later in the history.
+    Superseded,
+}
+
+/// One new hygiene decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct HygieneDecision {
+    /// The `tool_use_id` of the result.
+    pub tool_use_id: String,
+    /// Masked or superseded.
+    pub kind: HygieneKind,
+    /// The stored index of the message holding the result.
+    pub message_index: usize,
+    /// The tool's name.
+    pub tool: String,
+    /// Tokens of the result as stored.
+    pub tokens: usize,
+    /// The stored output id (`roo/output/read`) the result names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_id: Option<String>,
+    /// For a superseded read: the `tool_use` id holding the newer content.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+/// Result of `roo/context/hygiene`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ContextHygieneResult {
+    /// Whether any stored message changed (a decision added or lifted).
+    pub changed: bool,
+    /// The stored history with the decisions (`contextHygiene` entries); empty with a
+    /// `history` reference.
+    pub messages: Vec<Value>,
+    /// With a `history` reference: the decisions as ops against it, and the state after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryChanges>,
+    /// The new decisions, in history order.
+    pub decisions: Vec<HygieneDecision>,
+    /// `tool_use` ids whose earlier decision a pin lifted.
+    pub unpinned: Vec<String>,
+    /// Model-facing tokens of the effective history before the call.
+    pub tokens_before: usize,
+    /// Model-facing tokens of the effective history after it.
+    pub tokens_after: usize,
+    /// Leading messages of the effective history that stayed byte-identical (the prompt-cache
+    /// prefix kept).
+    pub kept_prefix_messages: usize,
+    /// The stored index of the first message the model now sees differently.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_changed_index: Option<usize>,
+    /// Tokens eligible results would free, waiting for a batch of `batchTokens`.
+    pub pending_tokens: usize,
+    /// Whether eligible results wait for a larger batch.
+    pub deferred: bool,
+    /// The paths the agent edits (the params' and the history's edit tools), sorted.
+    pub edited_paths: Vec<String>,
 }

@@ -23,8 +23,13 @@ pub struct HistoryDiagnostic {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EffectiveHistoryParams {
-    /// The stored API history (`api_conversation_history.json`).
+    /// The stored API history (`api_conversation_history.json`); empty with `history`.
+    #[serde(default)]
     pub messages: Vec<Value>,
+    /// A history the sidecar holds, instead of `messages`: the result's `messages` is then
+    /// empty and `sourceIndices` says which of the host's own copy the model sees.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryRef>,
     /// Also return the messages since the last summary (what a new condense would summarize).
     #[serde(default)]
     pub include_since_last_summary: bool,
@@ -78,8 +83,13 @@ pub struct MergeHistoryResult {
 pub struct RewindParams {
     /// The UI events (`ui_messages.json`, the original's clineMessages).
     pub ui_messages: Vec<Value>,
-    /// The stored API history.
+    /// The stored API history; empty with `history`.
+    #[serde(default)]
     pub api_messages: Vec<Value>,
+    /// A history the sidecar holds, instead of `apiMessages`: the rewind is applied to it and
+    /// answered as ops (`history`), `apiMessages` in the result then empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryRef>,
     /// Rewind to the UI event with exactly this `ts` ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ts: Option<f64>,
@@ -101,8 +111,11 @@ pub struct RewindParams {
 pub struct RewindResult {
     /// How many UI events to keep.
     pub ui_messages_kept: usize,
-    /// The rewound API history.
+    /// The rewound API history (empty with a `history` reference).
     pub api_messages: Vec<Value>,
+    /// With a `history` reference: the rewind as ops against it, and the state after.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryChanges>,
     /// Whether the API history changed.
     pub changed: bool,
     /// `condenseId`s of removed condense events (their summaries are gone).
@@ -131,12 +144,21 @@ pub struct CountTokensParams {
     /// A whole history; counted as the model sees it unless `effective` is false.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub messages: Option<Vec<Value>>,
+    /// A history the sidecar holds, instead of `messages`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<crate::sync::HistoryRef>,
     /// `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mode: Option<crate::context::TokenCountMode>,
     /// For `messages`: count the effective history (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effective: Option<bool>,
+    /// The conversing model's provider, for `calibrated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// The conversing model's id: the result then also holds `calibrated`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_id: Option<String>,
 }
 
 /// Result of `roo/tokens/count`.
@@ -149,6 +171,9 @@ pub struct CountTokensResult {
     /// For `messages`: tokens per counted message, with its index in the input.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub per_message: Option<Vec<MessageTokens>>,
+    /// With `modelId`: the same content counted calibrated to the provider (issue 32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calibrated: Option<usize>,
 }
 
 /// Tokens of one message.
@@ -224,6 +249,11 @@ pub struct TruncateHistoryResult {
     pub messages_removed: usize,
     /// Indices into `messages` of what stays visible, the marker excluded (what to count).
     pub visible_indices: Vec<usize>,
+    /// What the truncation costs and saves in prompt-cache terms (issue 30), when it changed
+    /// anything: `estimate` counts at the default prices, the system prompt and tools not
+    /// included (the request does not carry them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_impact: Option<crate::context::CacheImpactInfo>,
 }
 
 /// Params of `roo/history/toolBlocksAsText` (the original's `transformMessagesForCondensing`).

@@ -21,6 +21,7 @@ pub mod output;
 pub mod requests;
 #[cfg(feature = "schema")]
 pub mod schema;
+pub mod sync;
 pub mod workspace;
 
 /// The wire string of a value of a closed set (`"ignoreRule"` for `BlockKind::IgnoreRule`), for
@@ -39,6 +40,8 @@ pub mod methods {
 
     /// Server-to-client notification: an ignore file was (re)loaded.
     pub const IGNORE_DID_RELOAD: &str = "roo/ignore/didReload";
+    /// Server-to-client notification: the workspace folders are watched recursively.
+    pub const WORKSPACE_DID_WATCH: &str = "roo/workspace/didWatch";
     /// Client-to-server notification: change settings (same shape as `initializationOptions`).
     pub const SETTINGS_UPDATE: &str = "roo/settings/update";
     /// Server-to-client notification: a tracked file changed and the agent did not do it.

@@ -72,6 +72,16 @@ macro_rules! for_each_request {
             FoldOutline = FOLD_OUTLINE "roo/fold/outline", fold::FoldOutlineParams => fold::FoldOutlineResult, blocking;
             /// The effective API history (what the model sees).
             HistoryEffective = HISTORY_EFFECTIVE "roo/history/effective", history::EffectiveHistoryParams => history::EffectiveHistoryResult, blocking;
+            /// Hold a task's history in the sidecar: sent once, then changed by ops (issue 29).
+            HistoryOpen = HISTORY_OPEN "roo/history/open", sync::HistoryOpenParams => sync::HistoryOpenResult, waiting;
+            /// Apply an ordered batch of ops to a held history, whole or not at all.
+            HistoryChange = HISTORY_CHANGE "roo/history/change", sync::HistoryChangeParams => sync::HistoryChangeResult, waiting;
+            /// Read messages of a held history (a host that lost its copy).
+            HistoryRead = HISTORY_READ "roo/history/read", sync::HistoryReadParams => sync::HistoryReadResult, waiting;
+            /// Write a held history's `api_conversation_history.json` now (`persist: sidecar`).
+            HistoryFlush = HISTORY_FLUSH "roo/history/flush", sync::HistoryTaskParams => sync::HistoryFlushResult, waiting;
+            /// Flush and forget a held history.
+            HistoryClose = HISTORY_CLOSE "roo/history/close", sync::HistoryTaskParams => sync::HistoryFlushResult, waiting;
             /// Merge consecutive same-role messages for an API request.
             HistoryMerge = HISTORY_MERGE "roo/history/merge", history::MergeHistoryParams => history::MergeHistoryResult, blocking;
             /// Rewind the API history to a UI event.
@@ -112,6 +122,10 @@ macro_rules! for_each_request {
             ContextClassifyError = CONTEXT_CLASSIFY_ERROR "roo/context/classifyError", context::ClassifyErrorParams => context::ClassifyErrorResult, blocking;
             /// Checks a summary against the history it replaces; returns the report and the addendum.
             ContextVerifySummary = CONTEXT_VERIFY_SUMMARY "roo/context/verifySummary", context::VerifySummaryParams => context::VerifySummaryResult, waiting;
+            /// Where to put up to 4 prompt-cache breakpoints in the effective history (issue 30).
+            ContextCacheBreakpoints = CONTEXT_CACHE_BREAKPOINTS "roo/context/cacheBreakpoints", context::CacheBreakpointsParams => context::CacheBreakpointsResult, blocking;
+            /// Masks old tool outputs and elides superseded file reads, non-destructively (issue 31).
+            ContextHygiene = CONTEXT_HYGIENE "roo/context/hygiene", context::ContextHygieneParams => context::ContextHygieneResult, blocking;
             /// Bounds a tool output under a token cap and stores it whole (issue 31).
             OutputIngest = OUTPUT_INGEST "roo/output/ingest", output::IngestOutputParams => output::IngestOutputResult, blocking;
             /// Pages a stored tool output exactly, by line range or pattern.
@@ -166,7 +180,7 @@ macro_rules! declare_requests {
     };
 }
 
-use crate::{access, context, files, fold, history, mentions, output, workspace};
+use crate::{access, context, files, fold, history, mentions, output, sync, workspace};
 
 for_each_request!(declare_requests);
 

@@ -4,6 +4,12 @@
 //! Adding a client-to-server request: one row in [`crate::for_each_request!`]; a notification or a
 //! server-to-client request: one line in [`method_table`]. The tests below fail when a `roo/*` constant of `methods` has no line here, or when a
 //! public wire type lacks the `JsonSchema` derive.
+//!
+//! ## Decision: Generated editor types
+//!
+//! The protocol crate derives JSON Schema (feature `schema`); a script turns it into TypeScript,
+//! and checks fail when a method is missing from the table or the generated file is stale. Types
+//! are never mirrored by hand.
 
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use schemars::{JsonSchema, Schema};
@@ -14,7 +20,7 @@ use crate::files::*;
 use crate::mentions::*;
 use crate::methods;
 use crate::workspace::*;
-use crate::{access, context, files, fold, history, mentions, output, workspace};
+use crate::{access, context, files, fold, history, mentions, output, sync, workspace};
 
 /// Who sends a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -91,6 +97,7 @@ pub fn method_table(generator: &mut SchemaGenerator) -> Vec<MethodEntry> {
         notification::<FileDidChangeParams>(g, S2C, methods::FILES_DID_CHANGE),
         notification::<Settings>(g, C2S, methods::SETTINGS_UPDATE),
         notification::<IgnoreDidReloadParams>(g, S2C, methods::IGNORE_DID_RELOAD),
+        notification::<WorkspaceDidWatchParams>(g, S2C, methods::WORKSPACE_DID_WATCH),
     ]);
     table
 }

@@ -25,6 +25,11 @@ pub struct Settings {
     /// false loads them on the first count, keeping memory low until then.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warm_tokenizer: Option<bool>,
+    /// The host can replay its last model request (issue 30): every `roo/context/manage`
+    /// condense asks `roo/host/summarize` for a continuation of it unless the request's
+    /// `cache.prefixReuse` says `false`. Default false (today's standalone request).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefix_reuse_condense: Option<bool>,
 }
 
 /// Wording of protection texts.
@@ -79,6 +84,31 @@ pub struct FolderStatus {
     /// cannot be compiled) and no earlier rules exist: every path in the folder is blocked.
     #[serde(default)]
     pub blocks_everything: bool,
+}
+
+/// Notification `roo/workspace/didWatch`: the recursive watch of every workspace folder is set
+/// up (after `initialize`, a change of folders, or a folder deleted and created again) and the
+/// files tasks track were compared with the disk once. From here on a change is seen as it
+/// happens; one made before was found by that comparison, where a rename cannot be told from a
+/// delete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WorkspaceDidWatchParams {
+    /// One entry per folder whose watch was (re)started.
+    pub folders: Vec<FolderWatch>,
+}
+
+/// One folder's watch.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct FolderWatch {
+    /// The workspace folder.
+    pub folder: String,
+    /// False when the recursive watch could not be set up (the system's watch limit, a folder
+    /// that is gone): changes below the folder are then not seen until a restart.
+    pub recursive: bool,
 }
 
 /// Notification `roo/ignore/didReload`, sent after every reload of a folder's ignore file.

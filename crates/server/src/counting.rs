@@ -1,6 +1,7 @@
 //! The one token counter of the server: exact o200k_base counts through a shared content cache,
 //! adapted to the conversation core's `TokenCounter`. Every feature that counts uses this.
 
+use roo_context_core::context::calibrate::{Calibrated, Calibration};
 use roo_context_core::conversation::{Estimate, TokenCounter};
 use roo_context_core::wire_text;
 pub use roo_context_protocol::context::TokenCountMode as Mode;
@@ -29,7 +30,26 @@ pub fn with_counter<R>(
     f: impl FnOnce(&dyn TokenCounter) -> R,
 ) -> R {
     match mode {
-        Mode::Exact => f(&CachedCounter(cache)),
+        // Without a model to calibrate for, a calibrated count is the exact one (the `default`
+        // family's ratios are 1).
+        Mode::Exact | Mode::Calibrated => f(&CachedCounter(cache)),
         Mode::Estimate => f(&Estimate(CachedCounter(cache))),
+    }
+}
+
+/// Runs `f` with the counter for `mode`, calibrated with `calibration` in `calibrated` mode:
+/// the one place a budget's counter is scaled to the provider (`Calibration::apply` does it).
+pub fn with_model_counter<R>(
+    cache: &TokenCache,
+    mode: Mode,
+    calibration: Option<&Calibration>,
+    f: impl FnOnce(&dyn TokenCounter) -> R,
+) -> R {
+    match (mode, calibration) {
+        (Mode::Calibrated, Some(calibration)) => f(&Calibrated {
+            inner: &CachedCounter(cache),
+            calibration,
+        }),
+        (mode, _) => with_counter(cache, mode, f),
     }
 }

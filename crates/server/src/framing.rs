@@ -4,6 +4,26 @@
 //! one bad frame (see ../shared/deps.md, pitfall 14): invalid JSON, too deep nesting, odd ids.
 //! Lone surrogate escapes are encoded on the way in and decoded on the way out
 //! (`core::wire_text`). All output reaches stdout through one writer, one whole frame at a time.
+//!
+//! ## Decision: A frame guard in front of the framework
+//!
+//! tower-lsp-server stops serving after one malformed frame. `framing.rs` reads `Content-Length`
+//! frames itself, answers invalid UTF-8 / invalid JSON (-32700) and non-object, batch or
+//! `jsonrpc`-less messages (-32600, with the id when readable), skips garbage headers with a log
+//! line (a garbage line ending in `Content-Length:` is that header: the rest of a body whose length
+//! lied is glued to the next frame's header, and reading on from there costs one frame instead of
+//! every later one), and forwards only what the framework can decode, through an in-memory duplex.
+//! The framework's output is re-framed and written by one writer, so our error replies never
+//! interleave with its frames.
+//!
+//! ## Decision: Nesting is bounded at the guard
+//!
+//! serde_json (inside the framework) refuses more than 127 nested arrays/objects and the framework
+//! then stops serving, so the guard counts nesting lexically (no recursion, strings skipped) and
+//! answers a deeper message -32600 with its id. The message object is level 1, so a history's
+//! `tool_use.input` may nest about 120 levels. Every refused body is answered with the request's id
+//! when it can be read (a top-level `"id"` found by a tolerant lexical scan, even in invalid JSON);
+//! two ids or an unreadable one give `null`.
 
 use std::borrow::Cow;
 

@@ -3,6 +3,15 @@
 //! future dropped) the host is told with `$/cancelRequest` naming the request's id, so it can stop
 //! the work (a download, a model call). tower-lsp-server's `Client::send_request` hides the id and
 //! sends nothing when its future is dropped, hence the raw request path here.
+//!
+//! ## Decision: The host owns the model
+//!
+//! `roo/context/manage` sends `roo/host/summarize` to the client and waits (timeout,
+//! `$/cancelRequest`, `roo/host/cancelSummarize`); on any failure the history comes back untouched
+//! with `error` and `errorDetails`. A summary that does not shrink the context or does not fit is
+//! refused. Every server-to-client request goes through `server/src/host_call.rs`: one deadline,
+//! and `$/cancelRequest` with the request's id when the server stops waiting (timeout or its own
+//! cancellation), so the host stops the work.
 
 use std::time::Duration;
 

@@ -61,6 +61,21 @@ pub struct JournaledFile {
     /// The whole file on disk is not the state (records to compact, or a journal that could
     /// not be cut back after a failed append).
     behind: bool,
+    /// The whole file as this process last saw it (length, inode, modification time): another
+    /// writer's rewrite makes the journal continue a file that is no longer there.
+    whole_seen: Option<WholeSeen>,
+}
+
+/// What identifies the whole file on disk.
+type WholeSeen = (u64, u64, Option<std::time::SystemTime>);
+
+fn whole_seen(path: &Path) -> Option<WholeSeen> {
+    let metadata = std::fs::symlink_metadata(path).ok()?;
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&metadata);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some((metadata.len(), inode, metadata.modified().ok()))
 }
 
 /// What a load found: the records to replay on the whole file, and whether to compact now.
@@ -71,6 +86,9 @@ pub struct Loaded {
     /// Records were replayed or the journal was damaged: the whole file should be written
     /// now, so the original-format file is current again and the journal starts clean.
     pub compact: bool,
+    /// Where an unusable journal (no header, or continuing another file) was moved, its
+    /// records not applied: for the caller to report.
+    pub set_aside: Option<PathBuf>,
 }
 
 impl JournaledFile {
@@ -96,6 +114,7 @@ impl JournaledFile {
             whole_len: whole_bytes.map_or(0, |b| b.len() as u64),
             next_seq: 1,
             behind: false,
+            whole_seen: whole_seen(&dir.join(whole)),
         };
         let path = dir.join(journal);
         let bytes = match read_regular_file(&OsFs, &path, MAX_JOURNAL_BYTES) {
@@ -104,6 +123,7 @@ impl JournaledFile {
                 let loaded = Loaded {
                     records: Vec::new(),
                     compact: false,
+                    set_aside: None,
                 };
                 return Ok((file, loaded));
             }
@@ -134,6 +154,7 @@ impl JournaledFile {
                 let loaded = Loaded {
                     records: Vec::new(),
                     compact: true,
+                    set_aside: Some(aside),
                 };
                 file.behind = true;
                 return Ok((file, loaded));
@@ -157,13 +178,27 @@ impl JournaledFile {
             file.file_len = parsed.valid_len as u64;
             file.journal_len = file.file_len.saturating_sub(header);
         }
-        Ok((file, Loaded { records, compact }))
+        Ok((
+            file,
+            Loaded {
+                records,
+                compact,
+                set_aside: None,
+            },
+        ))
     }
 
     /// Whether the next write of a record of `record_len` bytes should be a compaction.
     pub fn wants_compaction(&self, record_len: usize) -> bool {
         self.file.is_none()
             || journal::should_compact(self.whole_len, self.journal_len, record_len as u64)
+    }
+
+    /// Whether the whole file is no longer the one this process read or wrote last (another
+    /// writer replaced or changed it): a record appended now would continue a file that is
+    /// gone, and a load would set the journal aside with it. The caller compacts instead.
+    pub fn whole_changed(&self) -> bool {
+        whole_seen(&self.dir.join(self.whole)) != self.whole_seen
     }
 
     /// Whether the journal holds anything the whole file does not.
@@ -176,6 +211,20 @@ impl JournaledFile {
     /// follows a torn one.
     pub fn append(&mut self, record: &Value) -> std::io::Result<()> {
         let line = journal::record_line(self.next_seq, record);
+        self.append_line(line)
+    }
+
+    /// Appends `record` unless the journal is due for a compaction (`Ok(false)`, nothing
+    /// written): [`Self::wants_compaction`] and [`Self::append`] with the record serialized once.
+    pub fn append_unless_due(&mut self, record: &Value) -> std::io::Result<bool> {
+        let line = journal::record_line(self.next_seq, record);
+        if self.wants_compaction(line.len()) {
+            return Ok(false);
+        }
+        self.append_line(line).map(|()| true)
+    }
+
+    fn append_line(&mut self, line: Vec<u8>) -> std::io::Result<()> {
         let path = self.dir.join(self.journal);
         let Some(file) = &mut self.file else {
             return Err(std::io::Error::other("no journal to append to"));
@@ -234,6 +283,7 @@ impl JournaledFile {
             }
         }
         crate::atomic_file::write_atomically(&self.dir, self.whole, self.temp_prefix, whole)?;
+        self.whole_seen = whole_seen(&self.dir.join(self.whole));
         self.whole_len = whole.len() as u64;
         self.journal_len = 0;
         self.behind = false;

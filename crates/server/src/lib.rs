@@ -1,14 +1,22 @@
 //! The roo-context sidecar as a library: [`run`] serves one client on any pair of byte streams
 //! (the binary gives it stdin/stdout; tests can give it an in-memory duplex), and [`cli`] holds the
 //! command-line tools the binary dispatches to.
+//!
+//! ## Decision: `exit` ends at once
+//!
+//! When the framework stops, the stdin reader is stopped too (it may be blocked on a client that
+//! keeps stdin open); the writer then drains and the process ends. Only a client that stops reading
+//! stdout can delay it (2 s grace).
 
 mod atomic_file;
 mod baselines;
 pub mod cli;
+pub(crate) mod context_memory;
 mod counting;
 mod documents;
 mod framing;
 mod handlers;
+mod histories;
 mod host_call;
 mod journal_file;
 pub mod logging;
@@ -17,6 +25,7 @@ pub mod parse_worker;
 mod rpc;
 mod server;
 mod state;
+pub mod stdio;
 pub mod stdio_client;
 mod tracker;
 mod watcher;

@@ -80,14 +80,23 @@ fn serve(log: logging::LogHandle) -> ExitCode {
         Err(code) => return code,
     };
     let shutdown_requested = Arc::new(AtomicBool::new(false));
-    runtime.block_on(roo_context::run(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        Some(log),
-        shutdown_requested.clone(),
-    ));
+    // Served on a worker, not on this thread: `block_on` polls its future here, outside the
+    // pool, so every message handed between the framework and the tasks it spawns would cross
+    // threads (a futex wake and a context switch each way).
+    let serving = {
+        // The streams register with this runtime's reactor.
+        let _inside = runtime.enter();
+        runtime.spawn(roo_context::run(
+            roo_context::stdio::stdin(),
+            roo_context::stdio::stdout(),
+            Some(log),
+            shutdown_requested.clone(),
+        ))
+    };
+    let _ = runtime.block_on(serving);
     // A read of stdin may still be blocked on a thread of the runtime: do not wait for it.
     runtime.shutdown_background();
+    roo_context::stdio::restore();
     if shutdown_requested.load(Ordering::SeqCst) {
         ExitCode::SUCCESS
     } else {

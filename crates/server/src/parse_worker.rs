@@ -12,10 +12,40 @@
 //! `body length`, `resident KiB now`, `peak resident KiB` (u64 LE each),
 //! `1` (answer) or `0` (error text), the body.
 //!
-//! The only module of the workspace that may use `unsafe`: capping a child before it runs
+//! One of the two modules of the workspace that may use `unsafe` (the other is `stdio.rs`): capping a child before it runs
 //! (`CommandExt::pre_exec`), reaping it with its resource usage (`wait4`), waiting on its output
 //! with a timeout (`poll`), its CPU cap per job and glibc's `malloc_trim`. Each block is a plain
 //! system call on stack values.
+//!
+//! ## Decision: Parse workers: tree-sitter runs in capped child processes (issue 25, class 2b)
+//!
+//! Error recovery can take seconds and gigabytes inside one tree-sitter operation (Python on 64 KB
+//! of `/*` passed 8 GiB between two progress callbacks), so no check inside the parsing process
+//! bounds it. Every parse of the server (`outline`, `folding_ranges`, `document_symbols`, the
+//! folded context's files) goes to `parse_worker::ParseWorkers`: the binary re-executed as
+//! `roo-context parse-worker` (dispatched before argument parsing and logging), with `RLIMIT_AS`
+//! (an equal share of 1 GiB, `ROO_CONTEXT_PARSE_MEMORY_MIB`: 512 MiB each with two workers), no
+//! core files, `RLIMIT_STACK` raised so jobs run on its main thread (one stack, one heap in the
+//! address space), and a CPU cap re-armed per job. The whole reader runs there (parse, query,
+//! walks) and only its plain answer comes back, so the server holds no tree. The file's clock
+//! starts when the worker says its query is compiled (`R`); the worker is killed 400 ms past the
+//! budget, or within 10 ms of a cancel (the waiting thread polls the pipe and the request's flag),
+//! and reaped with `wait4`: no zombie. How it ended becomes the error: an allocation failure on
+//! stderr is `MemoryLimit`, SIGXCPU or the kill at the deadline `Timeout`, anything else
+//! `ParseWorkerFailed` with the status and the worker's last words; a missing or unstartable binary
+//! fails closed the same way (never a fallback to parsing in the server). Workers answer job after
+//! job; one left holding a quarter of its cap is retired. A worker the pool killed (deadline,
+//! cancel, memory cap) is replaced at once by one started with `--warm <languages served so far>`,
+//! which compiles those queries before it reads a job: the start and the compile happen while no
+//! request waits. At most as many as cores (1 to 4, `ROO_CONTEXT_PARSE_WORKERS`) work at once,
+//! whatever the number of requests, so the server's parsing holds at most 1 GiB. A single-file
+//! request whose parse was stopped answers -32803 naming the cause (`data.kind`); the folded
+//! context lists the file with its reason. `unsafe` is denied, not forbidden, in the workspace, and
+//! allowed in this module (`pre_exec`, `wait4`, `poll`, `setrlimit`): std has no safe way to cap a
+//! child or wait on a pipe with a timeout; and in `stdio.rs` (`fcntl`, `read`, `write` on a
+//! non-blocking stdin/stdout polled by the runtime, no blocking-pool hop per message). The
+//! in-process memory sampler stays inside the worker and still stops most runaway parses early with
+//! a diagnostic.
 #![allow(unsafe_code)]
 
 use std::io::{Read, Write};
@@ -491,6 +521,9 @@ fn out_of_memory(stderr: &str) -> bool {
     [
         "memory allocation of",
         "failed to allocate",
+        // tree-sitter's own allocator aborts with this when a growing buffer hits the cap
+        // (which allocation fails first depends on timing: seen under load in CI).
+        "failed to reallocate",
         "out of memory",
         "Cannot allocate memory",
     ]
@@ -775,4 +808,28 @@ fn resident_kib() -> (u64, u64) {
             .unwrap_or(0)
     };
     (field("VmRSS:"), field("VmHWM:"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::out_of_memory;
+
+    /// Each way a worker's allocator says the address-space cap was hit is a memory limit, not
+    /// a broken worker (tree-sitter's `realloc` failure was missed and, under load, reported as
+    /// `parseWorkerFailed`).
+    #[test]
+    fn every_allocator_last_word_under_the_cap_is_out_of_memory() {
+        for words in [
+            "memory allocation of 1048576 bytes failed",
+            "tree-sitter failed to allocate 4096 bytes",
+            "tree-sitter failed to reallocate 502296 bytes",
+            "fatal runtime error: out of memory",
+            "Cannot allocate memory (os error 12)",
+        ] {
+            assert!(out_of_memory(words), "{words}");
+        }
+        assert!(!out_of_memory(
+            "thread 'main' panicked at src/lib.rs:1:1: boom"
+        ));
+    }
 }

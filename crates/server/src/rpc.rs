@@ -2,6 +2,21 @@
 //! ([`RpcError`], one mapping to JSON-RPC codes and one message form per kind), parameter
 //! decoding that names the offending field, panics turned into InternalError, the blocking-pool
 //! helper, and the debug switch for test-only methods.
+//!
+//! ## Decision: Heavy work is bounded and cancellable
+//!
+//! The framework runs up to 256 handlers at once; `rpc::blocking` admits as many heavy jobs as
+//! there are cores (at least 2, `ROO_CONTEXT_HEAVY_SLOTS`), the rest wait their turn, and quick
+//! requests never take a slot, so they are answered whatever is queued. A request's work runs with
+//! a cancellation flag (`core::cancel`, a thread-local the core's long loops ask between items)
+//! that is set when the request's future is dropped, as `$/cancelRequest` does; the slot is held
+//! until the work stops. The fold crate does not see the thread-local (it outlines on its own
+//! threads), so `FoldOptions::stop` carries the flag and `roo/fold/context` stops between windows
+//! of files; a single file's parse stops when its parse worker is killed (within 10 ms of the
+//! cancel; such an outline is never cached), and documentSymbol's answer building stops between
+//! symbols. Token counting (`counting::CachedCounter`) counts nothing more once cancelled, so
+//! `roo/tokens/count`, `roo/context/manage` and `roo/context/willManage` (on the blocking pool now,
+//! as its last message can be long) give their slot back at the next text.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -34,6 +49,14 @@ pub enum RpcError {
         kind: &'static str,
         /// What happened, for a person.
         message: String,
+    },
+    /// -32010 `historyOutOfSync` (issue 29): a request named a history state the sidecar does
+    /// not hold; `data` is the sidecar's state (`sync::HistoryOutOfSyncData`).
+    OutOfSync {
+        /// What did not match.
+        message: String,
+        /// The sidecar's side.
+        data: Value,
     },
 }
 
@@ -71,9 +94,9 @@ impl std::fmt::Display for RpcError {
                 field: None,
                 message,
             } => write!(f, "invalid params: {message}"),
-            RpcError::Internal(message) | RpcError::RequestFailed { message, .. } => {
-                f.write_str(message)
-            }
+            RpcError::Internal(message)
+            | RpcError::RequestFailed { message, .. }
+            | RpcError::OutOfSync { message, .. } => f.write_str(message),
         }
     }
 }
@@ -86,6 +109,10 @@ impl From<RpcError> for Error {
             RpcError::RequestFailed { kind, .. } => (
                 ErrorCode::ServerError(REQUEST_FAILED),
                 Some(serde_json::json!({ "kind": kind })),
+            ),
+            RpcError::OutOfSync { data, .. } => (
+                ErrorCode::ServerError(roo_context_protocol::sync::HISTORY_OUT_OF_SYNC),
+                Some(data.clone()),
             ),
         };
         Error {
@@ -117,10 +144,17 @@ pub fn decode<P: DeserializeOwned>(params: Value) -> std::result::Result<P, RpcE
         let path = error.path().to_string();
         let inner = error.into_inner();
         if path == "." || path.is_empty() {
-            RpcError::params(inner)
-        } else {
-            RpcError::field(path, inner)
+            return RpcError::params(inner);
         }
+        // A field that names itself (read from a buffer where serde loses the path, as in an
+        // internally tagged enum): joined to the path, `ops[2].index`.
+        let message = inner.to_string();
+        if let Some(rest) = message.strip_prefix("field `")
+            && let Some((field, message)) = rest.split_once("`: ")
+        {
+            return RpcError::field(format!("{path}.{field}"), message);
+        }
+        RpcError::field(path, inner)
     })
 }
 

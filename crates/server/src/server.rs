@@ -2,6 +2,12 @@
 //! custom `roo/*` methods. Every handler takes what it needs from the state synchronously, before
 //! its first `.await`, so state changes apply in the order the client sent them even though the
 //! framework runs handlers concurrently.
+//!
+//! ## Decision: tower-lsp-server 0.23, not tower-lsp 0.20
+//!
+//! tower-lsp has had no release or commit since August 2023 (lsp-types 0.94, tower 0.4,
+//! `async_trait`); the community fork is maintained, stable, uses native `async fn` in traits and
+//! newer types. The API is nearly the same.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,7 +29,7 @@ use crate::lsp_edge::LineIndex;
 use crate::rpc::{blocking, blocking_weighed, debug_methods_enabled, decode, encode, guarded};
 use crate::state::SharedState;
 use crate::tracker::FileTracker;
-use crate::watcher::{self, WorkspaceWatcher};
+use crate::watcher::{self, WatcherNews, WorkspaceWatcher};
 use roo_context_fold::OutlineCache;
 
 /// Registers every request of the method table ([`roo_context_protocol::for_each_request!`])
@@ -52,6 +58,13 @@ impl Notification for IgnoreDidReload {
     const METHOD: &'static str = methods::IGNORE_DID_RELOAD;
 }
 
+enum WorkspaceDidWatch {}
+
+impl Notification for WorkspaceDidWatch {
+    type Params = roo_context_protocol::workspace::WorkspaceDidWatchParams;
+    const METHOD: &'static str = methods::WORKSPACE_DID_WATCH;
+}
+
 enum FilesDidChange {}
 
 impl Notification for FilesDidChange {
@@ -76,6 +89,12 @@ pub struct Backend {
     files: Arc<FileTracker>,
     /// The host answered `roo/host/summarize` with -32601 (it has no summarizer).
     host_cannot_summarize: Arc<AtomicBool>,
+    histories: Arc<crate::histories::Histories>,
+    /// Calibrations per model and termination guards per task (issue 32).
+    context_memory: Arc<crate::context_memory::ContextMemory>,
+    /// True once the client sent `initialized`: the framework drops a notification sent before
+    /// `initialize` is answered, so the watcher's news waits for it.
+    client_initialized: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 fn uri_to_path(uri: &Uri) -> Option<PathBuf> {
@@ -113,6 +132,9 @@ impl Backend {
                 tokens: Arc::new(roo_context_tokens::TokenCache::default()),
                 files,
                 host_cannot_summarize: Arc::new(AtomicBool::new(false)),
+                histories: Arc::default(),
+                context_memory: Arc::default(),
+                client_initialized: Arc::new(tokio::sync::watch::Sender::new(false)),
             }
         });
         let builder = register_requests(builder)
@@ -152,9 +174,28 @@ impl Backend {
             *slot = Some(new_watcher);
         }
         let client = self.client.clone();
+        let mut initialized = self.client_initialized.subscribe();
         tokio::spawn(async move {
-            while let Some(outcome) = rx.recv().await {
-                client.send_notification::<IgnoreDidReload>(outcome).await;
+            // The watch starts inside `initialize`; its first news may be ready before the answer.
+            if initialized.wait_for(|done| *done).await.is_err() {
+                return;
+            }
+            while let Some(news) = rx.recv().await {
+                match news {
+                    WatcherNews::Reloaded(outcome) => {
+                        client.send_notification::<IgnoreDidReload>(outcome).await;
+                    }
+                    WatcherNews::Watching { folders, rescanned } => {
+                        let client = client.clone();
+                        tokio::spawn(async move {
+                            if let Some(rescanned) = rescanned {
+                                // An error: the tracker is gone (shutting down); say it anyway.
+                                let _ = rescanned.await;
+                            }
+                            client.send_notification::<WorkspaceDidWatch>(folders).await;
+                        });
+                    }
+                }
             }
         });
     }
@@ -170,6 +211,8 @@ impl Backend {
             tokens: self.tokens.clone(),
             host: Some(self.client.clone()),
             host_cannot_summarize: self.host_cannot_summarize.clone(),
+            histories: self.histories.clone(),
+            context_memory: self.context_memory.clone(),
         }
     }
 
@@ -180,6 +223,7 @@ impl Backend {
             let params: M::Params = decode(params)?;
             let result = match M::LANE {
                 Lane::Inline => M::handle(&snapshot, params)?,
+                Lane::Blocking if M::quick(&snapshot, &params) => M::handle(&snapshot, params)?,
                 Lane::Blocking | Lane::Waiting => {
                     let heavy = M::heavy(&params);
                     blocking_weighed(heavy, move || M::handle(&snapshot, params)).await??
@@ -303,7 +347,9 @@ impl LanguageServer for Backend {
         })
     }
 
-    async fn initialized(&self, _: InitializedParams) {}
+    async fn initialized(&self, _: InitializedParams) {
+        self.client_initialized.send_replace(true);
+    }
 
     async fn shutdown(&self) -> Result<()> {
         self.shutdown_requested.store(true, Ordering::SeqCst);

@@ -222,6 +222,9 @@ fn merge(settings: &mut Settings, update: Settings) {
     if update.warm_tokenizer.is_some() {
         settings.warm_tokenizer = update.warm_tokenizer;
     }
+    if update.prefix_reuse_condense.is_some() {
+        settings.prefix_reuse_condense = update.prefix_reuse_condense;
+    }
 }
 
 impl Workspace {

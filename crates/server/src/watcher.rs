@@ -4,6 +4,16 @@
 //! keeps only the files some task has in context. An ignore file that is a link has each hop of
 //! its chain watched too, and each root's parent is watched so a root deleted and recreated (a
 //! re-clone) is watched again.
+//!
+//! ## Decision: Reloads
+//!
+//! Reloads are debounced (30 ms) so a save's truncate-then-write is read whole; a read error keeps
+//! the last good rules and is reported (`roo/ignore/didReload` with `error`, `lastError` in
+//! status). Each root gets a non-recursive watcher registered before `initialize` answers (no
+//! missed change) and a recursive one set up in the background whose structural events clear the
+//! folder cache. Once the recursive ones are up and the tracker rescanned what it tracks, the
+//! server sends `roo/workspace/didWatch` (`recursive: false` for a folder that could not be
+//! watched): before it, a rename reads as a delete, so the file tests start after it (`TaskSetup`).
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -12,8 +22,10 @@ use std::time::Duration;
 
 use notify::{EventKind, RecursiveMode, Watcher};
 use roo_context_core::access::{ROO_IGNORE_FILE, ZOO_IGNORE_FILE};
-use roo_context_protocol::workspace::IgnoreDidReloadParams;
-use tokio::sync::mpsc;
+use roo_context_protocol::workspace::{
+    FolderWatch, IgnoreDidReloadParams, WorkspaceDidWatchParams,
+};
+use tokio::sync::{mpsc, oneshot};
 
 use crate::state::SharedState;
 use crate::tracker::FileEventSink;
@@ -21,6 +33,18 @@ use crate::tracker::FileEventSink;
 /// Quiet time before an ignore-file change is applied, so a save's truncate-then-write is read
 /// once, whole.
 const RELOAD_DEBOUNCE: Duration = Duration::from_millis(30);
+
+/// What the watcher tells its owner.
+pub enum WatcherNews {
+    /// A folder's ignore file was (re)loaded.
+    Reloaded(IgnoreDidReloadParams),
+    /// Recursive watches were (re)started; `rescanned` fires once the file tracker compared
+    /// what it tracks with the disk (`None` without a tracker).
+    Watching {
+        folders: WorkspaceDidWatchParams,
+        rescanned: Option<oneshot::Receiver<()>>,
+    },
+}
 
 /// Keeps the watchers alive; dropping it stops watching (and ends its tasks).
 pub struct WorkspaceWatcher {
@@ -42,6 +66,7 @@ struct RootWatchers {
 
 struct Shared {
     state: Arc<SharedState>,
+    news: mpsc::UnboundedSender<WatcherNews>,
     reload_tx: mpsc::UnboundedSender<PathBuf>,
     rearm_tx: mpsc::UnboundedSender<PathBuf>,
     files: Option<FileEventSink>,
@@ -212,9 +237,33 @@ impl Shared {
             change(watchers.entry(root.to_path_buf()).or_default());
         }
     }
+
+    /// Sets up the recursive watch of each of `roots`: the canonical-folder cache and the file
+    /// tracker start afresh (anything cached or changed before may be stale), then the owner
+    /// hears which folders are watched.
+    fn watch_trees(&self, roots: &[PathBuf]) {
+        let folders = roots
+            .iter()
+            .map(|root| {
+                let tree = self.tree_watcher(root);
+                let recursive = tree.is_some();
+                self.with_root(root, |w| w.tree = tree);
+                FolderWatch {
+                    folder: root.to_string_lossy().into_owned(),
+                    recursive,
+                }
+            })
+            .collect();
+        self.state.resolver.clear();
+        let rescanned = self.files.as_ref().map(FileEventSink::watcher_ready);
+        let _ = self.news.send(WatcherNews::Watching {
+            folders: WorkspaceDidWatchParams { folders },
+            rescanned,
+        });
+    }
 }
 
-/// Starts watching every root of `state`; reload outcomes are sent to `reloads`.
+/// Starts watching every root of `state`; reload outcomes and watch starts go to `news`.
 ///
 /// Each root gets a non-recursive watcher, registered before this returns, so an ignore-file
 /// change right after `initialize` is never missed; and a recursive one, set up in the background
@@ -222,13 +271,14 @@ impl Shared {
 /// when the recursive watchers are ready, so it can rescan what changed meanwhile).
 pub fn start(
     state: Arc<SharedState>,
-    reloads: mpsc::UnboundedSender<IgnoreDidReloadParams>,
+    news: mpsc::UnboundedSender<WatcherNews>,
     files: Option<FileEventSink>,
 ) -> WorkspaceWatcher {
     let (reload_tx, mut reload_rx) = mpsc::unbounded_channel::<PathBuf>();
     let (rearm_tx, mut rearm_rx) = mpsc::unbounded_channel::<PathBuf>();
     let shared = Arc::new(Shared {
         state: state.clone(),
+        news,
         reload_tx,
         rearm_tx,
         files,
@@ -247,19 +297,8 @@ pub fn start(
     }
     let background = Arc::downgrade(&shared);
     tokio::task::spawn_blocking(move || {
-        for root in roots {
-            let Some(shared) = background.upgrade() else {
-                return;
-            };
-            let tree = shared.tree_watcher(&root);
-            shared.with_root(&root, |w| w.tree = tree);
-        }
         if let Some(shared) = background.upgrade() {
-            // Anything cached before the watches existed may be stale.
-            shared.state.resolver.clear();
-            if let Some(files) = &shared.files {
-                files.watcher_ready();
-            }
+            shared.watch_trees(&roots);
         }
     });
     // A root created again (deleted, then re-cloned): watch it afresh, then reread its rules.
@@ -274,17 +313,12 @@ pub fn start(
                 }
                 let root_watcher = shared.root_watcher(&root);
                 let links = shared.link_watchers(&root);
-                let tree = shared.tree_watcher(&root);
                 shared.with_root(&root, |w| {
                     w.root = root_watcher;
                     w.links = links;
-                    w.tree = tree;
                 });
-                shared.state.resolver.clear();
+                shared.watch_trees(std::slice::from_ref(&root));
                 let _ = shared.reload_tx.send(root);
-                if let Some(files) = &shared.files {
-                    files.watcher_ready();
-                }
                 Some(())
             })
             .await;
@@ -310,7 +344,7 @@ pub fn start(
                 shared.with_root(&root, |w| w.links = links);
                 if let Some(outcome) = shared.state.reload_ignore(&root) {
                     tracing::info!(folder = %outcome.folder, rules = outcome.rule_count, "ignore rules reloaded");
-                    let _ = reloads.send(outcome);
+                    let _ = shared.news.send(WatcherNews::Reloaded(outcome));
                 }
             }
         }

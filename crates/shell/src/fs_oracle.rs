@@ -2,7 +2,7 @@
 //! bounded per command (not per word), with the access rule supplied by the caller.
 
 use std::cell::Cell;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 use roo_context_core::path::normalize_lexically;
 
@@ -81,6 +81,38 @@ impl<'a> FsOracle<'a> {
         normalize_lexically(&self.base, path)
     }
 
+    /// `path` as the kernel resolves it when a link comes before a `..`: the links before each
+    /// `..` are followed first (`u/../../x` with `u` a link to `src/util` is `x`), where the
+    /// lexical reading drops `u/..`. `None` when the two agree.
+    fn physical(&self, path: &str) -> Option<String> {
+        if !path.split(['/', '\\']).any(|c| c == "..") {
+            return None;
+        }
+        let mut resolved = PathBuf::new();
+        for component in self.base.join(path).components() {
+            match component {
+                Component::ParentDir => {
+                    if let Ok(real) = std::fs::canonicalize(&resolved) {
+                        resolved = real;
+                    }
+                    resolved.pop();
+                }
+                Component::CurDir => {}
+                other => resolved.push(other),
+            }
+        }
+        (resolved != self.absolute(path)).then(|| resolved.to_string_lossy().into_owned())
+    }
+
+    /// The path and, when a link before a `..` leads elsewhere, where the kernel goes: a read
+    /// is blocked when either is.
+    fn blocked_reading(&self, path: &str) -> Option<String> {
+        if (self.blocked)(path) {
+            return Some(path.to_owned());
+        }
+        self.physical(path).filter(|real| (self.blocked)(real))
+    }
+
     fn spend(&self) -> bool {
         let used = self.visits.get() + 1;
         self.visits.set(used);
@@ -94,7 +126,10 @@ impl<'a> FsOracle<'a> {
         if globs > GLOB_WORD_BUDGET {
             return Walked::Limit;
         }
-        let absolute = self.absolute(pattern);
+        // Where the kernel goes when a link comes before a `..` (`u/../../config/*`).
+        let absolute = self
+            .physical(pattern)
+            .map_or_else(|| self.absolute(pattern), PathBuf::from);
         let text = absolute.to_string_lossy();
         let Ok(glob) = globset::GlobBuilder::new(&text)
             .literal_separator(true)
@@ -165,11 +200,16 @@ impl<'a> FsOracle<'a> {
 
 impl Oracle for FsOracle<'_> {
     fn path(&self, path: &str, glob: bool) -> Judgement {
-        if (self.blocked)(path) {
-            return Judgement::Blocked(path.to_owned());
+        if let Some(hit) = self.blocked_reading(path) {
+            return Judgement::Blocked(hit);
         }
         if !glob {
             return Judgement::Clear;
+        }
+        if glob_before_parent(path) {
+            // `u*/../../x`: the matches of the glob decide where `..` leads; the expansion
+            // here is lexical and would drop the glob.
+            return Judgement::Unknown(Construct::Unparsed);
         }
         let mut hit = None;
         let mut linked = false;
@@ -211,10 +251,15 @@ impl Oracle for FsOracle<'_> {
             }
             return unknown.map_or(Judgement::Clear, Judgement::Unknown);
         }
-        if (self.blocked)(path) {
-            return Judgement::Blocked(path.to_owned());
+        if glob_before_parent(path) {
+            return Judgement::Unknown(Construct::Unparsed);
         }
-        let folder = self.absolute(path);
+        if let Some(hit) = self.blocked_reading(path) {
+            return Judgement::Blocked(hit);
+        }
+        let folder = self
+            .physical(path)
+            .map_or_else(|| self.absolute(path), PathBuf::from);
         if !folder.is_dir() {
             return Judgement::Clear;
         }
@@ -233,6 +278,12 @@ impl Oracle for FsOracle<'_> {
     }
 
     fn existing_blocked(&self, path: &str) -> bool {
+        if let Some(real) = self.physical(path)
+            && std::fs::symlink_metadata(&real).is_ok()
+            && (self.blocked)(&real)
+        {
+            return true;
+        }
         let absolute = self.absolute(path);
         match std::fs::metadata(&absolute) {
             // A folder whose contents are all blocked counts as blocked (`frobnicate secrets`).
@@ -310,6 +361,18 @@ impl Oracle for FsOracle<'_> {
         self.refuse_hard_links
             && std::fs::metadata(self.absolute(path)).is_ok_and(|m| m.is_file() && links(&m) > 1)
     }
+}
+
+/// Whether a glob component comes before a `..` (`u*/../x`).
+fn glob_before_parent(path: &str) -> bool {
+    let mut glob = false;
+    for component in path.split(['/', '\\']) {
+        if component == ".." && glob {
+            return true;
+        }
+        glob |= component.contains(['*', '?', '[']);
+    }
+    false
 }
 
 /// The git folder of a repository whose work tree is `folder`: `folder/.git` itself, or the

@@ -2,6 +2,26 @@
 //! command it would run and judges their file operands through an [`Oracle`] that knows the access
 //! rule. Three answers: allowed, blocked (with the argument as typed) or undecidable (with the
 //! construct that hides what would be read). Grammars compile C, so this lives outside the core.
+//!
+//! ## Decision: Command vetting on a real shell grammar, in its own crate, with three verdicts
+//!
+//! `crates/shell` parses with tree-sitter-bash and judges; the core gains no C dependency and
+//! rebuilds fast (decision of issue 12: the grammar walk and the program knowledge sit together,
+//! because nested scripts such as `bash -c '…'` and `eval` must be parsed again in the middle of a
+//! judgement, so a neutral representation handed to the core would need a call back into the parser
+//! anyway). Where the grammar misreads bash (a command it names `case`, `if`, ... is a keyword bash
+//! would have obeyed), the verdict is `undecidable`. The access rule stays the core's one function
+//! (`Policy::check_access`): the server hands it to the shell crate's `FsOracle` as a closure, so
+//! the shell crate decides nothing about paths itself. `FsOracle` does the file-system work (glob
+//! expansion through symlinked folders, recursive-reader tree walks, "does this operand exist")
+//! with one budget per command (256 glob words, 50,000 entries), past which the answer is
+//! `undecidable`, never `allowed`. A folder operand of a recursive reader is blocked when the rule
+//! blocks everything inside it (a probe name under it is blocked) and undecidable when only some
+//! files inside are. `cd` and `pushd` with literal operands are tracked as a set of possible
+//! folders (a `cd` may fail, so the old folder stays possible); a non-literal one makes later reads
+//! undecidable. Walk depth, script nesting, brace expansion and input size are bounded; tests count
+//! oracle calls to show the work is linear. The old two-answer `blockedPath` field is kept;
+//! `verdict`, `reason`, `construct` and `snippet` are new. `check --command` exits 0/1/3.
 
 mod fs_oracle;
 mod options;
@@ -234,12 +254,4 @@ pub const MAX_COMMAND_BYTES: usize = 1 << 20;
 /// `bash -c '…'` are parsed again, to a bounded depth).
 pub fn vet(command: &str, oracle: &dyn Oracle) -> Verdict {
     walk::vet(command, oracle)
-}
-
-/// The old two-answer interface: the first blocked argument, if any.
-pub fn first_blocked_argument(command: &str, oracle: &dyn Oracle) -> Option<BlockedArgument> {
-    match vet(command, oracle) {
-        Verdict::Blocked(hit) => Some(hit),
-        _ => None,
-    }
 }

@@ -5,6 +5,33 @@
 //! program's options take lives here too, so a value glued to an option means the same thing
 //! wherever it appears. An option the table does not know yields its possible glued values, to be
 //! judged as paths when they name one.
+//!
+//! ## Decision: One option walk for wrappers and programs; running agent-writable code is undecidable (issue 26, round 5)
+//!
+//! Wrappers (`env`, `xargs`, `sudo`, `nice`, `timeout`, `flock`, ...) used to parse their own
+//! options, so a value glued to an option (`xargs -a.env`, `env -Csecrets`, `--arg-file=.env`)
+//! meant something else there than in a program's operands. `options.rs` now reads every command's
+//! words with one walk and one table per program: a value is judged as what it is (`xargs -a FILE`
+//! is read, `env -C`/`sudo -D`/`unshare -w` move everything after them and the last one wins,
+//! `chroot`/`sudo -R` make paths unknown, `env -S` is split as GNU env splits it and its words are
+//! read again as env's own (options included, as env does), `su -c`/`flock -c` run a script); an
+//! option the table does not know yields every possible glued value as a path, and a wrapper's
+//! unknown option is read both as taking the next word and not (a bounded number of times). A
+//! script, program file or build the agent may have written can read anything, exactly as inline
+//! code can, so it is `scriptFile`: an interpreter or shell with a script (`bash -n` and
+//! `--version` excepted), a program named by a path outside the system folders (`./x.sh`), a shell
+//! or interpreter reading `< file`, `make`, `npm`/`yarn`/`pnpm` scripts, `cargo`/`go` builds and
+//! tests, test runners, JavaScript-configured tools, other languages' runtimes, compilers and
+//! preprocessors of sources (they read what `#include` names), document processors (`\input`,
+//! `include::`), `awk -f`, `sed -f`, `jq -f`; a `PATH` with a relative or empty entry is
+//! `shellState`. This makes everyday builds and tests ask: the honest answer, since a test can
+//! print `.env`; hosts can tell it apart by the construct. jq's `import`/`include` and yq's `load`
+//! are `inlineCode`. git commands that copy the tree where rules do not reach (`clone` of a local
+//! repository, `worktree add`, `checkout-index --prefix`, `read-tree -u --prefix`,
+//! `push`/`fetch`/`pull`/ `remote add` with a path, `--work-tree=DIR` checkouts) and reads of
+//! `.git/objects` or packs are `recursiveRead`. A regular file with more than one name is
+//! `hardLink` while rules exist (the read gate already refuses such files, `Policy::allows_links`;
+//! the oracle stats each judged operand, glob match and tree entry, one `stat` each).
 
 /// What an option's value is to the program that takes it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

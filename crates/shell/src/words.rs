@@ -74,6 +74,11 @@ pub fn ansi_c(inner: &str, out: &mut Chars) {
                 Some(other)
             }
         };
+        // Bash keeps the string as C text: a NUL ends what `$'…'` yields (`$'.env\x00x'` is
+        // `.env`).
+        if decoded == Some('\0') {
+            return;
+        }
         if let Some(d) = decoded {
             out.push((d, true));
         }

@@ -1898,3 +1898,420 @@ A  Get-Content .\src\app.ts
 fn powershell_links_scripts_modules_and_windows_path_lists() {
     run_table(ISSUE26_POWERSHELL, 30);
 }
+
+/// Red team round 7 (issue 26, classes 2 and 5): text bash evaluates a second time. Arithmetic
+/// evaluates a variable's value as an expression and runs the substitution in a subscript of it
+/// (`a[$(cat .env)]`); `${x@P}` expands a value as a prompt; `${!x}` takes it as a name; builtins
+/// that take names evaluate their subscripts; `declare -a a='(…)'` expands a string; `mapfile -C`
+/// runs a callback; PS4 runs under `set -x`. Every line above the first `#` was `allowed` and
+/// printed `.env` in bash 5.2.
+const ISSUE26_ROUND7_EVALUATED: &str = r#"
+B  x='a[$(cat .env >&2)]'; echo $((x))
+B  x='a[$(cat .env >&2)]'; (( x ))
+B  x='a[$(cat .env >&2)]'; let x
+B  x='a[$(cat .env >&2)]'; [[ $x -eq 0 ]]
+B  x='a[$(cat .env >&2)]'; [[ x -eq 0 ]]
+B  let 'x=a[$(cat .env >&2)]'
+B  let 'a[$(cat .env >&2)]=1'
+B  declare -i x='a[$(cat .env >&2)]'
+B  declare -i x; x='a[$(cat .env >&2)]'
+B  a=(1); i='b[$(cat .env >&2)]'; echo ${a[i]}
+B  s=abc; i='b[$(cat .env >&2)]'; echo ${s:i}
+B  x='a[$(cat .env >&2)]'; echo $[x]
+B  x='a[$(cat .env >&2)]'; for ((i=x; i<1; i++)); do :; done
+U  echo 'a[$(cat .env >&2)]' > n; read x < n; echo $((x))
+U  echo 'a[$(cat .env >&2)]' > n; mapfile -t a < n; echo $(( a[0] ))
+U  echo 'a[$(cat .env >&2)]' > n; echo $(( $(cat n) ))
+U  echo 'a[$(cat .env >&2)]' > n; x=$(cat n); y=x; echo $((y))
+U  echo '$(cat .env)' > n; read -r x < n; echo "${x@P}"
+B  x='$(cat .env)'; echo "${x@P}"
+B  x='`cat .env`'; echo "${x@P}"
+B  PS4='$(cat .env) '; set -x; :
+B  v='a[$(cat .env >&2)]'; echo ${!v}
+B  printf -v 'a[$(cat .env >&2)]' x
+B  read 'a[$(cat .env >&2)]' <<< x
+B  unset 'a[$(cat .env >&2)]'
+B  [[ -v 'a[$(cat .env >&2)]' ]]
+B  test -v 'a[$(cat .env >&2)]'
+B  declare -a a='($(cat .env))'; echo $a
+B  declare -a a='([0]=$(cat .env >&2))'
+B  mapfile -C 'cat .env #' -c 1 a <<< x
+B  readarray -C 'cat .env;:' -c1 a <<< x
+B  wait -p 'a[$(cat .env >&2)]'
+B  getopts a 'b[$(cat .env >&2)]'
+B  declare 'a[$(cat .env >&2)]=1'
+B  echo $(( 'a[$(cat .env >&2)]' ))
+B  x='a[$(cat .env >&2)]' ; : ${x:=1} ; echo $((x+1))
+# the literal's commands are judged where it names a blocked file
+B  x='$(cat .env)'
+B  mapfile -C 'cat .env #' a < README.md
+# safe ones stay allowed
+A  echo $((1+2))
+A  n=3; echo $((n+1))
+A  for ((i=0; i<3; i++)); do echo $i; done
+A  echo $(( $(nproc) * 2 ))
+A  echo $(( $(wc -l < README.md) + 1 ))
+A  x=$(wc -l < README.md); echo "$x"
+A  echo '$(cat .env)'
+A  read -r x < README.md; echo "$x"
+"#;
+
+#[test]
+fn text_bash_evaluates_again_is_judged_as_code() {
+    run_table(ISSUE26_ROUND7_EVALUATED, 40);
+}
+
+/// Red team round 7 (issue 26, class 5): the folder a statement runs in when it runs again. A
+/// loop's body runs again after its own `cd`; a function's body runs where it is called (its
+/// reads are relative to the caller's folder, its `cd` moves the caller); a trap runs where the
+/// line ends. Every line above the first `#` was `allowed` and printed a secret in bash.
+const ISSUE26_ROUND7_RERUN: &str = r#"
+B  f() { cd ../secrets; }; cd src; f; cat key.json
+B  for i in 1 2; do cat key.json; cd secrets; done
+B  i=0; while [ $i -lt 2 ]; do cat key.json; cd secrets; i=$((i+1)); done
+B  f() { cat key.json; }; cd secrets; f
+B  f() { cat key.json; }; cd secrets && f
+B  trap 'cat key.json' EXIT; cd secrets
+B  f() { cat key.json; }; (cd secrets; f)
+B  for d in a b; do cat api-keys.json; cd secrets; done
+B  for ((i=0; i<2; i++)); do cat token.txt; cd vault; done
+# held before (blocked or undecidable already)
+B  f() { cd ..; }; cd src; f; cat .env
+B  until [ -f key.json ]; do cd secrets; done; cat key.json
+B  select x in a; do cat key.json; cd secrets; done <<< $'1\n1'
+B  f() { g; }; g() { cat key.json; }; cd secrets; f
+B  g() { cd secrets; }; g; cat key.json
+# bounded: nested loops and calls share one budget of extra walks
+U  for a11 in 1 2; do for a10 in 1 2; do for a9 in 1 2; do for a8 in 1 2; do for a7 in 1 2; do for a6 in 1 2; do for a5 in 1 2; do for a4 in 1 2; do for a3 in 1 2; do for a2 in 1 2; do for a1 in 1 2; do for a0 in 1 2; do cat README.md; cd src; cd d0; done; cd d1; done; cd d2; done; cd d3; done; cd d4; done; cd d5; done; cd d6; done; cd d7; done; cd d8; done; cd d9; done; cd d10; done; cd d11; done
+U  f0() { cd x; cat README.md; }; f1() { f0; f0; }; f2() { f1; f1; }; f3() { f2; f2; }; f4() { f3; f3; }; f5() { f4; f4; }; f6() { f5; f5; }; f7() { f6; f6; }; f8() { f7; f7; }; f9() { f8; f8; }; f10() { f9; f9; }; f11() { f10; f10; }; f12() { f11; f11; }; f13() { f12; f12; }; f14() { f13; f13; }; f15() { f14; f14; }; f16() { f15; f15; }; f17() { f16; f16; }; f18() { f17; f17; }; f19() { f18; f18; }; f20() { f19; f19; }; f21() { f20; f20; }; f22() { f21; f21; }; f23() { f22; f22; }; f24() { f23; f23; }; f24
+# safe ones stay allowed
+A  f() { cat app.ts; }; cd src; f
+A  for i in 1 2; do cat README.md; done
+A  f() { cd src; }; f; cat app.ts
+A  trap 'rm -f x' EXIT; cd src
+"#;
+
+#[test]
+fn loops_functions_and_traps_run_again_where_they_are_called() {
+    run_table(ISSUE26_ROUND7_RERUN, 15);
+}
+
+/// Red team round 7 (issue 26, classes 3 and 4): `..` after a link is taken from where the link
+/// leads (the kernel resolves it so), while the walk took it lexically: `u/../../x` with `u` a
+/// link to `src/util` is `x`. Links the line makes (`ln -s src/util u && cat u/../../x`), and, for
+/// globs, links made before it (a link to a subfolder, as pnpm and yarn workspaces make). Every
+/// line above the first `#` was `allowed` and printed a secret in bash.
+const ISSUE26_ROUND7_PARENT_THROUGH_LINKS: &str = r#"
+B  ln -s src/util u && cat u/../../config/private.json
+B  mkdir -p nm/@s && ln -s ../../src/util nm/@s/p && cat nm/@s/p/../../config/private.json
+B  ln -s src/util v; cd v && cat ../../config/private.json
+B  ln -s src/util v; cat v/../../vault/token.txt
+B  ln -s src/util v; cat v/../../key.pem
+B  ln -s src/util v && cat ./v/./../.././config/private.json
+B  ln -sf "src/util" v && head v/../../config/private.json
+U  ln -s src/util v && cat v*/../../config/private.json
+U  cat u*/../../config/private.json
+U  cat [u]/../../config/private.json
+B  cat u/../../config/privat?.json
+B  cat u/../../config/*
+B  cat u/../../secret?/key.json
+B  cat docs/p/../../config/priv*
+# held before: a link made before the line, without globs
+B  ln -s ../src/util docs/v && cat docs/v/../../config/private.json
+B  cat u/../../config/private.json
+B  cd u && cat ../../config/private.json
+B  cat docs/p/../../vault/token.txt
+# safe ones stay allowed
+A  cat u/helpers.ts
+A  cat u/../app.ts
+A  cat u/../*.ts
+A  ln -s src/util v && cat v/../app.ts
+"#;
+
+#[test]
+fn parent_folders_after_links_are_where_the_link_leads() {
+    let ws = common::Workspace::new();
+    std::os::unix::fs::symlink("src/util", ws.root.join("u")).expect("symlink");
+    std::os::unix::fs::symlink("../src/util", ws.root.join("docs/p")).expect("symlink");
+    run_table_in(&ws, ISSUE26_ROUND7_PARENT_THROUGH_LINKS, 20);
+}
+
+/// Red team round 7 (issue 26, class 4): a glob that the shell expands to `/proc/self` (or a
+/// pid, `thread-self`, `/dev/fd`) where the reader runs: `/proc/[s]elf/cwd/.env` is the reading
+/// process's folder. Every line above the first `#` was `allowed` and printed `.env` in bash.
+const ISSUE26_ROUND7_PROC_GLOBS: &str = r#"
+U  cat /proc/[s]elf/cwd/.env
+U  cat /proc/sel?/cwd/.env
+U  cat /proc/*/cwd/.env 2>/dev/null | head -1
+U  cat /pro[c]/self/cwd/.env
+U  cat /proc/s*/cwd/.env
+U  cat /proc/[st]*/cwd/.env 2>/dev/null
+U  cat /*/self/cwd/.env
+U  cat /proc/thread-sel[f]/cwd/.env
+U  cat /pro?/sel?/cw?/.env
+U  grep -h . /proc/[s]elf/root/TMPROOT/.env
+U  cd / && cat proc/sel[f]/cwd/.env
+U  cat /proc/sys/../self/cwd/.env
+U  cat /proc/bus/../self/cwd/.env
+U  cd /proc/sys && cat ../self/cwd/.env
+# held before
+U  cat /proc/self/cwd/.env
+U  cat /d?v/fd/../../proc/self/cwd/.env
+# safe ones stay allowed
+A  cat /proc/self/fd/3 3<README.md
+A  cat src/*/*
+A  cat /proc/cpuinfo
+"#;
+
+#[test]
+fn globs_that_reach_proc_self_are_the_readers_view() {
+    run_table(ISSUE26_ROUND7_PROC_GLOBS, 15);
+}
+
+/// Red team round 7 (issue 26, class 6): sed scripts read as GNU sed parses them. A range to
+/// `+N` or `~N`, a `\cREc` address with any delimiter, or an escaped `/` in an address hid the
+/// `r`, `R`, `e` command or the `e` flag that followed. Every line above the first `#` was
+/// `allowed` (all but three printed `.env` in GNU sed; those match no line of the file).
+const ISSUE26_ROUND7_SED: &str = r#"
+U  sed '1,+3r .env' README.md
+U  sed '\|#|r .env' README.md
+U  sed '\x#xr .env' README.md
+U  sed '/#\|\//,$r .env' README.md
+U  sed '\,#,Ir .env' README.md
+U  sed '1,\|#|r .env' README.md
+U  sed '/re\/x/,+1r .env' README.md
+U  sed '/#/,+1r .env' README.md
+U  sed '$,+1r .env' README.md
+U  sed '1,+1!r .env' README.md
+U  sed '\a#a!d;1,+0r .env' README.md
+U  sed -e '1,+1R .env' README.md
+U  sed '1,+1e cat .env' README.md
+U  sed '\%#%e cat .env' README.md
+U  sed '\%#%s/.*/cat .env/e' README.md
+U  sed '1,+2s/.*/cat .env/e' README.md
+U  sed '/\//,+1r .env' README.md
+U  sed '1,+1r.env' README.md
+U  sed '\,#,r .env' README.md
+U  sed '1,\,#,r .env' README.md
+# held before
+U  sed '1,~2r .env' README.md
+U  sed '0,/#/r .env' README.md
+U  sed '1!G;$!{h;d};r .env' README.md
+U  sed 's;x;y;;1r .env' README.md
+U  sed '1bx;:x⏎r .env' README.md
+U  sed '$a\⏎x⏎1r .env' README.md
+U  sed 's/#/\⏎/;1r .env' README.md
+B  sed '1,+1w /dev/stdout' .env
+# safe ones stay allowed
+A  sed -n 'p' README.md
+A  sed 's/a/b/g' README.md
+A  sed -n '1,5p' README.md
+A  sed 's/x/y/gI' README.md
+A  sed '/^#/d' README.md
+A  sed '1i header' README.md
+A  sed -e '$a\' README.md
+A  sed 's|/usr|/opt|g' README.md
+A  sed -E 's/(a|b)+/x/' README.md
+A  sed 's/\(a\)/\1/2' README.md
+A  sed '\,^#,d' README.md
+A  sed '1,+2d' README.md
+A  sed '/x\/y/,$p' README.md
+"#;
+
+#[test]
+fn sed_addresses_are_read_as_gnu_sed_reads_them() {
+    run_table(ISSUE26_ROUND7_SED, 20);
+}
+
+/// Red team round 7 (issue 26): words as bash builds them. The grammar splits a word at an
+/// escaped character inside braces (`.e{\n,x}v` is two arguments to it, one word to bash); a
+/// `$` before a double-quoted string is a translated string (`.e$""nv` is `.env`); a NUL in
+/// `$'…'` ends what it yields (`$'.env\x00x'` is `.env`). Every line above the first `#` was
+/// `allowed` and printed `.env` in bash.
+const ISSUE26_ROUND7_WORDS: &str = r#"
+B  cat .e{\n,x}v
+B  cat .e{\n,}v
+B  cat {\.,x}env
+B  cat .e$""nv
+B  cat .e$"n"v
+B  cat .$"e"nv
+B  cat $'.env\x00x'
+B  cat $'.env\0'
+B  cat $'.env\u0000junk'
+B  cat $'.env\c@x'
+B  cat $'.env\000'
+B  cat .env$'\x00'
+B  sudo cat .e{\n,x}v
+# held before
+B  head secrets/{\k,x}ey.{j\son,x}
+B  cat .e{n,\x}v
+B  cat $".env"
+# safe ones stay allowed
+A  cat .e{n\,x,y}v
+A  cat src/app.ts
+A  cat {src,docs}/*.ts
+A  echo a{\ ,b}c
+"#;
+
+#[test]
+fn words_are_joined_translated_and_cut_as_bash_does() {
+    run_table(ISSUE26_ROUND7_WORDS, 15);
+}
+
+/// Red team round 7 (issue 26, class 6): programs that run or include what the walk did not
+/// look at. A shell under `xargs` takes its script from the input; `git filter-branch` runs its
+/// filters; curl and wget open a file URL whose scheme or path comes from a variable or a
+/// substitution; xmllint expands external entities and XIncludes, pandoc follows `\input` and
+/// `include::`, mlr's DSL runs `system()`. Every line above the first `#` was `allowed`; the
+/// xargs, git and curl lines printed `.env` in bash (xmllint, pandoc and mlr are not installed
+/// where this was checked: their rows follow their manuals).
+const ISSUE26_ROUND7_PROGRAMS: &str = r#"
+U  printf 'cat .env' | xargs -0 bash -c
+U  echo 'cat .env' | xargs -0 sh -c
+U  echo .env | xargs -I{} sh -c 'cat {}'
+U  printf 'cat .env' | xargs -0 -r bash -c
+U  git filter-branch -f --tree-filter 'cat .env' HEAD
+U  git filter-branch -f --msg-filter 'cat .env' HEAD
+U  git filter-branch --index-filter 'cat .env >&2' HEAD
+U  git -c user.name=a filter-branch --env-filter 'cat .env >&2' -- --all
+U  curl -s file://$(pwd)/.env
+U  curl -s "file://$PWD/.env"
+U  u=file:///TMPROOT/.env; curl -s $u
+U  curl -s "$(echo file:///TMPROOT/.env)"
+U  curl -s `echo file:///TMPROOT/.env`
+U  wget -q -O- "$U"
+U  printf '<!DOCTYPE a [<!ENTITY e SYSTEM ".env">]><a>&e;</a>' > x.xml && xmllint --noent x.xml
+U  xmllint --noent - <<< '<!DOCTYPE a [<!ENTITY e SYSTEM ".env">]><a>&e;</a>'
+U  printf '<a xmlns:xi="http://www.w3.org/2001/XInclude"><xi:include href=".env" parse="text"/></a>' | xmllint --xinclude -
+U  echo '\input{.env}' > x.tex && pandoc x.tex -t plain
+U  pandoc -f rst -t plain <<< '.. include:: .env'
+U  mlr -n put 'end{print system("cat .env")}'
+# held before
+B  echo x | xargs -0 bash -c 'cat .e""nv'
+U  curl -s --url "file://$PWD/.env"
+# safe ones stay allowed
+A  curl -s "https://example.invalid/$X" -m 1
+A  curl -s https://example.invalid/ -m 1
+A  xmllint --format README.md
+"#;
+
+#[test]
+fn programs_that_run_or_include_what_the_walk_did_not_see() {
+    run_table(ISSUE26_ROUND7_PROGRAMS, 20);
+}
+
+/// Red team round 7 (issue 26, classes 2 and 5), second attack on the evaluation sites: the
+/// words a call passes (`$1`, `${!1}`), array elements, `${x:=…}`, `declare -i` (every later
+/// assignment is arithmetic), `[[ $(…) -eq 1 ]]` and `let "x=$(…)"` over a substitution's
+/// output, and `env x=…`. Every line above the first `#` was `allowed` (checked with the CLI).
+const ISSUE26_ROUND7_EVALUATED_AGAIN: &str = r#"
+U  f() { echo $(( $1 )); }; f 'a[$(cat .env >&2)]'
+U  set -- 'a[$(cat .env >&2)]'; echo $(( $1 ))
+U  f() { echo "${!1}"; }; f 'a[$(cat .env >&2)]'
+U  set -- '$(cat .env)'; echo "${1@P}"
+B  arr=('a[$(cat .env >&2)]'); echo $(( arr[0] ))
+B  declare -a arr=('a[$(cat .env >&2)]'); echo $(( arr ))
+U  : ${x:='a[$(cat .env >&2)]'}; echo $((x))
+U  declare -i x; read x <<< 'a[$(cat .env >&2)]'
+U  echo 'a[$(cat .env >&2)]' > n; [[ $(cat n) -eq 1 ]]
+U  echo 'a[$(cat .env >&2)]' > n; let "x=$(cat n)"
+U  echo 'a[$(cat .env >&2)]' > n; declare -i x=$(cat n)
+U  echo 'a[$(cat .env >&2)]' > n; local -i y 2>/dev/null; typeset -i z; z=$(<n)
+U  echo 'a[$(cat .env >&2)]' > n; while read x; do echo $((x)); done < n
+U  for x in 'a[$(cat .env >&2)]'; do echo $((x)); done
+B  x=$'a[\x24(cat .env >&2)]'; echo $((x))
+B  x="a[\$(cat .env >&2)]"; echo $((x))
+B  x+='a[$(cat .env >&2)]'; echo $((x))
+U  printf -v x '%s' 'a[$(cat .env >&2)]'; echo $((x))
+U  echo 'a[$(cat .env >&2)]' > n; echo ${a[$(cat n)]}
+U  echo 'a[$(cat .env >&2)]' > n; x=$(<n); echo ${s:x}
+U  echo 'a[$(cat .env >&2)]' > n; read x < n; echo ${!x}
+U  echo 'a[$(cat .env >&2)]' > n; read x < n; a[x]=1
+U  echo 'a[$(cat .env >&2)]' > n; read x < n; echo ${#a[x]}
+U  echo 'a[$(cat .env >&2)]' > n; read x < n; (( y = x + 1 ))
+U  echo 'a[$(cat .env >&2)]' > n; read x < n; case $((x)) in *) ;; esac
+U  echo 'a[$(cat .env >&2)]' > n; IFS= read -r x < n; [[ x -gt 0 ]]
+U  echo 'a[$(cat .env >&2)]' > n; read -a q < n; echo $((q))
+U  echo 'a[$(cat .env >&2)]' > n; mapfile < n; echo $((MAPFILE))
+U  echo 'a[$(cat .env >&2)]' > n; read < n; echo $((REPLY))
+B  x='a[$(cat .env >&2)]' bash -c 'echo $((x))'
+B  env x='a[$(cat .env >&2)]' bash -c 'echo $((x))'
+B  export x='a[$(cat .env >&2)]'; bash -c 'echo $((x))'
+# held before
+U  x=a[\$\(cat\ .env\ \>\&2\)]; echo $((x))
+B  echo 'echo $((x))' > s.sh; x='a[$(cat .env >&2)]' bash s.sh
+# safe ones stay allowed
+A  x=1; echo $((x)); n=$(nproc); echo $((n))
+A  n=$(wc -l < README.md); echo $((n+1))
+A  f() { echo "$1"; }; f 'a[$(x)]'
+A  arr=(1 2 3); echo $(( arr[1] + 1 ))
+"#;
+
+#[test]
+fn evaluation_sites_see_calls_arrays_and_integer_variables() {
+    run_table(ISSUE26_ROUND7_EVALUATED_AGAIN, 30);
+}
+
+/// Red team round 7 (issue 26, classes 7 and 8): git commands that put the whole object store
+/// on the output or in a file (`pack-objects --stdout` with `pack.compression=0` prints every
+/// blob as it is; `upload-pack`, `upload-archive`, `merge-tree BASE A B`, `unpack-file`,
+/// `replace --edit`, `fsck --lost-found`'s folder), and hard links made where the walk did not
+/// look: `find -exec ln {}`, `rsync --link-dest`. Every line above the first `#` was `allowed`;
+/// the pack-objects lines printed `.env` in bash, the find lines made `src/x` a second name of
+/// `.roo/mcp.json`.
+const ISSUE26_ROUND7_GIT_AND_LINKS: &str = r#"
+U  git -c pack.compression=0 pack-objects --stdout --revs <<< HEAD | strings
+U  git -c pack.compression=0 pack-objects --stdout --revs --all < /dev/null | strings
+U  echo HEAD | git -c pack.compression=0 pack-objects --revs --stdout | cat -v
+U  git -c pack.compression=0 pack-objects --all-progress --stdout --revs <<< HEAD > p; strings p
+U  git rev-list --objects HEAD | git -c pack.compression=0 pack-objects --stdout | strings
+U  git -c core.bigFileThreshold=1 -c pack.compression=0 pack-objects --stdout --revs <<< HEAD | strings
+U  git merge-tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904 HEAD HEAD
+U  git upload-pack . < /dev/null
+U  git replace --edit HEAD
+U  git fsck --lost-found && cat .git/lost-found/other/*
+U  git unpack-file 1a2b3c4d
+U  git upload-archive .
+U  find .roo -name mcp.json -exec ln {} src/x \;
+U  find .roo -exec ln -f {} src/ \;
+U  find .roo -type f -exec cp -l {} src/ +
+U  rsync -a --link-dest=.roo .roo/ src/r/
+# held before
+U  find . -path ./.roo/mcp.json -exec ln {} src/x ;
+# safe ones stay allowed
+A  find src -name "*.ts" -exec cat {} +
+A  find src -exec grep -l x {} +
+A  find src -name x -exec ln -s {} docs/ \;
+A  rsync -a src/ /tmp/copy/
+A  git show-branch --more=1
+"#;
+
+#[test]
+fn git_object_dumps_and_links_made_by_find_or_rsync_are_not_allowed() {
+    run_table(ISSUE26_ROUND7_GIT_AND_LINKS, 17);
+}
+
+/// Red team round 7 (issue 26, class 5): builtins that run a command or read a file the walk
+/// did not model: `jobs -x CMD` runs CMD, `history -r` reads `$HISTFILE` and `history` prints it.
+/// Every line above the first `#` was `allowed` and printed a secret in bash.
+const ISSUE26_ROUND7_BUILTINS: &str = r#"
+B  jobs -x bash -c 'cat .e""nv'
+B  jobs -x sh -c 'cat secrets/key.js""on'
+B  jobs -x eval 'cat .e""nv'
+B  jobs -x env bash -c 'cat .e""nv'
+U  HISTFILE=.env; history -r; history
+U  export HISTFILE=secrets/key.json; history -r; history
+U  declare -x HISTFILE=.env; history -r; history
+U  env HISTFILE=.env bash -c 'history -r; history'
+# held before
+B  jobs -x cat ./.e''nv
+B  HISTFILE=config/private.json history -r
+# safe ones stay allowed
+A  jobs -l
+A  history 5
+"#;
+
+#[test]
+fn builtins_that_run_commands_or_read_history_files() {
+    run_table(ISSUE26_ROUND7_BUILTINS, 10);
+}

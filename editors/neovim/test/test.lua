@@ -225,6 +225,29 @@ else
   skip("user diffs", "server does not advertise roo/files/ackNotice")
 end
 
+case("the folder watch arrives as roo/workspace/didWatch", function()
+  local arrived = vim.wait(20000, function()
+    for _, n in ipairs(roo.notifications) do
+      if n.method == "roo/workspace/didWatch" then
+        return n
+      end
+    end
+    return false
+  end, 20)
+  assert(arrived, "no roo/workspace/didWatch: " .. vim.inspect(roo.notifications))
+  local watching
+  for _, n in ipairs(roo.notifications) do
+    if n.method == "roo/workspace/didWatch" then watching = n end
+  end
+  eq(watching.params.folders[1].recursive, true, "watched recursively")
+  local text, level = roo.describe_notification(watching.method, watching.params)
+  eq(level, vim.log.levels.DEBUG, "quiet when watched")
+  assert(text:find("watching", 1, true), text)
+  local _, warn = roo.describe_notification("roo/workspace/didWatch",
+    { folders = { { folder = "/big", recursive = false } } })
+  eq(warn, vim.log.levels.WARN, "loud when not watched")
+end)
+
 case("a changed .rooignore arrives as roo/ignore/didReload", function()
   local before = #roo.notifications
   write(".rooignore", { "secret/", "*.env", "src/" })

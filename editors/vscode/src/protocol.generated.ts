@@ -53,6 +53,111 @@ export type VerifyCheckId =
  */
 export type ContextEventName = "condense_context" | "condense_context_error" | "sliding_window_truncation";
 /**
+ * How tokens are counted.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "TokenCountMode".
+ */
+export type TokenCountMode = "exact" | "estimate" | "calibrated";
+/**
+ * One change to a history. Indices are of the history as the batch's earlier ops leave it;
+ * ranges are half-open `[start, end)`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryOpWire".
+ */
+export type HistoryOpWire =
+  | {
+      op: "append";
+      /**
+       * The new messages.
+       */
+      messages: unknown[];
+      /**
+       * Their content digests, when their creator computed them.
+       */
+      contentDigests?: string[] | null;
+    }
+  | {
+      op: "removeLast";
+      /**
+       * Refuse unless the last message has this role.
+       */
+      expectRole?: string | null;
+    }
+  | {
+      op: "replace";
+      /**
+       * Its index.
+       */
+      index: number;
+      /**
+       * The new message.
+       */
+      message: {
+        [k: string]: unknown;
+      };
+      /**
+       * Its content digest.
+       */
+      contentDigest?: string | null;
+    }
+  | {
+      op: "truncate";
+      /**
+       * The new length.
+       */
+      length: number;
+    }
+  | {
+      op: "reset";
+      /**
+       * The new history.
+       */
+      messages: unknown[];
+      /**
+       * Their content digests.
+       */
+      contentDigests?: string[] | null;
+    }
+  | {
+      op: "setTags";
+      /**
+       * Half-open ranges `[start, end)`.
+       */
+      ranges: [number, number][];
+      /**
+       * The tags.
+       */
+      tags: {
+        [k: string]: unknown;
+      };
+    }
+  | {
+      op: "insert";
+      /**
+       * Where (`length` appends).
+       */
+      index: number;
+      /**
+       * The message.
+       */
+      message: {
+        [k: string]: unknown;
+      };
+      /**
+       * Its content digest.
+       */
+      contentDigest?: string | null;
+    };
+/**
+ * Why a tool result is shown as a placeholder.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HygieneKind".
+ */
+export type HygieneKind = "masked" | "superseded";
+/**
  * What triggered a `roo/context/manage` call.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -60,12 +165,12 @@ export type ContextEventName = "condense_context" | "condense_context_error" | "
  */
 export type ContextTrigger = "manual" | "automatic" | "emergency";
 /**
- * How tokens are counted.
+ * Why a change waits.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
- * via the `definition` "TokenCountMode".
+ * via the `definition` "DeferReasonKind".
  */
-export type TokenCountMode = "exact" | "estimate";
+export type DeferReasonKind = "freesTooLittle" | "breakEvenTooFar";
 /**
  * Why a changed file of a `withDiffs` notice has no diff.
  *
@@ -129,12 +234,33 @@ export type FoldDiagnosticKind =
   | "truncated"
   | "overBudget";
 /**
+ * Where `roo/history/open` takes the history from.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistorySource".
+ */
+export type HistorySource = "inline" | "file";
+/**
+ * Who writes `api_conversation_history.json`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryPersist".
+ */
+export type HistoryPersist = "host" | "sidecar";
+/**
  * A mention only the editor host can resolve.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
  * via the `definition` "HostMentionKind".
  */
 export type HostMentionKind = "problems" | "terminal" | "url";
+/**
+ * The shape of a summarize request.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SummarizeShape".
+ */
+export type SummarizeShape = "standalone" | "continuation";
 /**
  * The two ignore file names.
  *
@@ -185,6 +311,13 @@ export type TodoEntryStatus = "pending" | "in_progress" | "completed";
  */
 export type VerifyOnFail = "report" | "repair" | "retryThenRepair";
 /**
+ * Why a continuation fell back to the standalone request (once).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "PrefixReuseFallbackKind".
+ */
+export type PrefixReuseFallbackKind = "replayTooLarge" | "toolCallAnswer";
+/**
  * What a mention content block holds.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -209,7 +342,13 @@ export interface RooProtocolDefinitions {
   AnnotatedPath: AnnotatedPath;
   BlockKind: BlockKind;
   BlockedBy: BlockedBy;
+  CacheBreakpointsParams: CacheBreakpointsParams;
+  CacheBreakpointsResult: CacheBreakpointsResult;
+  CacheImpactInfo: CacheImpactInfo;
+  CacheParams: CacheParams;
+  CalibrationInfo: CalibrationInfo;
   CancelReason: CancelReason;
+  ClassRatios: ClassRatios;
   ClassifyErrorParams: ClassifyErrorParams;
   ClassifyErrorResult: ClassifyErrorResult;
   CleanupHistoryParams: CleanupHistoryParams;
@@ -225,10 +364,15 @@ export interface RooProtocolDefinitions {
   ContextCondense: ContextCondense;
   ContextEventMessage: ContextEventMessage;
   ContextEventName: ContextEventName;
+  ContextHygieneParams: ContextHygieneParams;
+  ContextHygieneResult: ContextHygieneResult;
   ContextTrigger: ContextTrigger;
   ContextTruncation: ContextTruncation;
   CountTokensParams: CountTokensParams;
   CountTokensResult: CountTokensResult;
+  DeferParams: DeferParams;
+  DeferReasonKind: DeferReasonKind;
+  DeferredInfo: DeferredInfo;
   DiffFallback: DiffFallback;
   DiffLimits: DiffLimits;
   DiffStat: DiffStat;
@@ -253,14 +397,31 @@ export interface RooProtocolDefinitions {
   FoldOutlineParams: FoldOutlineParams;
   FoldOutlineResult: FoldOutlineResult;
   FolderStatus: FolderStatus;
+  FolderWatch: FolderWatch;
   FormatFilesListParams: FormatFilesListParams;
   FormatFilesListResult: FormatFilesListResult;
+  HistoryChangeParams: HistoryChangeParams;
+  HistoryChangeResult: HistoryChangeResult;
+  HistoryChanges: HistoryChanges;
   HistoryDiagnostic: HistoryDiagnostic;
+  HistoryExpect: HistoryExpect;
+  HistoryFlushResult: HistoryFlushResult;
+  HistoryOpWire: HistoryOpWire;
+  HistoryOpenParams: HistoryOpenParams;
+  HistoryOpenResult: HistoryOpenResult;
+  HistoryPersist: HistoryPersist;
+  HistoryReadParams: HistoryReadParams;
+  HistoryReadResult: HistoryReadResult;
+  HistoryRef: HistoryRef;
+  HistorySource: HistorySource;
+  HistoryTaskParams: HistoryTaskParams;
   HostCancelSummarizeParams: HostCancelSummarizeParams;
   HostErrorInfo: HostErrorInfo;
   HostMentionKind: HostMentionKind;
   HostSummarizeParams: HostSummarizeParams;
   HostSummarizeResult: HostSummarizeResult;
+  HygieneDecision: HygieneDecision;
+  HygieneKind: HygieneKind;
   IgnoreDidReloadParams: IgnoreDidReloadParams;
   IgnoreFileName: IgnoreFileName;
   IgnoreInstructionsParams: IgnoreInstructionsParams;
@@ -268,6 +429,7 @@ export interface RooProtocolDefinitions {
   IngestOutputParams: IngestOutputParams;
   IngestOutputResult: IngestOutputResult;
   InjectSyntheticToolResultsParams: InjectSyntheticToolResultsParams;
+  LastRequestUsage: LastRequestUsage;
   ManageAction: ManageAction;
   ManageContextParams: ManageContextParams;
   ManageContextResult: ManageContextResult;
@@ -287,6 +449,8 @@ export interface RooProtocolDefinitions {
   ParseMentionsParams: ParseMentionsParams;
   ParseMentionsResult: ParseMentionsResult;
   PathVia: PathVia;
+  PrefixReuseFallbackKind: PrefixReuseFallbackKind;
+  PrefixReuseInfo: PrefixReuseInfo;
   ProcessUserContentParams: ProcessUserContentParams;
   ProcessUserContentResult: ProcessUserContentResult;
   ProtectAnnotateResult: ProtectAnnotateResult;
@@ -308,6 +472,8 @@ export interface RooProtocolDefinitions {
   SetIgnoreRulesResult: SetIgnoreRulesResult;
   Settings: Settings;
   ShapedHistoryResult: ShapedHistoryResult;
+  SummarizeContinuation: SummarizeContinuation;
+  SummarizeShape: SummarizeShape;
   SummarizerModel: SummarizerModel;
   SummaryVerificationInfo: SummaryVerificationInfo;
   TakeRecentlyModifiedParams: TakeRecentlyModifiedParams;
@@ -336,6 +502,7 @@ export interface RooProtocolDefinitions {
   VerifySummaryResult: VerifySummaryResult;
   WillManageContextParams: WillManageContextParams;
   WillManageContextResult: WillManageContextResult;
+  WorkspaceDidWatchParams: WorkspaceDidWatchParams;
   WorkspaceStatusParams: WorkspaceStatusParams;
   WorkspaceStatusResult: WorkspaceStatusResult;
 }
@@ -451,6 +618,188 @@ export interface AnnotatedPath {
    * Whether a write needs approval.
    */
   isProtected: boolean;
+}
+/**
+ * Params of `roo/context/cacheBreakpoints`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CacheBreakpointsParams".
+ */
+export interface CacheBreakpointsParams {
+  /**
+   * The full stored API history.
+   */
+  messages: unknown[];
+  /**
+   * How many breakpoints the host can spend on messages (1 to 4; default 4, Anthropic's
+   * limit; the system prompt's own breakpoint is the host's).
+   */
+  max?: number | null;
+}
+/**
+ * Result of `roo/context/cacheBreakpoints`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CacheBreakpointsResult".
+ */
+export interface CacheBreakpointsResult {
+  /**
+   * Indices into the effective history (the messages the model sees) of the messages whose
+   * last content block should carry a breakpoint, ascending.
+   */
+  effectiveIndices: number[];
+  /**
+   * The same messages as indices into the stored `messages`.
+   */
+  storedIndices: number[];
+}
+/**
+ * What a change to the model-facing history costs and saves in prompt-cache terms (tokens by
+ * the run's counter, like every other figure of the result).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CacheImpactInfo".
+ */
+export interface CacheImpactInfo {
+  /**
+   * Index in the effective history (before the change) of the first message the model sees
+   * differently; everything before it, with the system prompt and tools, stays cached.
+   */
+  firstChangedIndex: number;
+  /**
+   * Tokens of the prefix that stays cached (system prompt and tools included).
+   */
+  keptPrefixTokens: number;
+  /**
+   * Tokens the next request writes to the cache again (from `firstChangedIndex` on).
+   */
+  rewriteTokens: number;
+  /**
+   * Tokens every later request no longer sends.
+   */
+  savedTokensPerRequest: number;
+  /**
+   * Later requests until the change has paid for its extra write (0: it costs nothing
+   * extra; `null`: it never does).
+   */
+  breakEvenRequests?: number | null;
+  /**
+   * Whether the cache was cold (the TTL had passed): then the change breaks nothing.
+   */
+  cold: boolean;
+}
+/**
+ * `cache` of `roo/context/manage`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CacheParams".
+ */
+export interface CacheParams {
+  /**
+   * Price of a cache write relative to uncached input (default 1.25).
+   */
+  writeMultiplier?: number | null;
+  /**
+   * Price of a cache read relative to uncached input (default 0.1).
+   */
+  readMultiplier?: number | null;
+  /**
+   * When the host sent its last model request (ms since the epoch).
+   */
+  lastRequestAtMs?: number | null;
+  /**
+   * How long the provider keeps a cached prefix, in ms (Anthropic: 300000). With
+   * `lastRequestAtMs`: a change made after it is free (the cache is cold) and never waits.
+   */
+  ttlMs?: number | null;
+  /**
+   * Defer non-emergency changes that do not pay for breaking the cached prefix yet.
+   */
+  defer?: DeferParams | null;
+  /**
+   * Ask for a continuation of the host's last request (`true`), or today's standalone
+   * request (`false`); default: the `prefixReuseCondense` setting.
+   */
+  prefixReuse?: boolean | null;
+  /**
+   * How many messages of the effective history the host's last request held (default: all
+   * but the last, the newest, as with `totalTokens`).
+   */
+  lastRequestMessages?: number | null;
+}
+/**
+ * `cache.defer`: when a non-emergency change waits for a bigger batch.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DeferParams".
+ */
+export interface DeferParams {
+  /**
+   * A change must free at least this many tokens per later request (default
+   * `max(20000, contextWindow / 10)`).
+   */
+  minFreedTokens?: number | null;
+  /**
+   * A change that needs more later requests than this to pay for its cache write waits
+   * (default 5).
+   */
+  maxBreakEvenRequests?: number | null;
+}
+/**
+ * The calibration a result was counted with.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "CalibrationInfo".
+ */
+export interface CalibrationInfo {
+  /**
+   * The prior's family (`claude`, `cl100k`, `o200k`, `gemini`, `default`).
+   */
+  family: string;
+  /**
+   * The ratio per content class.
+   */
+  ratios: ClassRatios;
+  /**
+   * 0 (the prior alone) to 1 (observations speak), for the counted mix.
+   */
+  confidence: number;
+  /**
+   * Requests observed for this model.
+   */
+  observations: number;
+  /**
+   * Whether this call's `lastRequest` was learned from.
+   */
+  observed: boolean;
+}
+/**
+ * Per-class ratios of a calibration (provider tokens per o200k token).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ClassRatios".
+ */
+export interface ClassRatios {
+  /**
+   * Source code.
+   */
+  code: number;
+  /**
+   * Natural-language text.
+   */
+  prose: number;
+  /**
+   * Chinese and Japanese text.
+   */
+  cjk: number;
+  /**
+   * JSON, logs, listings.
+   */
+  json: number;
+  /**
+   * Korean text.
+   */
+  hangul: number;
 }
 /**
  * Params of `roo/context/classifyError`.
@@ -700,6 +1049,11 @@ export interface CondenseResult {
    * How the summarize request was shortened, when one was sent.
    */
   requestDegradation?: RequestDegradationInfo | null;
+  /**
+   * What the condense costs and saves in prompt-cache terms (issue 30), when `changed`:
+   * `estimate` counts at the default prices, the system prompt and tools not included.
+   */
+  cacheImpact?: CacheImpactInfo | null;
 }
 /**
  * How the summarize request was shortened to fit the summarizer's window.
@@ -938,6 +1292,202 @@ export interface ContextTruncation {
   newContextTokens: number;
 }
 /**
+ * Params of `roo/context/hygiene` (issue 31): old observations masked, superseded file reads
+ * elided, as decisions on the stored messages the effective history applies.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextHygieneParams".
+ */
+export interface ContextHygieneParams {
+  /**
+   * The full stored API history; empty with `history`.
+   */
+  messages?: unknown[];
+  /**
+   * A history the sidecar holds, instead of `messages`: the decisions are answered as ops.
+   */
+  history?: HistoryRef | null;
+  /**
+   * Results in the last this-many assistant turns are untouched (default 3, at least 1).
+   */
+  keepRecentTurns?: number | null;
+  /**
+   * A non-file tool result larger than this many tokens is masked (default 500).
+   */
+  maskAboveTokens?: number | null;
+  /**
+   * New decisions are made only when together they free at least this many tokens
+   * (default 4000), so the prompt-cache prefix changes rarely.
+   */
+  batchTokens?: number | null;
+  /**
+   * Mask large old observations (default `true`).
+   */
+  mask?: boolean | null;
+  /**
+   * Elide superseded file reads (default `true`).
+   */
+  elideSuperseded?: boolean | null;
+  /**
+   * `tool_use` ids never masked or elided; an earlier decision on one is lifted.
+   */
+  pinned?: string[];
+  /**
+   * Paths the agent edited, beside the edit tools found in the history.
+   */
+  editedPaths?: string[];
+  /**
+   * How tokens are counted (default `estimate`, as `roo/context/manage`).
+   */
+  tokenCountMode?: TokenCountMode | null;
+}
+/**
+ * A history the sidecar holds, at the version the host last agreed on.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryRef".
+ */
+export interface HistoryRef {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The version the host holds; the request is answered against exactly it.
+   */
+  version: number;
+}
+/**
+ * Result of `roo/context/hygiene`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "ContextHygieneResult".
+ */
+export interface ContextHygieneResult {
+  /**
+   * Whether any stored message changed (a decision added or lifted).
+   */
+  changed: boolean;
+  /**
+   * The stored history with the decisions (`contextHygiene` entries); empty with a
+   * `history` reference.
+   */
+  messages: unknown[];
+  /**
+   * With a `history` reference: the decisions as ops against it, and the state after.
+   */
+  history?: HistoryChanges | null;
+  /**
+   * The new decisions, in history order.
+   */
+  decisions: HygieneDecision[];
+  /**
+   * `tool_use` ids whose earlier decision a pin lifted.
+   */
+  unpinned: string[];
+  /**
+   * Model-facing tokens of the effective history before the call.
+   */
+  tokensBefore: number;
+  /**
+   * Model-facing tokens of the effective history after it.
+   */
+  tokensAfter: number;
+  /**
+   * Leading messages of the effective history that stayed byte-identical (the prompt-cache
+   * prefix kept).
+   */
+  keptPrefixMessages: number;
+  /**
+   * The stored index of the first message the model now sees differently.
+   */
+  firstChangedIndex?: number | null;
+  /**
+   * Tokens eligible results would free, waiting for a batch of `batchTokens`.
+   */
+  pendingTokens: number;
+  /**
+   * Whether eligible results wait for a larger batch.
+   */
+  deferred: boolean;
+  /**
+   * The paths the agent edits (the params' and the history's edit tools), sorted.
+   */
+  editedPaths: string[];
+}
+/**
+ * The changes `roo/context/manage` made to a referenced history, as ops against
+ * `baseVersion`, and the state after them.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryChanges".
+ */
+export interface HistoryChanges {
+  /**
+   * The version the ops apply to.
+   */
+  baseVersion: number;
+  /**
+   * The ops (empty when nothing changed). Their indices are below the base length but for
+   * inserts at it, so appends the host made while the request ran stay after them.
+   */
+  ops: HistoryOpWire[];
+  /**
+   * What the model sees of the history after them, as half-open ranges of indices: the
+   * host builds its API request from its own copy, so the effective history never crosses
+   * the pipe.
+   */
+  effectiveRanges: [number, number][];
+  /**
+   * Increases with every applied batch (not always by one).
+   */
+  version: number;
+  /**
+   * Number of messages.
+   */
+  length: number;
+  /**
+   * 16 hex digits (docs/protocol.md, "The digest").
+   */
+  digest: string;
+}
+/**
+ * One new hygiene decision.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HygieneDecision".
+ */
+export interface HygieneDecision {
+  /**
+   * The `tool_use_id` of the result.
+   */
+  toolUseId: string;
+  /**
+   * Masked or superseded.
+   */
+  kind: HygieneKind;
+  /**
+   * The stored index of the message holding the result.
+   */
+  messageIndex: number;
+  /**
+   * The tool's name.
+   */
+  tool: string;
+  /**
+   * Tokens of the result as stored.
+   */
+  tokens: number;
+  /**
+   * The stored output id (`roo/output/read`) the result names.
+   */
+  outputId?: string | null;
+  /**
+   * For a superseded read: the `tool_use` id holding the newer content.
+   */
+  supersededBy?: string | null;
+}
+/**
  * Params of `roo/tokens/count`: exactly one of `text`, `blocks`, `messages`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -957,6 +1507,10 @@ export interface CountTokensParams {
    */
   messages?: unknown[] | null;
   /**
+   * A history the sidecar holds, instead of `messages`.
+   */
+  history?: HistoryRef | null;
+  /**
    * `exact` (o200k_base, default) or `estimate` (the original's rules: ×1.5, image formula).
    */
   mode?: TokenCountMode | null;
@@ -964,6 +1518,14 @@ export interface CountTokensParams {
    * For `messages`: count the effective history (default true).
    */
   effective?: boolean | null;
+  /**
+   * The conversing model's provider, for `calibrated`.
+   */
+  provider?: string | null;
+  /**
+   * The conversing model's id: the result then also holds `calibrated`.
+   */
+  modelId?: string | null;
 }
 /**
  * Result of `roo/tokens/count`.
@@ -980,6 +1542,10 @@ export interface CountTokensResult {
    * For `messages`: tokens per counted message, with its index in the input.
    */
   perMessage?: MessageTokens[] | null;
+  /**
+   * With `modelId`: the same content counted calibrated to the provider (issue 32).
+   */
+  calibrated?: number | null;
 }
 /**
  * Tokens of one message.
@@ -996,6 +1562,27 @@ export interface MessageTokens {
    * Tokens of its content.
    */
   tokens: number;
+}
+/**
+ * A non-emergency change deferred to a later batch (nothing changed; nothing was sent).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "DeferredInfo".
+ */
+export interface DeferredInfo {
+  /**
+   * Why it waits.
+   */
+  reason: DeferReasonKind;
+  /**
+   * The minimum in force.
+   */
+  minFreedTokens: number;
+  /**
+   * The estimated impact (a condense's summary estimated at the summarizer's output
+   * reserve).
+   */
+  estimatedImpact: CacheImpactInfo;
 }
 /**
  * Bounds of a `withDiffs` notice. Characters are UTF-16 code units.
@@ -1065,9 +1652,14 @@ export interface DisposeTaskResult {
  */
 export interface EffectiveHistoryParams {
   /**
-   * The stored API history (`api_conversation_history.json`).
+   * The stored API history (`api_conversation_history.json`); empty with `history`.
    */
-  messages: unknown[];
+  messages?: unknown[];
+  /**
+   * A history the sidecar holds, instead of `messages`: the result's `messages` is then
+   * empty and `sourceIndices` says which of the host's own copy the model sees.
+   */
+  history?: HistoryRef | null;
   /**
    * Also return the messages since the last summary (what a new condense would summarize).
    */
@@ -1514,6 +2106,23 @@ export interface FolderStatus {
   blocksEverything?: boolean;
 }
 /**
+ * One folder's watch.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "FolderWatch".
+ */
+export interface FolderWatch {
+  /**
+   * The workspace folder.
+   */
+  folder: string;
+  /**
+   * False when the recursive watch could not be set up (the system's watch limit, a folder
+   * that is gone): changes below the folder are then not seen until a restart.
+   */
+  recursive: boolean;
+}
+/**
  * Params of `roo/ignore/formatFilesList`: the text a list-files tool shows the model.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -1548,6 +2157,212 @@ export interface FormatFilesListResult {
    * The formatted list, exactly as the original's `formatFilesList` returns it.
    */
   text: string;
+}
+/**
+ * Params of `roo/history/change`: an ordered batch, applied whole or not at all.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryChangeParams".
+ */
+export interface HistoryChangeParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * The version the ops apply to (`-32010` when it is not the sidecar's; a batch of appends
+   * only also applies on top of the versions a `roo/context/manage` made while it ran).
+   */
+  baseVersion: number;
+  /**
+   * The ops, in order.
+   */
+  ops: HistoryOpWire[];
+}
+/**
+ * Result of `roo/history/change`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryChangeResult".
+ */
+export interface HistoryChangeResult {
+  /**
+   * Increases with every applied batch (not always by one).
+   */
+  version: number;
+  /**
+   * Number of messages.
+   */
+  length: number;
+  /**
+   * 16 hex digits (docs/protocol.md, "The digest").
+   */
+  digest: string;
+  /**
+   * The batch is on disk (fsynced) before this answer: `persist: sidecar` only.
+   */
+  durable: boolean;
+}
+/**
+ * What the host expects to find (checked on open).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryExpect".
+ */
+export interface HistoryExpect {
+  /**
+   * Number of messages.
+   */
+  length: number;
+  /**
+   * The digest.
+   */
+  digest: string;
+}
+/**
+ * Result of `roo/history/close` and `roo/history/flush`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryFlushResult".
+ */
+export interface HistoryFlushResult {
+  /**
+   * Increases with every applied batch (not always by one).
+   */
+  version: number;
+  /**
+   * Number of messages.
+   */
+  length: number;
+  /**
+   * 16 hex digits (docs/protocol.md, "The digest").
+   */
+  digest: string;
+  /**
+   * Bytes of `api_conversation_history.json` written (`persist: sidecar`; 0 otherwise, or
+   * when it was already current).
+   */
+  bytesWritten: number;
+}
+/**
+ * Params of `roo/history/open`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryOpenParams".
+ */
+export interface HistoryOpenParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * `inline` (default) or `file`.
+   */
+  source?: HistorySource & string;
+  /**
+   * The history (`source: inline`).
+   */
+  messages?: unknown[] | null;
+  /**
+   * The creator's content digest of each message (16 hex digits), when it computed them.
+   */
+  contentDigests?: string[] | null;
+  /**
+   * The task folder (`source: file`, `persist: sidecar`).
+   */
+  storageDir?: string | null;
+  /**
+   * `host` (default) or `sidecar`.
+   */
+  persist?: HistoryPersist & string;
+  /**
+   * Refuse (`-32010`) unless the history opened has this length and digest.
+   */
+  expect?: HistoryExpect | null;
+}
+/**
+ * Result of `roo/history/open`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryOpenResult".
+ */
+export interface HistoryOpenResult {
+  /**
+   * Increases with every applied batch (not always by one).
+   */
+  version: number;
+  /**
+   * Number of messages.
+   */
+  length: number;
+  /**
+   * 16 hex digits (docs/protocol.md, "The digest").
+   */
+  digest: string;
+  /**
+   * What a load from file repaired (a torn journal tail, records replayed), if anything.
+   */
+  recovery?: string | null;
+}
+/**
+ * Params of `roo/history/read`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryReadParams".
+ */
+export interface HistoryReadParams {
+  /**
+   * The task.
+   */
+  taskId: string;
+  /**
+   * First index (default 0).
+   */
+  from?: number | null;
+  /**
+   * End index, exclusive (default: the length).
+   */
+  to?: number | null;
+}
+/**
+ * Result of `roo/history/read`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryReadResult".
+ */
+export interface HistoryReadResult {
+  /**
+   * Increases with every applied batch (not always by one).
+   */
+  version: number;
+  /**
+   * Number of messages.
+   */
+  length: number;
+  /**
+   * 16 hex digits (docs/protocol.md, "The digest").
+   */
+  digest: string;
+  /**
+   * The messages `[from, to)`.
+   */
+  messages: unknown[];
+  /**
+   * Their content digests.
+   */
+  contentDigests: string[];
+}
+/**
+ * Params of `roo/history/close` and `roo/history/flush`.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "HistoryTaskParams".
+ */
+export interface HistoryTaskParams {
+  /**
+   * The task.
+   */
+  taskId: string;
 }
 /**
  * Params of the `roo/host/cancelSummarize` notification (server to client): the summarize call
@@ -1644,6 +2459,38 @@ export interface HostSummarizeParams {
    * What the summarizer's window allows.
    */
   tokenLimit: number;
+  /**
+   * `continuation` (issue 30): replay the last request and append `messages`
+   * (`systemPrompt` is then empty); absent: today's standalone request.
+   */
+  shape?: SummarizeShape | null;
+  /**
+   * How to build the continuation.
+   */
+  continuation?: SummarizeContinuation | null;
+}
+/**
+ * `continuation` of `roo/host/summarize`: how to build the request from the host's last one.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "SummarizeContinuation".
+ */
+export interface SummarizeContinuation {
+  /**
+   * Replay the first `replayMessages` messages of the last request exactly as sent (system
+   * prompt, tools, `tool_choice`, `response_format` unchanged), then append `messages`.
+   */
+  replayMessages: number;
+  /**
+   * Tokens of the replay as the sidecar counted them (system prompt and tools included).
+   */
+  replayTokens: number;
+  /**
+   * Where cache breakpoints go: `asLastRequest`, the breakpoints of the last request kept
+   * where they were and none added to the appended messages (the replayed prefix is read
+   * from the cache; the condense request itself is never reused).
+   */
+  cacheBreakpoints: string;
 }
 /**
  * Result of `roo/host/summarize`: the model's text, or the provider's error. (A JSON-RPC error
@@ -1670,6 +2517,11 @@ export interface HostSummarizeResult {
    * Set when the provider call failed.
    */
   error?: HostErrorInfo | null;
+  /**
+   * The model answered with a tool call instead of text (a continuation carries the
+   * agent's tools): the sidecar falls back to the standalone request once.
+   */
+  toolCall?: boolean | null;
 }
 /**
  * Notification `roo/ignore/didReload`, sent after every reload of a folder's ignore file.
@@ -1818,6 +2670,25 @@ export interface InjectSyntheticToolResultsParams {
   messages: unknown[];
 }
 /**
+ * The provider's usage of the last request the host sent (issue 32).
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "LastRequestUsage".
+ */
+export interface LastRequestUsage {
+  /**
+   * The input tokens the provider reported for it (cache reads and writes included).
+   */
+  inputTokens: number;
+  /**
+   * How many stored messages it held. Every message from this index on was added since and
+   * is counted as the unsent batch; the messages before it are what the provider counted,
+   * which the calibration learns from. `roo/context/manage` only; absent: only the last
+   * message is added, as with `totalTokens`.
+   */
+  messageCount?: number | null;
+}
+/**
  * Params of `roo/context/manage`.
  *
  * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
@@ -1829,9 +2700,15 @@ export interface ManageContextParams {
    */
   trigger: ContextTrigger;
   /**
-   * The full stored API history (`api_conversation_history.json`).
+   * The full stored API history (`api_conversation_history.json`); empty when `history`
+   * names one the sidecar holds.
    */
-  messages: unknown[];
+  messages?: unknown[];
+  /**
+   * A history the sidecar holds (`roo/history/open`), instead of `messages`: the result then
+   * carries the changes as ops (`history`), not the array.
+   */
+  history?: HistoryRef | null;
   /**
    * The task's system prompt (counted as part of what the model sees).
    */
@@ -1922,6 +2799,33 @@ export interface ManageContextParams {
    * Verify the summary and repair what it lost. Absent: no verification (today's result).
    */
   verify?: VerifyOptions | null;
+  /**
+   * Prompt-cache options (issue 30): prices, the cache clock, deferral and the
+   * continuation-shaped summarize request. Absent: today's behaviour (impacts priced at the
+   * defaults, nothing deferred, standalone requests unless `prefixReuseCondense` was set at
+   * `initialize`).
+   */
+  cache?: CacheParams | null;
+  /**
+   * The conversing model's provider (`anthropic`, `openrouter`, ...), for calibration.
+   */
+  provider?: string | null;
+  /**
+   * The conversing model's id (`claude-sonnet-4-5`, ...): with it, counts are calibrated to
+   * the provider (the default `tokenCountMode` becomes `calibrated`).
+   */
+  modelId?: string | null;
+  /**
+   * The provider's usage of the last request (issue 32): the size is its input tokens plus
+   * every message stored since, and the calibration learns from it. Also turns on the
+   * termination guard for `taskId`.
+   */
+  lastRequest?: LastRequestUsage | null;
+  /**
+   * The task folder: the calibration is kept in `<storageDir>/roo-context/calibration.json`
+   * and survives a restart. Absent: kept in memory only.
+   */
+  storageDir?: string | null;
 }
 /**
  * Summary verification options (`verify` of `roo/context/manage` and
@@ -2012,9 +2916,14 @@ export interface ManageContextResult {
    */
   changed: boolean;
   /**
-   * The new full history to store; present only when `changed`.
+   * The new full history to store; present only when `changed` and the params sent
+   * `messages`.
    */
   messages?: unknown[] | null;
+  /**
+   * With a `history` reference: what changed, as ops against it, and the state after.
+   */
+  history?: HistoryChanges | null;
   /**
    * `none`, `condensed` or `truncated`.
    */
@@ -2080,6 +2989,38 @@ export interface ManageContextResult {
    * the condense was refused because of it).
    */
   verification?: SummaryVerificationInfo | null;
+  /**
+   * What the change costs and saves in prompt-cache terms; present whenever `changed`.
+   */
+  cacheImpact?: CacheImpactInfo | null;
+  /**
+   * A non-emergency change deferred to a later batch (`cache.defer`).
+   */
+  deferred?: DeferredInfo | null;
+  /**
+   * The summarize request's shape, when a continuation was asked for.
+   */
+  prefixReuse?: PrefixReuseInfo | null;
+  /**
+   * The calibration the counts used, when `modelId` was given.
+   */
+  calibration?: CalibrationInfo | null;
+}
+/**
+ * `prefixReuse` of a result: the shape of the summarize request whose answer was used.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "PrefixReuseInfo".
+ */
+export interface PrefixReuseInfo {
+  /**
+   * `continuation` or `standalone`.
+   */
+  shape: SummarizeShape;
+  /**
+   * Why the standalone request was used, when it was.
+   */
+  fallback?: PrefixReuseFallbackKind | null;
 }
 /**
  * Params of `roo/files/markRooEdited`.
@@ -2676,9 +3617,14 @@ export interface RewindParams {
    */
   uiMessages: unknown[];
   /**
-   * The stored API history.
+   * The stored API history; empty with `history`.
    */
-  apiMessages: unknown[];
+  apiMessages?: unknown[];
+  /**
+   * A history the sidecar holds, instead of `apiMessages`: the rewind is applied to it and
+   * answered as ops (`history`), `apiMessages` in the result then empty.
+   */
+  history?: HistoryRef | null;
   /**
    * Rewind to the UI event with exactly this `ts` ...
    */
@@ -2708,9 +3654,13 @@ export interface RewindResult {
    */
   uiMessagesKept: number;
   /**
-   * The rewound API history.
+   * The rewound API history (empty with a `history` reference).
    */
   apiMessages: unknown[];
+  /**
+   * With a `history` reference: the rewind as ops against it, and the state after.
+   */
+  history?: HistoryChanges | null;
   /**
    * Whether the API history changed.
    */
@@ -2809,6 +3759,12 @@ export interface Settings {
    * false loads them on the first count, keeping memory low until then.
    */
   warmTokenizer?: boolean | null;
+  /**
+   * The host can replay its last model request (issue 30): every `roo/context/manage`
+   * condense asks `roo/host/summarize` for a continuation of it unless the request's
+   * `cache.prefixReuse` says `false`. Default false (today's standalone request).
+   */
+  prefixReuseCondense?: boolean | null;
 }
 /**
  * Result of `roo/history/toolBlocksAsText` and `roo/history/injectSyntheticToolResults`.
@@ -2962,6 +3918,12 @@ export interface TruncateHistoryResult {
    * Indices into `messages` of what stays visible, the marker excluded (what to count).
    */
   visibleIndices: number[];
+  /**
+   * What the truncation costs and saves in prompt-cache terms (issue 30), when it changed
+   * anything: `estimate` counts at the default prices, the system prompt and tools not
+   * included (the request does not carry them).
+   */
+  cacheImpact?: CacheImpactInfo | null;
 }
 /**
  * Params of `roo/ignore/validateAccess`.
@@ -3067,9 +4029,13 @@ export interface VerifySummaryParams {
    */
   summary: string;
   /**
-   * The history being condensed (the full stored history is best).
+   * The history being condensed (the full stored history is best); empty with `history`.
    */
-  messages: unknown[];
+  messages?: unknown[];
+  /**
+   * A history the sidecar holds, instead of `messages` (nothing of it crosses the wire).
+   */
+  history?: HistoryRef | null;
   /**
    * The task, for its tracked files (`verify.files: "tracker"`).
    */
@@ -3177,6 +4143,29 @@ export interface WillManageContextParams {
    * `estimate` (default) or `exact`, for counting `lastMessage`.
    */
   tokenCountMode?: TokenCountMode | null;
+  /**
+   * Every message stored since the last request (tool results, the assistant's reply, the
+   * new user message): all counted, so a large tool batch is seen before it is sent. Wins
+   * over `lastMessage` and `lastMessageTokens`.
+   */
+  newMessages?: unknown[] | null;
+  /**
+   * The provider's usage of the last request: its `inputTokens` replace `totalTokens`.
+   */
+  lastRequest?: LastRequestUsage | null;
+  /**
+   * The conversing model's provider, for calibration.
+   */
+  provider?: string | null;
+  /**
+   * The conversing model's id: with it, new messages are counted calibrated.
+   */
+  modelId?: string | null;
+  /**
+   * The task: with `lastRequest`, the plan honours the task's termination guard, as
+   * `roo/context/manage` does (`shouldCondense` is false until the context grew enough).
+   */
+  taskId?: string | null;
 }
 /**
  * Result of `roo/context/willManage`.
@@ -3223,6 +4212,26 @@ export interface WillManageContextResult {
    * Non-fatal notes (an invalid profile threshold).
    */
   warnings?: string[];
+  /**
+   * The calibration the new messages were counted with, when `modelId` was given.
+   */
+  calibration?: CalibrationInfo | null;
+}
+/**
+ * Notification `roo/workspace/didWatch`: the recursive watch of every workspace folder is set
+ * up (after `initialize`, a change of folders, or a folder deleted and created again) and the
+ * files tasks track were compared with the disk once. From here on a change is seen as it
+ * happens; one made before was found by that comparison, where a rename cannot be told from a
+ * delete.
+ *
+ * This interface was referenced by `RooProtocolDefinitions`'s JSON-Schema
+ * via the `definition` "WorkspaceDidWatchParams".
+ */
+export interface WorkspaceDidWatchParams {
+  /**
+   * One entry per folder whose watch was (re)started.
+   */
+  folders: FolderWatch[];
 }
 /**
  * Params of `roo/workspace/status` (none).
@@ -3268,6 +4277,11 @@ export interface RooRequests {
   "roo/fold/context": { params: FoldContextParams; result: FoldContextResult };
   "roo/fold/outline": { params: FoldOutlineParams; result: FoldOutlineResult };
   "roo/history/effective": { params: EffectiveHistoryParams; result: EffectiveHistoryResult };
+  "roo/history/open": { params: HistoryOpenParams; result: HistoryOpenResult };
+  "roo/history/change": { params: HistoryChangeParams; result: HistoryChangeResult };
+  "roo/history/read": { params: HistoryReadParams; result: HistoryReadResult };
+  "roo/history/flush": { params: HistoryTaskParams; result: HistoryFlushResult };
+  "roo/history/close": { params: HistoryTaskParams; result: HistoryFlushResult };
   "roo/history/merge": { params: MergeHistoryParams; result: MergeHistoryResult };
   "roo/history/rewind": { params: RewindParams; result: RewindResult };
   "roo/history/cleanup": { params: CleanupHistoryParams; result: CleanupHistoryResult };
@@ -3288,6 +4302,8 @@ export interface RooRequests {
   "roo/context/willManage": { params: WillManageContextParams; result: WillManageContextResult };
   "roo/context/classifyError": { params: ClassifyErrorParams; result: ClassifyErrorResult };
   "roo/context/verifySummary": { params: VerifySummaryParams; result: VerifySummaryResult };
+  "roo/context/cacheBreakpoints": { params: CacheBreakpointsParams; result: CacheBreakpointsResult };
+  "roo/context/hygiene": { params: ContextHygieneParams; result: ContextHygieneResult };
   "roo/output/ingest": { params: IngestOutputParams; result: IngestOutputResult };
   "roo/output/read": { params: ReadOutputParams; result: ReadOutputResult };
   "roo/mentions/parse": { params: ParseMentionsParams; result: ParseMentionsResult };
@@ -3311,6 +4327,7 @@ export interface RooServerNotifications {
   "roo/host/cancelSummarize": HostCancelSummarizeParams;
   "roo/files/didChange": FileDidChangeParams;
   "roo/ignore/didReload": IgnoreDidReloadParams;
+  "roo/workspace/didWatch": WorkspaceDidWatchParams;
 }
 
 /** One API function name per client-to-server request. */
@@ -3328,6 +4345,11 @@ export const ROO_REQUEST_METHODS = {
   foldContext: "roo/fold/context",
   foldOutline: "roo/fold/outline",
   historyEffective: "roo/history/effective",
+  historyOpen: "roo/history/open",
+  historyChange: "roo/history/change",
+  historyRead: "roo/history/read",
+  historyFlush: "roo/history/flush",
+  historyClose: "roo/history/close",
   historyMerge: "roo/history/merge",
   historyRewind: "roo/history/rewind",
   historyCleanup: "roo/history/cleanup",
@@ -3348,6 +4370,8 @@ export const ROO_REQUEST_METHODS = {
   contextWillManage: "roo/context/willManage",
   contextClassifyError: "roo/context/classifyError",
   contextVerifySummary: "roo/context/verifySummary",
+  contextCacheBreakpoints: "roo/context/cacheBreakpoints",
+  contextHygiene: "roo/context/hygiene",
   outputIngest: "roo/output/ingest",
   outputRead: "roo/output/read",
   mentionsParse: "roo/mentions/parse",
@@ -3371,6 +4395,7 @@ export const ROO_SERVER_NOTIFICATION_METHODS = {
   hostCancelSummarize: "roo/host/cancelSummarize",
   filesDidChange: "roo/files/didChange",
   ignoreDidReload: "roo/ignore/didReload",
+  workspaceDidWatch: "roo/workspace/didWatch",
 } as const;
 
 /** `initializationOptions` of `initialize`. */

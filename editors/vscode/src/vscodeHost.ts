@@ -33,6 +33,15 @@ export function cancelSummarize(params: any): void {
  * `{text, cost, outputTokens}`, or `{error}` when the provider call fails.
  */
 export async function summarizeWithLanguageModel(params: any, modelFamily: string): Promise<unknown> {
+  if (params?.shape === "continuation") {
+    // Issue 30's continuation replays the agent's own last model request; this extension does
+    // not make the agent's requests (an agent host records them with LastRequestRecorder and
+    // answers with summarizeCall), so it never sets prefixReuseCondense and refuses one clearly.
+    throw new HostNotAvailableError(
+      "a continuation summarize request",
+      "this extension does not make the agent's model requests, so it has no last request to replay",
+    );
+  }
   const messages: WireMessage[] = Array.isArray(params?.messages) ? params.messages : [];
   const selector = modelFamily ? { family: modelFamily } : {};
   const [model] = await vscode.lm.selectChatModels(selector);

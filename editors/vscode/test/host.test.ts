@@ -73,6 +73,18 @@ test("reload errors pop up, clean reloads only log", () => {
   assert.match(failed.text, /error: denied; previous rules kept/);
 });
 
+test("a folder that could not be watched pops up; a watched one is logged", () => {
+  assert.deepEqual(describeNotification("roo/workspace/didWatch", { folders: [{ folder: "/w", recursive: true }] }), {
+    level: "log",
+    text: "roo-context: watching /w",
+  });
+  const unwatched = describeNotification("roo/workspace/didWatch", {
+    folders: [{ folder: "/w", recursive: true }, { folder: "/big", recursive: false }],
+  });
+  assert.equal(unwatched.level, "popup");
+  assert.match(unwatched.text, /changes below \/big are not seen/);
+});
+
 test("user edits and condense events pop up; unknown notifications are logged", () => {
   assert.deepEqual(describeNotification("roo/files/didChange", { taskId: "t1", path: "a.ts", kind: "modified" }), {
     level: "popup",

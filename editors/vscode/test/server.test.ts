@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { RooSession, startSession } from "../src/client/session";
 import { HostHandlers, NotificationEvent, onServerNotifications } from "../src/client/host";
 import { commandApproval } from "../src/client/commands";
+import { HeldHistory, expandCompactAccess } from "../src/client/history";
 import { deliverUserDiffs } from "../src/client/userDiffs";
 import { CONTEXT_EVENT_NAMES, ROO_REQUEST_METHODS, isContextEvent } from "../src/protocol.generated";
 import { APP_TS, serverBinary, waitFor, workspace } from "./fixture";
@@ -273,4 +274,73 @@ test("the user's edit comes back as a diff, is shown, and is repeated until deli
   assert.deepEqual(after, { paths: [], changes: [], text: "" });
   await session.api.filesDisposeTask({ taskId: "diff-task" });
   fs.rmSync(storageDir, { recursive: true, force: true });
+});
+
+test("a history held in the sidecar: the host's digest agrees op by op, and manage answers ops", async (t) => {
+  if (!session.supports("roo/history/open")) {
+    t.skip("server does not advertise roo/history/open");
+    return;
+  }
+  const turn = (i: number, words: number) => ({
+    role: i % 2 === 0 ? "user" : "assistant",
+    content: [{ type: "text", text: `turn ${i} ${"word ".repeat(words)}` }],
+    ts: 1000 + i,
+    providerField: { keep: [1.5, 2], "ünï\u2028code": "\u0007" },
+  });
+  const held = await HeldHistory.open(session.api, "node-held", [turn(0, 400), turn(1, 400)]);
+  for (let i = 2; i < 11; i++) await held.append(turn(i, 400));
+  // A number JSON.stringify spells differently from Rust (`1e+21`): the host's digest is sent.
+  await held.append({ role: "user", content: "numbers", ts: 1e21, ratio: 1e-7 });
+  assert.ok(held.mirror.agrees(await session.api.historyRead({ taskId: "node-held", from: 0, to: 0 })));
+  // A refused batch leaves the host's copy as it was.
+  const before = held.mirror.digest;
+  await assert.rejects(held.change([{ op: "truncate", length: 999 }]), /ops\[0\]\.length/);
+  assert.equal(held.mirror.digest, before);
+  const result = await session.api.contextManage({
+    trigger: "automatic",
+    contextWindow: 7000,
+    maxTokens: 500,
+    autoCondenseContext: false,
+    history: held.ref,
+  });
+  assert.equal(result.action, "truncated", JSON.stringify(result));
+  assert.equal(result.messages, undefined, "no array on the wire");
+  held.applyChanges(result.history!);
+  const read = await session.api.historyRead({ taskId: "node-held" });
+  assert.deepEqual(read.messages, held.mirror.messages);
+  assert.equal(held.mirror.recomputedDigest(), held.mirror.digest);
+  // An edit the host made in place without an op is caught by the digest; one resync mends it.
+  (held.mirror.messages[9].content as any)[0].text = "rewritten";
+  assert.notEqual(held.mirror.recomputedDigest(), read.digest);
+  await held.resync();
+  assert.deepEqual((await session.api.historyRead({ taskId: "node-held" })).messages, held.mirror.messages);
+});
+
+test("numbers JSON.stringify writes its own way and an own __proto__ field digest alike on both sides", async (t) => {
+  if (!session.supports("roo/history/open")) {
+    t.skip("server does not advertise roo/history/open");
+    return;
+  }
+  // Red team: serde_json writes 1e21 as `1e21` and 1e-6 as `1e-6`; JSON.stringify `1e+21`, `0.000001`.
+  const messages = JSON.parse(
+    '[{"role":"user","content":"n","ts":1,"n":[1e21,1e-7,0.000001,123456789012345680000,18446744073709551615,-0,1.5]},' +
+      '{"role":"assistant","content":"p","ts":2,"__proto__":{"x":1}}]',
+  );
+  const held = await HeldHistory.open(session.api, "node-numbers", messages);
+  assert.ok(held.mirror.agrees(await session.api.historyRead({ taskId: "node-numbers", from: 0, to: 0 })));
+  await held.append({ role: "user", content: "more", ts: 3, big: 2 ** 70, tiny: 5e-324 });
+  assert.equal(held.mirror.recomputedDigest(), held.mirror.digest);
+});
+
+test("a compact validateAccess answer expands to the full one", async () => {
+  const paths = ["src/app.ts", "secret/key.txt", 'secret/"q"\\b\n.txt', "prod.env", "README.md"];
+  const full = await session.api.ignoreValidateAccess({ paths });
+  const compact = await session.api.ignoreValidateAccess({ paths, compact: true });
+  const expanded = expandCompactAccess(paths, compact.compact!);
+  const withoutPerPath = full.results.map((r) => {
+    if (!r.blockedBy) return { path: r.path, allowed: r.allowed };
+    const { matchedPath, via, ...rule } = r.blockedBy as any;
+    return { path: r.path, allowed: r.allowed, blockedBy: rule, toolError: r.toolError };
+  });
+  assert.deepEqual(expanded, withoutPerPath);
 });

@@ -148,6 +148,9 @@ pub struct WillManageInput {
     pub max_tokens: Option<i64>,
     /// Condense settings.
     pub settings: ThresholdSettings,
+    /// The task's termination guard (issue 32), when the host reports usage: the plan then
+    /// condenses only when `roo/context/manage` would ask for a summary. `None`: today's plan.
+    pub guard: Option<super::progress::ProgressGuard>,
 }
 
 /// What an automatic `manageContext` would do with these numbers: the one owner of the
@@ -188,6 +191,9 @@ pub fn will_manage_plan(input: &WillManageInput) -> WillManagePlan {
         &input.settings,
     );
     let over_budget = prev > allowed;
+    let grew_enough = input.guard.is_none_or(|guard| {
+        guard.allows_condense(super::Trigger::Automatic, prev, input.context_window)
+    });
     WillManagePlan {
         prev_context_tokens: prev,
         allowed_tokens: allowed,
@@ -195,6 +201,7 @@ pub fn will_manage_plan(input: &WillManageInput) -> WillManagePlan {
         threshold,
         threshold_source,
         should_condense: input.settings.auto_condense_context
+            && grew_enough
             && (percent >= threshold || over_budget),
         over_budget,
     }

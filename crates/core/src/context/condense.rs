@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Number, Value, json};
 
-use super::budget::allowed_tokens;
+use super::budget::{allowed_tokens, reserved_output_tokens};
 use super::prompts::{
     CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_NOT_ENOUGH_MESSAGES,
     SUMMARY_PROMPT, condense_api_failed,
@@ -15,8 +15,8 @@ use super::prompts::{
 use super::shrink::{ShrinkScope, shrink_largest_texts};
 use crate::conversation::{
     ApiMessage, Clock, HistoryTokens, IMAGE_PLACEHOLDER_TEXT, IdSource, Role, SUMMARY_HEADING,
-    TokenCounter, extract_command_blocks, inject_synthetic_tool_results, is_truthy,
-    messages_since_last_summary, replace_image_blocks, role_and_content_only,
+    TokenCounter, effective_api_history, extract_command_blocks, inject_synthetic_tool_results,
+    is_truthy, messages_since_last_summary, replace_image_blocks, role_and_content_only,
     transform_messages_for_condensing,
 };
 
@@ -106,7 +106,62 @@ pub struct CondenseRequest {
     pub token_limit: u64,
     /// What was cut to fit.
     pub degradation: RequestDegradation,
+    /// Which shape the request has: today's standalone request, or a continuation of the
+    /// host's last request (then `system_prompt` is empty and `messages` are what the host
+    /// appends to its replay).
+    pub shape: RequestShapeKind,
+    /// With a continuation: how many effective-history messages the host's replay holds, and
+    /// its tokens (system prompt and tools included).
+    pub replay: Option<(usize, u64)>,
+    /// Why a continuation was asked for but the standalone shape is used.
+    pub fallback: Option<PrefixReuseFallback>,
+    /// With a continuation whose last request did not hold the newest messages: the stored
+    /// index where the summary goes. The messages from there on were not sent, are not
+    /// summarized and stay after the summary as they are (the summarized ones are tagged).
+    /// `None`: the summary goes at the end, as today.
+    pub summary_at: Option<usize>,
 }
+
+/// The shape of the summarize request, asked for by the run.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub enum RequestShape {
+    /// Our system prompt, tool blocks as text, no tools (the original's request).
+    #[default]
+    Standalone,
+    /// A continuation of the host's last model request (issue 30): the host replays it byte
+    /// for byte (system prompt, tools, tool choice, messages) and appends `messages`, so the
+    /// provider reads the whole prefix from its cache.
+    Continuation {
+        /// Tokens of the system prompt and tool definitions.
+        fixed_tokens: u64,
+        /// Effective-history messages the host's last request held; `None`: all but the last
+        /// (the last is the newest message, not sent yet, as with `totalTokens`).
+        last_request_messages: Option<usize>,
+    },
+}
+
+/// The shape a request was built with.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RequestShapeKind {
+    /// [`RequestShape::Standalone`].
+    #[default]
+    Standalone,
+    /// [`RequestShape::Continuation`].
+    Continuation,
+}
+
+/// Why a continuation fell back to the standalone request (once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefixReuseFallback {
+    /// The replay plus what is appended exceeds the summarizer's usable window.
+    ReplayTooLarge,
+    /// The model answered the continuation with a tool call instead of text.
+    ToolCallAnswer,
+}
+
+/// The last instruction of a continuation: the replay carries the agent's tools, and the
+/// request must not change `tool_choice`, so the text asks.
+pub const CONTINUATION_ANSWER_RULE: &str = "Answer with the summary only, as plain text. Do not call any tool: tools are unavailable for this reply.";
 
 /// Guards A and B (spec §3.3): enough messages since the last summary.
 pub fn check_condense_guards(messages: &[ApiMessage]) -> Result<(), &'static str> {
@@ -165,22 +220,103 @@ pub fn build_condense_request(
     clock: &dyn Clock,
 ) -> Result<CondenseRequest, CondenseFailure> {
     let tokens = HistoryTokens::new(messages, counter);
-    build_condense_request_with(messages, custom_prompt, summarizer, &tokens, clock)
+    build_condense_request_with(
+        messages,
+        custom_prompt,
+        summarizer,
+        &RequestShape::Standalone,
+        &tokens,
+        clock,
+    )
 }
 
-/// [`build_condense_request`] counting through a per-call memo of `messages`.
+/// [`build_condense_request`] of either shape, counting through a per-call memo of `messages`:
+/// the one assembler of every summarize request. A continuation that does not fit the
+/// summarizer's window is built standalone instead, with the reason in
+/// [`CondenseRequest::fallback`].
 pub(crate) fn build_condense_request_with(
     messages: &[ApiMessage],
     custom_prompt: Option<&str>,
     summarizer: &SummarizerInfo,
+    shape: &RequestShape,
     tokens: &HistoryTokens<'_>,
     clock: &dyn Clock,
 ) -> Result<CondenseRequest, CondenseFailure> {
     let counter = tokens.counter();
     check_condense_guards(messages).map_err(CondenseFailure::new)?;
-    let to_summarize = messages_since_last_summary(messages);
+    if let RequestShape::Continuation {
+        fixed_tokens,
+        last_request_messages,
+    } = shape
+    {
+        // The replay was accepted by the provider as the last request, so the 10 % safety
+        // buffer of the budget is not needed: the replay, what is appended and the summary's
+        // output reserve must fit the window (else a condense at the default threshold, just
+        // over the budget, could never be a continuation).
+        let token_limit = summarizer
+            .context_window
+            .saturating_sub(reserved_output_tokens(summarizer.max_tokens));
+        let (instructions, custom_prompt_used) = condense_instructions(custom_prompt);
+        let effective_history = effective_api_history(messages);
+        let effective = &effective_history.messages;
+        let replayed = last_request_messages
+            .unwrap_or(effective.len().saturating_sub(1))
+            .min(effective.len());
+        let replay_tokens = fixed_tokens + tokens.total(&effective[..replayed]) as u64;
+        // What the last request did not hold stays after the summary verbatim (the model sees
+        // the newest tool result exactly; the request appends nothing but instructions). A
+        // tool result keeps its tool call with it.
+        let mut kept_from = replayed;
+        while kept_from > 0
+            && kept_from < effective.len()
+            && opens_with_tool_result(&effective[kept_from])
+        {
+            kept_from -= 1;
+        }
+        let summary_at = (kept_from < effective.len() && kept_from >= 2)
+            .then(|| effective_history.source_indices[kept_from]);
+        let unsent = if summary_at.is_some() || replayed == effective.len() {
+            &effective[effective.len()..]
+        } else {
+            &effective[replayed..]
+        };
+        let commands = messages
+            .first()
+            .map(extract_command_blocks)
+            .unwrap_or_default();
+        let appended = continuation_messages(unsent, instructions, &commands);
+        let request_tokens = replay_tokens + tokens.total(&appended) as u64;
+        if request_tokens <= token_limit {
+            return Ok(CondenseRequest {
+                system_prompt: String::new(),
+                messages: appended,
+                custom_prompt_used,
+                request_tokens,
+                token_limit,
+                degradation: RequestDegradation::default(),
+                shape: RequestShapeKind::Continuation,
+                replay: Some((replayed, replay_tokens)),
+                fallback: None,
+                summary_at,
+            });
+        }
+        let mut standalone = build_condense_request_with(
+            messages,
+            custom_prompt,
+            summarizer,
+            &RequestShape::Standalone,
+            tokens,
+            clock,
+        )?;
+        standalone.fallback = Some(PrefixReuseFallback::ReplayTooLarge);
+        return Ok(standalone);
+    }
+    // The original summarizes the stored suffix (not the effective history), but the summarizer
+    // sees tool results as the model does: masked and superseded ones as their placeholders
+    // (issue 31), so a masked output's bytes never reach the condense request.
+    let to_summarize = super::hygiene::hygiene_views(messages_since_last_summary(messages));
     let (instructions, custom_prompt_used) = condense_instructions(custom_prompt);
-    let mut working = inject_synthetic_tool_results(to_summarize, clock).messages;
+    let mut working = inject_synthetic_tool_results(&to_summarize, clock).messages;
     working.push(Cow::Owned(ApiMessage::new(
         Role::User,
         Value::String(instructions.to_owned()),
@@ -246,7 +382,57 @@ pub(crate) fn build_condense_request_with(
         request_tokens,
         token_limit,
         degradation,
+        shape: RequestShapeKind::Standalone,
+        replay: None,
+        fallback: None,
+        summary_at: None,
     })
+}
+
+/// Whether a message's content opens with a tool result (it must stay after its tool call).
+fn opens_with_tool_result(message: &ApiMessage) -> bool {
+    message
+        .blocks()
+        .first()
+        .is_some_and(|block| block.get("type").and_then(Value::as_str) == Some("tool_result"))
+}
+
+/// What a continuation appends to the host's replay: the effective messages the last request
+/// did not hold yet, exactly as the host would send them next (tool blocks native: the replay
+/// has the tools), with the condense instructions, the active workflows and
+/// [`CONTINUATION_ANSWER_RULE`] as text blocks of the final user message (a new one when the
+/// history ends with the assistant), so roles still alternate.
+fn continuation_messages(
+    unsent: &[Cow<'_, ApiMessage>],
+    instructions: &str,
+    commands: &str,
+) -> Vec<ApiMessage> {
+    let mut appended: Vec<ApiMessage> = unsent
+        .iter()
+        .map(|message| role_and_content_only(message))
+        .collect();
+    let mut blocks = vec![json!({"type": "text", "text": instructions})];
+    if !commands.is_empty() {
+        blocks.push(json!({"type": "text", "text": format!(
+            "<system-reminder>\n{ACTIVE_WORKFLOWS_HEADING}\n{ACTIVE_WORKFLOWS_LEAD_IN}\n{commands}\n</system-reminder>"
+        )}));
+    }
+    blocks.push(json!({"type": "text", "text": CONTINUATION_ANSWER_RULE}));
+    match appended.last_mut().filter(|message| message.is_user()) {
+        Some(last) => {
+            let mut content = match last.fields.get("content") {
+                Some(Value::Array(existing)) => existing.clone(),
+                Some(Value::String(text)) if !text.is_empty() => {
+                    vec![json!({"type": "text", "text": text})]
+                }
+                _ => Vec::new(),
+            };
+            content.extend(blocks);
+            last.set_content(Value::Array(content));
+        }
+        None => appended.push(ApiMessage::new(Role::User, Value::Array(blocks))),
+    }
+    appended
 }
 
 /// The refusal when the condense instructions and the system prompt alone exceed the
@@ -469,13 +655,25 @@ pub fn summary_message(
 
 /// Appends the summary and tags every message that had no `condenseParent` with its id
 /// (messages already carrying one, such as an earlier summary that was condensed, keep theirs).
-pub fn append_summary(mut messages: Vec<ApiMessage>, summary: SummaryMessage) -> CondensedHistory {
-    for message in &mut messages {
+pub fn append_summary(messages: Vec<ApiMessage>, summary: SummaryMessage) -> CondensedHistory {
+    let at = messages.len();
+    insert_summary(messages, summary, at)
+}
+
+/// [`append_summary`] with the summary placed at stored index `at`: the messages before it are
+/// tagged, those from `at` on (not summarized) stay as they are, after it.
+pub fn insert_summary(
+    mut messages: Vec<ApiMessage>,
+    summary: SummaryMessage,
+    at: usize,
+) -> CondensedHistory {
+    let at = at.min(messages.len());
+    for message in &mut messages[..at] {
         if !message.fields.get("condenseParent").is_some_and(is_truthy) {
             message.set_condense_parent(&summary.condense_id);
         }
     }
-    messages.push(summary.message);
+    messages.insert(at, summary.message);
     CondensedHistory {
         messages,
         condense_id: summary.condense_id,

@@ -7,12 +7,18 @@ use super::budget::{
     condense_percent, effective_threshold, invalid_profile_threshold_warning,
     reserved_output_tokens,
 };
-use super::condense::{
-    CondenseFailure, CondenseRequest, HostError, RequestDegradation, SummarizerAnswer,
-    SummarizerInfo, SummaryExtras, Trigger, append_summary, build_condense_request_with,
-    summarizer_call_failed, summary_message,
+use super::cache::{
+    CacheClock, CacheImpact, CachePrices, DeferPolicy, DeferReason, cache_impact, defer_reason,
+    price_change,
 };
+use super::condense::{
+    CondenseFailure, CondenseRequest, HostError, PrefixReuseFallback, RequestDegradation,
+    RequestShape, RequestShapeKind, SummarizerAnswer, SummarizerInfo, SummaryExtras, Trigger,
+    build_condense_request_with, insert_summary, summarizer_call_failed, summary_message,
+};
+use super::progress::{LastRequest, ProgressGuard, success_target, unsent_tokens};
 use super::prompts::{ERROR_CONTEXT_GREW, ERROR_HANDLER_INVALID, condense_api_failed};
+use super::truncate::HistoryEdit;
 use super::truncate::{Reduction, apply_edits, model_facing_tokens_with, reduce_context_with};
 use super::verify::{
     Addendum, FileRecord, OnFail, TodoItem, Verification, VerifyInput, VerifySettings,
@@ -52,6 +58,11 @@ pub struct ManageInput {
     pub summarizer: SummarizerInfo,
     /// Verify the summary and repair what it lost (issue 19); `None`: today's behaviour.
     pub verify: Option<VerifyConfig>,
+    /// The provider's count of the last request and where it ended (issue 32): the size is
+    /// then that count plus every message stored since. `None`: `total_tokens` as before.
+    pub last_request: Option<LastRequest>,
+    /// The termination guard's state for this task (issue 32); `None`: off (today's behaviour).
+    pub guard: Option<ProgressGuard>,
 }
 
 /// What summary verification needs besides the history.
@@ -132,7 +143,14 @@ pub fn measure_budget(input: &ManageInput, counter: &dyn TokenCounter) -> Contex
 fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> ContextBudget {
     let counter = tokens.counter();
     let reserved_tokens = reserved_output_tokens(input.max_tokens);
-    let allowed = allowed_tokens(input.context_window, input.max_tokens);
+    // After an emergency the guard wants the next request at half the window: that target is
+    // the budget every success and the fallback are held to.
+    let allowed = success_target(
+        input.trigger,
+        allowed_tokens(input.context_window, input.max_tokens),
+        input.context_window,
+        input.guard.is_some(),
+    );
     let text_tokens = |text: &str| counter.finish(counter.count_text(text)) as u64;
     let fixed_tokens = text_tokens(&input.system_prompt)
         + input
@@ -145,8 +163,13 @@ fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> Conte
         .last()
         .map_or(0, |message| tokens.message(message) as u64);
     let measure = || model_facing_tokens_with(&input.messages, fixed_tokens, tokens);
-    let (prev, mut measured) = match input.total_tokens {
-        Some(total) if total > 0 => (total + last_message_tokens, None),
+    let (prev, mut measured) = match (input.last_request, input.total_tokens) {
+        // The provider's count of what was sent, plus the whole unsent batch.
+        (Some(last), _) if last.input_tokens > 0 => (
+            last.input_tokens + unsent_tokens(&input.messages, last.message_count, tokens),
+            None,
+        ),
+        (_, Some(total)) if total > 0 => (total + last_message_tokens, None),
         _ => {
             let measured = measure();
             (measured, Some(measured))
@@ -170,9 +193,12 @@ fn measure_budget_with(input: &ManageInput, tokens: &HistoryTokens<'_>) -> Conte
         }
     };
     let over_budget = prev > allowed;
+    let grew_enough = input
+        .guard
+        .is_none_or(|guard| guard.allows_condense(input.trigger, prev, input.context_window));
     let should_condense = match input.trigger {
         Trigger::Manual => true,
-        _ => auto && (percent >= threshold || over_budget),
+        _ => auto && grew_enough && (percent >= threshold || over_budget),
     };
     // Condensing and truncating compare against what the model sees: measure it then.
     if should_condense || over_budget {
@@ -243,9 +269,70 @@ pub struct ManageOutcome {
     pub warnings: Vec<String>,
     /// The summary's verification, when it was asked for and a summary came back.
     pub verification: Option<SummaryVerification>,
+    /// What the change costs in cache writes and saves per later request (issue 30): present
+    /// whenever the model-facing history changed.
+    pub cache_impact: Option<CacheImpact>,
+    /// A non-emergency change that waits for a bigger batch (deferral was asked for).
+    pub deferred: Option<Deferral>,
+    /// The summarize request's shape, when the run asked for a continuation.
+    pub prefix_reuse: Option<PrefixReuseReport>,
+    /// Whether this run asked the host for a summary (the guard's notion of a trigger).
+    pub summarize_attempted: bool,
+}
+
+/// A change not made now because breaking the cached prefix for it does not pay yet.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Deferral {
+    /// Why it waits.
+    pub reason: DeferReason,
+    /// The minimum of freed tokens in force.
+    pub min_freed_tokens: u64,
+    /// The estimated impact it would have had (a condense's summary estimated at the
+    /// summarizer's output reserve).
+    pub estimated_impact: CacheImpact,
+}
+
+/// How the summarize request of a run that asked for a continuation was shaped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PrefixReuseReport {
+    /// The shape of the request whose answer was used (or of the last one sent).
+    pub shape: RequestShapeKind,
+    /// Why the standalone request was used instead, when it was.
+    pub fallback: Option<PrefixReuseFallback>,
+}
+
+/// Issue 30's options of a run: prices, the cache clock, deferral and the request shape.
+/// `Default` is today's behaviour (impacts priced at the default prices, nothing deferred,
+/// standalone requests).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CacheOptions {
+    /// Price multipliers.
+    pub prices: CachePrices,
+    /// When the host's last request was made, and the TTL.
+    pub clock: CacheClock,
+    /// Deferral of non-emergency changes, when asked for.
+    pub defer: Option<DeferPolicy>,
+    /// Ask for a continuation-shaped summarize request; the value is how many effective
+    /// messages the host's last request held (`None`: all but the newest).
+    pub prefix_reuse: Option<Option<usize>>,
 }
 
 impl ManageOutcome {
+    /// The termination guard's state after this run: a change moves its base to the new size;
+    /// a summarize call that changed nothing moves it to the size it was asked at, so a failing
+    /// summarizer is not asked again on every request until the context grew again.
+    pub fn next_guard(&self, guard: ProgressGuard) -> ProgressGuard {
+        match (self.changed, self.new_context_tokens) {
+            (true, Some(tokens)) => ProgressGuard {
+                tokens_after_last_change: tokens,
+            },
+            _ if self.summarize_attempted => ProgressGuard {
+                tokens_after_last_change: self.budget.prev_context_tokens,
+            },
+            _ => guard,
+        }
+    }
+
     fn unchanged(input: ManageInput, budget: ContextBudget) -> Self {
         let mut warnings = Vec::new();
         if let ThresholdSource::InvalidProfile { value } = budget.threshold_source {
@@ -274,6 +361,10 @@ impl ManageOutcome {
             request_degradation: None,
             warnings,
             verification: None,
+            cache_impact: None,
+            deferred: None,
+            prefix_reuse: None,
+            summarize_attempted: false,
         }
     }
 }
@@ -293,6 +384,10 @@ pub struct PendingCondense {
     /// the retry's answer cannot be condensed (a host answering the retry with a summary
     /// bigger than the context must not turn a condense that would succeed into a failure).
     pub first_answer: Option<SummarizerAnswer>,
+    /// The run's cache options.
+    pub cache: CacheOptions,
+    /// Whether the provider's cache was cold when the run began.
+    pub cold: bool,
 }
 
 /// The first step.
@@ -324,7 +419,17 @@ pub enum SummarizeReply {
     /// The host has no summarizer at all (it does not implement the request): the original's
     /// invalid condensing handler, which no retry can fix.
     NoSummarizer,
+    /// The model answered with a tool call instead of text (a continuation carries the
+    /// agent's tools); a continuation falls back once to the standalone request
+    /// ([`standalone_fallback`]).
+    ToolCall {
+        /// Cost of the call.
+        cost: f64,
+    },
 }
+
+/// The error of a summarize call answered with a tool call.
+pub const TOOL_CALL_ANSWER: &str = "the model answered with a tool call instead of a summary";
 
 /// `errorDetails` when the host has no summarizer.
 pub const NO_SUMMARIZER_DETAILS: &str = "The host does not implement roo/host/summarize (JSON-RPC -32601, method not found), so no model can write the summary; later requests do not ask it again.";
@@ -337,38 +442,174 @@ pub fn begin_manage(
     ids: &mut dyn IdSource,
     clock: &dyn Clock,
 ) -> ManageStep {
+    begin_manage_with(input, CacheOptions::default(), counter, ids, clock)
+}
+
+/// [`begin_manage`] with issue 30's options: a continuation-shaped request, the cache clock and
+/// deferral of non-emergency changes that do not pay yet.
+pub fn begin_manage_with(
+    input: ManageInput,
+    cache: CacheOptions,
+    counter: &dyn TokenCounter,
+    ids: &mut dyn IdSource,
+    clock: &dyn Clock,
+) -> ManageStep {
     let tokens = HistoryTokens::new(&input.messages, counter);
     let budget = measure_budget_with(&input, &tokens);
+    let cold = cache.clock.is_cold(clock.now_ms());
     if !budget.should_condense {
         let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
+        let impact = reduction_impact(
+            &input.messages,
+            reduction.as_ref(),
+            &budget,
+            &tokens,
+            &cache,
+            cold,
+        );
         return ManageStep::Done(Box::new(conclude_without_condense(
-            input, budget, None, reduction,
+            input, budget, None, reduction, impact,
         )));
     }
+    if let Some(deferral) = condense_deferral(&input, &budget, &cache, cold) {
+        let mut outcome = ManageOutcome::unchanged(input, budget);
+        outcome.deferred = Some(deferral);
+        return ManageStep::Done(Box::new(outcome));
+    }
+    // An emergency follows a request the provider refused as too long: replaying it cannot
+    // work, so it is standalone at once (said as `replayTooLarge`).
+    let shape = match cache.prefix_reuse {
+        Some(_) if input.trigger == Trigger::Emergency => RequestShape::Standalone,
+        Some(last_request_messages) => RequestShape::Continuation {
+            fixed_tokens: budget.fixed_tokens,
+            last_request_messages,
+        },
+        None => RequestShape::Standalone,
+    };
     match build_condense_request_with(
         &input.messages,
         input.custom_condensing_prompt.as_deref(),
         &input.summarizer,
+        &shape,
         &tokens,
         clock,
     ) {
-        Ok(request) => ManageStep::Summarize(Box::new(PendingCondense {
-            input,
-            budget,
-            request,
-            retries: 0,
-            first_answer: None,
-        })),
-        Err(failure) => {
-            let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
-            ManageStep::Done(Box::new(conclude_without_condense(
+        Ok(mut request) => {
+            if input.trigger == Trigger::Emergency && cache.prefix_reuse.is_some() {
+                request.fallback = Some(PrefixReuseFallback::ReplayTooLarge);
+            }
+            ManageStep::Summarize(Box::new(PendingCondense {
                 input,
                 budget,
-                Some(failure),
-                reduction,
-            )))
+                request,
+                retries: 0,
+                first_answer: None,
+                cache,
+                cold,
+            }))
+        }
+        Err(failure) => {
+            let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
+            let impact = reduction_impact(
+                &input.messages,
+                reduction.as_ref(),
+                &budget,
+                &tokens,
+                &cache,
+                cold,
+            );
+            let mut outcome =
+                conclude_without_condense(input, budget, Some(failure), reduction, impact);
+            outcome.prefix_reuse = cache.prefix_reuse.map(|_| PrefixReuseReport {
+                shape: RequestShapeKind::Standalone,
+                fallback: None,
+            });
+            ManageStep::Done(Box::new(outcome))
         }
     }
+}
+
+/// Whether an automatic condense waits (deferral asked for, the context within budget, the
+/// cache warm, and the estimated change not worth a prefix break). The summary is estimated at
+/// the summarizer's output reserve, an upper bound of what it can write.
+fn condense_deferral(
+    input: &ManageInput,
+    budget: &ContextBudget,
+    cache: &CacheOptions,
+    cold: bool,
+) -> Option<Deferral> {
+    let policy = cache.defer.as_ref()?;
+    let urgent = input.trigger != Trigger::Automatic || budget.over_budget;
+    let before = budget.measured();
+    let summary = reserved_output_tokens(input.summarizer.max_tokens).min(before);
+    let estimated_impact = price_change(
+        0,
+        budget.fixed_tokens,
+        before,
+        budget.fixed_tokens + summary,
+        &cache.prices,
+        cold,
+    );
+    defer_reason(&estimated_impact, policy, input.context_window, urgent).map(|reason| Deferral {
+        reason,
+        min_freed_tokens: policy.min_freed(input.context_window),
+        estimated_impact,
+    })
+}
+
+/// The cache impact of a truncation's edits, priced by the one [`cache_impact`].
+fn reduction_impact(
+    messages: &[ApiMessage],
+    reduction: Option<&Reduction>,
+    budget: &ContextBudget,
+    tokens: &HistoryTokens<'_>,
+    cache: &CacheOptions,
+    cold: bool,
+) -> Option<CacheImpact> {
+    let Some(Reduction::Fits { edits, .. }) = reduction else {
+        return None;
+    };
+    let after: Vec<&ApiMessage> = edits
+        .iter()
+        .map(|edit| match edit {
+            HistoryEdit::Keep(index) => &messages[*index],
+            HistoryEdit::Replace(_, message) | HistoryEdit::Insert(message) => message,
+        })
+        .collect();
+    Some(cache_impact(
+        messages,
+        &after,
+        budget.fixed_tokens,
+        tokens,
+        &cache.prices,
+        cold,
+    ))
+}
+
+/// The standalone request a continuation falls back to when the model answered it with a tool
+/// call: built by the same assembler, once (`None` when the request was not a continuation or
+/// the one retry was used). The shell sends it, sets [`PendingCondense::retries`] to 1 and
+/// replaces [`PendingCondense::request`].
+pub fn standalone_fallback(
+    pending: &PendingCondense,
+    counter: &dyn TokenCounter,
+    clock: &dyn Clock,
+) -> Option<CondenseRequest> {
+    if pending.request.shape != RequestShapeKind::Continuation || pending.retries > 0 {
+        return None;
+    }
+    let tokens = HistoryTokens::new(&pending.input.messages, counter);
+    let mut request = build_condense_request_with(
+        &pending.input.messages,
+        pending.input.custom_condensing_prompt.as_deref(),
+        &pending.input.summarizer,
+        &RequestShape::Standalone,
+        &tokens,
+        clock,
+    )
+    .ok()?;
+    request.fallback = Some(PrefixReuseFallback::ToolCallAnswer);
+    Some(request)
 }
 
 /// Step two: turn the host's reply into the outcome. On any condense failure the history is
@@ -382,15 +623,50 @@ pub fn finish_manage(
     ids: &mut dyn IdSource,
     clock: &dyn Clock,
 ) -> ManageOutcome {
+    let reuse = pending.cache.prefix_reuse.map(|_| PrefixReuseReport {
+        shape: pending.request.shape,
+        fallback: pending.request.fallback,
+    });
     let Some(first) = pending.first_answer.take() else {
-        return finish_with(pending, reply, counter, ids, clock);
+        let mut outcome = finish_with(pending, reply, counter, ids, clock);
+        outcome.prefix_reuse = reuse;
+        outcome.summarize_attempted = true;
+        return outcome;
     };
     let backup = pending.clone();
-    let outcome = finish_with(pending, reply, counter, ids, clock);
-    if outcome.action == ContextAction::Condensed {
-        return outcome;
+    let mut outcome = finish_with(pending, reply, counter, ids, clock);
+    if outcome.action != ContextAction::Condensed {
+        outcome = finish_with(backup, SummarizeReply::Answer(first), counter, ids, clock);
     }
-    finish_with(backup, SummarizeReply::Answer(first), counter, ids, clock)
+    outcome.prefix_reuse = reuse;
+    outcome.summarize_attempted = true;
+    outcome
+}
+
+/// The summarizer's answer, or why the condense failed without one (every reply but an answer
+/// is a failure: one place for their texts).
+fn answer_or_failure(reply: SummarizeReply) -> Result<SummarizerAnswer, CondenseFailure> {
+    match reply {
+        SummarizeReply::Answer(answer) => Ok(answer),
+        SummarizeReply::Failed { error, cost } => Err(summarizer_call_failed(&error, cost)),
+        SummarizeReply::NoSummarizer => Err(CondenseFailure {
+            error: ERROR_HANDLER_INVALID.to_owned(),
+            error_details: Some(NO_SUMMARIZER_DETAILS.to_owned()),
+            cost: 0.0,
+        }),
+        SummarizeReply::ToolCall { cost } => Err(CondenseFailure {
+            error: condense_api_failed(TOOL_CALL_ANSWER),
+            error_details: Some(format!("Error: {TOOL_CALL_ANSWER}")),
+            cost,
+        }),
+        SummarizeReply::TimedOut { after_ms } => Err(CondenseFailure {
+            error: condense_api_failed(&format!("the host did not answer within {after_ms} ms")),
+            error_details: Some(format!(
+                "Error: roo/host/summarize timed out after {after_ms} ms"
+            )),
+            cost: 0.0,
+        }),
+    }
 }
 
 fn finish_with(
@@ -406,58 +682,43 @@ fn finish_with(
         request,
         retries,
         first_answer: _,
+        cache,
+        cold,
     } = pending;
-    let degradation = Some(request.degradation);
-    let answer = match reply {
-        SummarizeReply::Answer(answer) => answer,
-        SummarizeReply::Failed { error, cost } => {
-            let failure = summarizer_call_failed(&error, cost);
-            let mut outcome =
-                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
-            outcome.request_degradation = degradation;
-            return outcome;
-        }
-        SummarizeReply::NoSummarizer => {
-            let failure = CondenseFailure {
-                error: ERROR_HANDLER_INVALID.to_owned(),
-                error_details: Some(NO_SUMMARIZER_DETAILS.to_owned()),
-                cost: 0.0,
-            };
-            let mut outcome =
-                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
-            outcome.request_degradation = degradation;
-            return outcome;
-        }
-        SummarizeReply::TimedOut { after_ms } => {
-            let failure = CondenseFailure {
-                error: condense_api_failed(&format!(
-                    "the host did not answer within {after_ms} ms"
-                )),
-                error_details: Some(format!(
-                    "Error: roo/host/summarize timed out after {after_ms} ms"
-                )),
-                cost: 0.0,
-            };
-            let mut outcome =
-                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+    let degradation = Some(request.degradation.clone());
+    let answer = match answer_or_failure(reply) {
+        Ok(answer) => answer,
+        Err(failure) => {
+            let mut outcome = after_condense_failure(
+                input,
+                budget,
+                Some(failure),
+                &cache,
+                cold,
+                counter,
+                ids,
+                clock,
+            );
             outcome.request_degradation = degradation;
             return outcome;
         }
     };
-    let checked = verify_answer(
-        &input,
-        &budget,
-        &answer,
-        request.custom_prompt_used,
-        counter,
-    );
+    let checked = verify_answer(&input, &budget, &answer, &request, counter);
     let (mut verification, addendum) = match checked {
         Ok(Some((verification, addendum))) => (Some(verification), addendum),
         Ok(None) => (None, None),
         Err(refused) => {
             let (verification, failure) = *refused;
-            let mut outcome =
-                after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+            let mut outcome = after_condense_failure(
+                input,
+                budget,
+                Some(failure),
+                &cache,
+                cold,
+                counter,
+                ids,
+                clock,
+            );
             outcome.request_degradation = degradation;
             outcome.verification = Some(SummaryVerification {
                 retries,
@@ -468,6 +729,11 @@ fn finish_with(
     };
     let mut addendum = addendum;
     let mut shrinks_left = 2;
+    let summary_at = request.summary_at.unwrap_or(input.messages.len());
+    let tail_tokens = {
+        let tokens = HistoryTokens::new(&input.messages, counter);
+        tokens.total(&input.messages[summary_at..]) as u64
+    };
     let failure = loop {
         let built = {
             let extras = SummaryExtras {
@@ -475,18 +741,43 @@ fn finish_with(
                 environment_details: input.environment_details.as_deref(),
                 addendum: addendum.as_ref().map(|a: &Addendum| a.text.as_str()),
             };
-            summary_message(&input.messages, &answer, input.trigger, &extras, ids, clock)
+            summary_message(
+                &input.messages[..summary_at],
+                &answer,
+                input.trigger,
+                &extras,
+                ids,
+                clock,
+            )
         };
         let summary = match built {
             Err(failure) => break failure,
             Ok(summary) => summary,
         };
-        // After a condense the model sees the summary alone (the fresh start).
-        let new_tokens = budget.fixed_tokens + message_tokens(&summary.message, counter) as u64;
+        // After a condense the model sees the summary (the fresh start) and what the last
+        // request did not hold, when a continuation kept it.
+        let new_tokens =
+            budget.fixed_tokens + message_tokens(&summary.message, counter) as u64 + tail_tokens;
         if new_tokens < budget.measured() && new_tokens <= budget.allowed_tokens {
+            let impact = {
+                let tokens = HistoryTokens::new(&input.messages, counter);
+                let after: Vec<&ApiMessage> = input.messages[..summary_at]
+                    .iter()
+                    .chain(std::iter::once(&summary.message))
+                    .chain(input.messages[summary_at..].iter())
+                    .collect();
+                cache_impact(
+                    &input.messages,
+                    &after,
+                    budget.fixed_tokens,
+                    &tokens,
+                    &cache.prices,
+                    cold,
+                )
+            };
             let mut input = input;
             let messages = std::mem::take(&mut input.messages);
-            let condensed = append_summary(messages, summary);
+            let condensed = insert_summary(messages, summary, summary_at);
             let mut outcome = ManageOutcome::unchanged(input, budget);
             outcome.messages = condensed.messages;
             outcome.changed = true;
@@ -494,6 +785,7 @@ fn finish_with(
             outcome.summary = condensed.summary;
             outcome.cost = answer.cost;
             outcome.new_context_tokens = Some(new_tokens);
+            outcome.cache_impact = Some(impact);
             outcome.condense_id = Some(condensed.condense_id);
             outcome.request_degradation = degradation;
             outcome.verification = verification.map(|mut v| {
@@ -514,8 +806,9 @@ fn finish_with(
                 let target = budget
                     .allowed_tokens
                     .min(budget.measured().saturating_sub(1));
-                let without =
-                    budget.fixed_tokens + summary_tokens_without_addendum(&input, &answer, counter);
+                let without = budget.fixed_tokens
+                    + tail_tokens
+                    + summary_tokens_without_addendum(&input, &answer, counter);
                 let room = target.saturating_sub(without);
                 let cap = room.min(current.tokens.saturating_sub(1));
                 match build_addendum(&report.verification.findings, cap, counter) {
@@ -553,7 +846,16 @@ fn finish_with(
             cost: answer.cost,
         };
     };
-    let mut outcome = after_condense_failure(input, budget, Some(failure), counter, ids, clock);
+    let mut outcome = after_condense_failure(
+        input,
+        budget,
+        Some(failure),
+        &cache,
+        cold,
+        counter,
+        ids,
+        clock,
+    );
     outcome.request_degradation = degradation;
     outcome.verification = verification.map(|mut v| {
         v.retries = retries;
@@ -607,7 +909,7 @@ fn verify_answer(
     input: &ManageInput,
     budget: &ContextBudget,
     answer: &SummarizerAnswer,
-    custom_prompt_used: bool,
+    request: &CondenseRequest,
     counter: &dyn TokenCounter,
 ) -> Checked {
     let Some(config) = &input.verify else {
@@ -617,8 +919,7 @@ fn verify_answer(
     if summary.is_empty() {
         return Ok(None);
     }
-    let verification =
-        run_verification(input, config, budget, summary, custom_prompt_used, counter);
+    let verification = run_verification(input, config, budget, summary, request, counter);
     let report = SummaryVerification {
         verification,
         ..SummaryVerification::default()
@@ -654,16 +955,18 @@ fn run_verification(
     config: &VerifyConfig,
     budget: &ContextBudget,
     summary: &str,
-    custom_prompt_used: bool,
+    request: &CondenseRequest,
     counter: &dyn TokenCounter,
 ) -> Verification {
     let folded = folded_section_paths(&input.folded_file_sections);
     let mut settings = config.settings.clone();
-    settings.custom_prompt = custom_prompt_used;
+    settings.custom_prompt = request.custom_prompt_used;
+    // A continuation summarizes what the last request held; what follows stays verbatim.
+    let summarized = request.summary_at.unwrap_or(input.messages.len());
     verify_summary(
         &VerifyInput {
             summary,
-            messages: &input.messages,
+            messages: &input.messages[..summarized],
             tracked_files: &config.tracked_files,
             folded_paths: &folded,
             cwd: config.cwd.as_deref(),
@@ -714,7 +1017,7 @@ pub fn retry_request(
         config,
         &pending.budget,
         summary,
-        pending.request.custom_prompt_used,
+        &pending.request,
         counter,
     );
     let text = retry_instructions(&verification)?;
@@ -725,19 +1028,31 @@ pub fn retry_request(
 
 /// After no condense (or a failed one): manual runs stop with the error; automatic and
 /// emergency runs fall back to truncation when over budget.
+#[allow(clippy::too_many_arguments)]
 fn after_condense_failure(
     input: ManageInput,
     budget: ContextBudget,
     failure: Option<CondenseFailure>,
+    cache: &CacheOptions,
+    cold: bool,
     counter: &dyn TokenCounter,
     ids: &mut dyn IdSource,
     clock: &dyn Clock,
 ) -> ManageOutcome {
-    let reduction = {
+    let (reduction, impact) = {
         let tokens = HistoryTokens::new(&input.messages, counter);
-        fallback_reduction(&input, &budget, &tokens, ids, clock)
+        let reduction = fallback_reduction(&input, &budget, &tokens, ids, clock);
+        let impact = reduction_impact(
+            &input.messages,
+            reduction.as_ref(),
+            &budget,
+            &tokens,
+            cache,
+            cold,
+        );
+        (reduction, impact)
     };
-    conclude_without_condense(input, budget, failure, reduction)
+    conclude_without_condense(input, budget, failure, reduction, impact)
 }
 
 /// The fallback truncation of [`after_condense_failure`], when it applies, counted through the
@@ -769,6 +1084,7 @@ fn conclude_without_condense(
     budget: ContextBudget,
     failure: Option<CondenseFailure>,
     reduction: Option<Reduction>,
+    impact: Option<CacheImpact>,
 ) -> ManageOutcome {
     let mut outcome = ManageOutcome::unchanged(input, budget);
     if let Some(failure) = failure {
@@ -793,6 +1109,7 @@ fn conclude_without_condense(
             outcome.messages_removed = Some(messages_removed);
             outcome.tool_results_shrunk = tool_results_shrunk;
             outcome.new_context_tokens = Some(new_context_tokens);
+            outcome.cache_impact = impact;
         }
         Some(Reduction::Failed {
             error,

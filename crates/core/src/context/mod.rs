@@ -11,10 +11,14 @@
 //! always on the effective history (what the model sees).
 
 mod budget;
+mod cache;
+pub mod calibrate;
 mod classify;
 mod condense;
+pub mod hygiene;
 mod ingest;
 mod manage;
+mod progress;
 mod prompts;
 mod shrink;
 mod summarize;
@@ -29,24 +33,37 @@ pub use budget::{
     invalid_profile_threshold_warning, reserved_output_tokens, will_manage_context,
     will_manage_plan,
 };
+pub use cache::{
+    CacheClock, CacheImpact, CachePrices, DEFAULT_MAX_BREAK_EVEN_REQUESTS, DeferPolicy,
+    DeferReason, MAX_CACHE_BREAKPOINTS, MIN_FREED_TOKENS_FLOOR, cache_breakpoints, cache_impact,
+    defer_reason, price_change,
+};
 pub use classify::is_context_window_exceeded_error;
 pub use condense::{
-    ACTIVE_WORKFLOWS_HEADING, ACTIVE_WORKFLOWS_LEAD_IN, CondenseFailure, CondenseRequest,
-    CondensedHistory, HostError, RequestDegradation, SummarizerAnswer, SummarizerInfo,
-    SummaryExtras, SummaryMessage, Trigger, append_summary, build_condense_request,
-    check_condense_guards, condense_instructions, format_error_details, summarizer_call_failed,
-    summary_content, summary_message,
+    ACTIVE_WORKFLOWS_HEADING, ACTIVE_WORKFLOWS_LEAD_IN, CONTINUATION_ANSWER_RULE, CondenseFailure,
+    CondenseRequest, CondensedHistory, HostError, PrefixReuseFallback, RequestDegradation,
+    RequestShape, RequestShapeKind, SummarizerAnswer, SummarizerInfo, SummaryExtras,
+    SummaryMessage, Trigger, append_summary, build_condense_request, check_condense_guards,
+    condense_instructions, format_error_details, summarizer_call_failed, summary_content,
+    summary_message,
+};
+pub use hygiene::{
+    DEFAULT_BATCH_TOKENS, DEFAULT_KEEP_RECENT_TURNS, DEFAULT_MASK_ABOVE_TOKENS, HYGIENE_FIELD,
+    HygieneDecision, HygieneKind, HygieneOptions, HygieneOutcome, HygienePlan, apply_hygiene,
+    drop_undone_hygiene, hygiene_view, plan_hygiene, shape_history,
 };
 pub use ingest::{
     BYTES_PER_TOKEN_UPPER_BOUND, DEFAULT_OUTPUT_CAP_TOKENS, MAX_SHOWN_LINE_BYTES,
     MIN_OUTPUT_CAP_TOKENS, OutputKind, OutputPreview, is_line_that_matters, preview_output,
 };
 pub use manage::{
-    ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent, ContextTruncationEvent,
-    ManageInput, ManageOutcome, ManageStep, NO_SUMMARIZER_DETAILS, PendingCondense, SummarizeReply,
-    SummaryVerification, VerifyConfig, begin_manage, finish_manage, folded_section_paths,
-    measure_budget, report, retry_request,
+    CacheOptions, ContextAction, ContextBudget, ContextCondenseEvent, ContextEvent,
+    ContextTruncationEvent, Deferral, ManageInput, ManageOutcome, ManageStep,
+    NO_SUMMARIZER_DETAILS, PendingCondense, PrefixReuseReport, SummarizeReply, SummaryVerification,
+    TOOL_CALL_ANSWER, VerifyConfig, begin_manage, begin_manage_with, finish_manage,
+    folded_section_paths, measure_budget, report, retry_request, standalone_fallback,
 };
+pub use progress::{LastRequest, ProgressGuard, min_growth_tokens, success_target, unsent_tokens};
 pub use prompts::{
     CONDENSE_TEMPLATE, ERROR_CONDENSE_FAILED, ERROR_CONDENSED_RECENTLY, ERROR_CONTEXT_GREW,
     ERROR_HANDLER_INVALID, ERROR_NOT_ENOUGH_MESSAGES, SUMMARY_PROMPT, condense_api_failed,

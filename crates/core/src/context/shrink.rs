@@ -190,12 +190,25 @@ fn slot_at(message: &mut ApiMessage, location: Location) -> Option<&mut Value> {
 
 fn locations(message: &ApiMessage, scope: ShrinkScope) -> Vec<Location> {
     let mut found = Vec::new();
+    // A tool result the model sees as a hygiene placeholder (issue 31) is not shrunk: its stored
+    // bytes are not what the model sees, so cutting them frees nothing and loses what the
+    // placeholder promises is kept.
+    let shaped = |block: &Value| match Block::view(block) {
+        Block::ToolResult {
+            tool_use_id: Some(id),
+            ..
+        } => super::hygiene::has_placeholder(message, id),
+        _ => false,
+    };
     match message.fields.get("content") {
         Some(Value::String(_)) if scope == ShrinkScope::AllText => {
             found.push(Location::ContentString)
         }
         Some(Value::Array(blocks)) => {
             for (index, block) in blocks.iter().enumerate() {
+                if shaped(block) {
+                    continue;
+                }
                 match Block::view(block) {
                     Block::Text { text: Some(_) } if scope == ShrinkScope::AllText => {
                         found.push(Location::TextBlock(index))

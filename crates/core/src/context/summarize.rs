@@ -54,6 +54,13 @@ pub fn finish_condense(
                 cost: 0.0,
             });
         }
+        SummarizeReply::ToolCall { cost } => {
+            return CondenseOutcome::Failed(CondenseFailure {
+                error: condense_api_failed(super::manage::TOOL_CALL_ANSWER),
+                error_details: Some(format!("Error: {}", super::manage::TOOL_CALL_ANSWER)),
+                cost,
+            });
+        }
         SummarizeReply::TimedOut { after_ms } => {
             return CondenseOutcome::Failed(CondenseFailure {
                 error: condense_api_failed(&format!(

@@ -108,8 +108,8 @@ fn fresh_start_history<M: AsRef<ApiMessage>>(messages: &[M], start: usize) -> Ef
             continue;
         }
         let visible = match without_orphan_tool_results(message, &tool_use_ids) {
-            OrphanFilter::Untouched => Cow::Borrowed(message),
-            OrphanFilter::Filtered(copy) => Cow::Owned(copy),
+            OrphanFilter::Untouched => with_hygiene(Cow::Borrowed(message)),
+            OrphanFilter::Filtered(copy) => with_hygiene(Cow::Owned(copy)),
             OrphanFilter::Emptied => {
                 result.changed = true;
                 continue;
@@ -120,6 +120,18 @@ fn fresh_start_history<M: AsRef<ApiMessage>>(messages: &[M], start: usize) -> Ef
         result.source_indices.push(start + offset);
     }
     result
+}
+
+/// The message as the model sees it once its tool-output hygiene decisions apply (issue 31:
+/// old observations masked, superseded reads elided; `context::hygiene` decides them).
+fn with_hygiene(message: Cow<'_, ApiMessage>) -> Cow<'_, ApiMessage> {
+    if !crate::context::hygiene::has_hygiene(&message) {
+        return message;
+    }
+    match crate::context::hygiene::hygiene_view(&message) {
+        Some(shaped) => Cow::Owned(shaped),
+        None => message,
+    }
 }
 
 enum OrphanFilter {
@@ -175,7 +187,9 @@ fn history_without_summary<M: AsRef<ApiMessage>>(messages: &[M]) -> EffectiveHis
         if condensed || truncated {
             result.changed = true;
         } else {
-            result.messages.push(Cow::Borrowed(message));
+            let visible = with_hygiene(Cow::Borrowed(message));
+            result.changed |= matches!(visible, Cow::Owned(_));
+            result.messages.push(visible);
             result.source_indices.push(index);
         }
     }
@@ -228,6 +242,8 @@ pub fn cleanup_after_truncation(mut messages: Vec<ApiMessage>) -> RewrittenHisto
         changed |= drop_dangling_tag(message, "condenseParent", &summary_ids);
         changed |= drop_dangling_tag(message, "truncationParent", &marker_ids);
     }
+    // Hygiene decisions made after the history's end (a rewind cut it) are undone the same way.
+    changed |= crate::context::hygiene::drop_undone_hygiene(&mut messages);
     RewrittenHistory { messages, changed }
 }
 

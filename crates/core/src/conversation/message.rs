@@ -3,6 +3,10 @@
 //! A message is a JSON object viewed through typed accessors rather than deserialized into a
 //! struct: a typed struct with `#[serde(flatten)]` extras would reorder keys and rewrite numbers
 //! (`1.0` vs `1`), and the host must get back exactly what it sent.
+//!
+//! Unknown fields and key order round-trip; numbers round-trip by value, integers staying
+//! integers and floats floats, but not their spelling: `1e5` comes back `100000.0`, `1.50` as
+//! `1.5`, `-0` as `-0.0` (moved from ARCHITECTURE.md's code map).
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -12,6 +12,7 @@ mod effective;
 pub(crate) mod message;
 mod rewind;
 pub(crate) mod shaping;
+pub mod sync;
 mod tokens;
 
 pub use diagnostics::{

@@ -2,6 +2,20 @@
 //! collected (the core runs no processes). Formats and the 500-line cut follow the original.
 //! Git output passes the access rule too: every status line, stat line and per-file diff section
 //! naming a blocked path, or a path that cannot be parsed for sure, is left out (fail closed).
+//!
+//! ## Decision: Git output obeys the rule
+//!
+//! `@git-changes` and `@<commit>` run git with fixed prefixes, no renames and no external diff,
+//! then keep only status lines, stat lines and per-file diff sections whose paths the access rule
+//! allows; a header that cannot be split for sure (quoting, renames) counts as blocked and a note
+//! says something was left out. Git runs with `color.*=never` and `diff.relative=false` forced
+//! (`GIT_PARSEABLE_OUTPUT`), so no user setting hides a header behind colour codes or makes paths
+//! relative to another folder, and `@<hash>` is first peeled to a commit (`<hash>^{commit}`): a
+//! blob's or tree's `git show` is raw content with no header to judge, so a hash that is not a
+//! commit is an error. Diffs run with `--no-textconv` and `--attr-source=<the empty tree>`:
+//! `.gitattributes` and `.git/config` (both files an agent can write) can name textconv and
+//! clean-filter commands (`cat secrets/key`) whose output would show as an allowed path's diff. A
+//! git older than 2.40 refuses the option, and the mention says it failed.
 
 /// Git outputs are cut to this many lines (`GIT_OUTPUT_LINE_LIMIT`).
 pub const GIT_OUTPUT_LINE_LIMIT: usize = 500;

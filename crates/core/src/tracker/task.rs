@@ -1,6 +1,25 @@
 //! One task's file context: the records of `task_metadata.json` (the original's algorithm for
 //! adding, ordering and de-duplicating), the recently-modified and checkpoint-possible sets, and
 //! the fingerprints of what the agent last saw. Time is a parameter, so tests choose it.
+//!
+//! ## Decision: Announced agent writes
+//!
+//! `markRooEdited` comes before the write; a file read between the two (a rescan, an unrelated
+//! event) still holds the old content. The core keeps the contents an announced write supersedes
+//! until the written content is observed, and those are not user edits (this was the cause of the
+//! flaky `files::the_agent_own_write...` test). Likewise a file found empty is judged again 50 ms
+//! later: an in-place save (truncate, then write) read in between is not an edit (the flaky
+//! `files::a_save_with_identical_content...`).
+//!
+//! ## Decision: Told content that differs from the disk (issue 25)
+//!
+//! A `track` with `content` (what the host says the agent saw) also fingerprints the file as it is
+//! on disk; when the two differ (a file not written yet, line endings the read tool normalised, an
+//! unsaved buffer), the disk's content joins the superseded contents: no user edit until the disk
+//! changes. Without it, the watcher-ready rescan, which comes up about when the first tracks of a
+//! burst land, reported every such file as edited by the user (the random failure of
+//! `files::a_thousand_concurrent_tracks...`; the deterministic
+//! `tracker::tests::a_rescan_reports_no_edit_for_content_the_host_told...`).
 
 use std::collections::HashMap;
 

@@ -67,12 +67,15 @@ pub fn run_tokens(args: TokensArgs) -> ExitCode {
         text: Some(text),
         blocks: None,
         messages: None,
+        history: None,
         mode: Some(if args.estimate {
             TokenCountMode::Estimate
         } else {
             TokenCountMode::Exact
         }),
         effective: None,
+        provider: None,
+        model_id: None,
     };
     let snapshot = Snapshot::detached(std::sync::Arc::new(SharedState::new(
         &[],
@@ -120,6 +123,7 @@ pub fn run_history(args: HistoryArgs) -> ExitCode {
             };
             let params = EffectiveHistoryParams {
                 messages,
+                history: None,
                 include_since_last_summary: false,
             };
             let snapshot = Snapshot::detached(std::sync::Arc::new(SharedState::new(

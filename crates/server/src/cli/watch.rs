@@ -59,9 +59,8 @@ pub fn run(args: WatchArgs) -> ExitCode {
             Settings::default(),
         ));
         let (tracker, mut changes) = FileTracker::start(state.clone());
-        let mut rescans = tracker.rescans();
-        let (reloads, _reload_events) = tokio::sync::mpsc::unbounded_channel();
-        let _watcher = watcher::start(state, reloads, Some(tracker.sink()));
+        let (news, mut watcher_news) = tokio::sync::mpsc::unbounded_channel();
+        let _watcher = watcher::start(state, news, Some(tracker.sink()));
         let mut watched = 0;
         for path in &args.paths {
             match tracker
@@ -80,8 +79,15 @@ pub fn run(args: WatchArgs) -> ExitCode {
             eprintln!("roo-context watch: nothing to watch");
             return ExitCode::from(2);
         }
-        // The first rescan follows the recursive watcher's setup: from now on nothing is missed.
-        let _ = rescans.changed().await;
+        // The recursive watch is up and what was tracked meanwhile compared: nothing is missed.
+        while let Some(news) = watcher_news.recv().await {
+            if let watcher::WatcherNews::Watching { rescanned, .. } = news {
+                if let Some(rescanned) = rescanned {
+                    let _ = rescanned.await;
+                }
+                break;
+            }
+        }
         let (rss, hwm) = memory_kib();
         eprintln!(
             "ready ms={} files={watched} rss_kib={rss} hwm_kib={hwm} workspace={}",

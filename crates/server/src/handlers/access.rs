@@ -12,9 +12,14 @@ use roo_context_shell::{FsOracle, Verdict};
 
 use super::{Handler, Snapshot, base_folder};
 use crate::rpc::RpcError;
+use roo_context_core::path::normalize_lexically;
 
 /// Path batches up to this size run on the blocking pool without taking a heavy-work slot.
 const LIGHT_BATCH: usize = 256;
+
+/// Most paths a check answers on the runtime's thread ([`Handler::quick`]): the agents ask for
+/// one path at a time, from about 36 places.
+const QUICK_PATHS: usize = 4;
 
 fn blocked_by(reason: &BlockReason) -> BlockedBy {
     match reason {
@@ -142,6 +147,16 @@ impl Handler for requests::ValidateAccess {
 
     fn heavy(params: &ValidateAccessParams) -> bool {
         params.paths.len() > LIGHT_BATCH
+    }
+
+    fn quick(snapshot: &Snapshot, params: &ValidateAccessParams) -> bool {
+        let policy = &*snapshot.policy;
+        let base = base_folder(policy, params.cwd.as_deref());
+        params.paths.len() <= QUICK_PATHS
+            && params
+                .paths
+                .iter()
+                .all(|path| policy.spelled_inside_folder(&normalize_lexically(&base, path)))
     }
 }
 

@@ -11,19 +11,26 @@ use roo_context_core::context::verify::{
     VerifySettings, build_addendum, tracked_file_records, verify_summary as verify_text,
 };
 use roo_context_core::context::{
+    CacheClock, CacheImpact, CacheOptions, CachePrices, CondenseRequest, DeferPolicy, DeferReason,
+    MAX_CACHE_BREAKPOINTS, PrefixReuseFallback, RequestShapeKind, begin_manage_with,
+    cache_breakpoints, standalone_fallback,
+};
+use roo_context_core::context::{
     CondenseOutcome, ContextAction, ContextEvent, HostError, ManageInput, ManageOutcome,
     ManageStep, PendingCondense, RequestDegradation, SummarizeReply, SummarizerAnswer,
     SummarizerInfo, SummaryExtras, SummaryVerification, TRUNCATION_FRACTION, ThresholdSettings,
-    ThresholdSource, Trigger, VerifyConfig, WillManageInput, begin_manage, build_condense_request,
+    ThresholdSource, Trigger, VerifyConfig, WillManageInput, build_condense_request,
     finish_condense, finish_manage, invalid_profile_threshold_warning,
     is_context_window_exceeded_error, report, retry_request, will_manage_plan,
 };
+use roo_context_core::conversation::sync::HistoryState;
 use roo_context_core::conversation::{
     ApiMessage, IdSource, SystemClock, content_tokens, parse_history,
 };
 use roo_context_protocol::context::*;
 use roo_context_protocol::fold::FoldContextParams;
 use roo_context_protocol::methods;
+use roo_context_protocol::sync::{HistoryChanges, HistoryRef};
 use roo_context_tokens::TokenCache;
 use serde_json::Value;
 use tower_lsp_server::Client;
@@ -38,9 +45,12 @@ use crate::rpc::blocking;
 use tower_lsp_server::ls_types::notification::Notification;
 use tower_lsp_server::ls_types::request::Request;
 
-use crate::counting::{Mode, with_counter};
+use crate::counting::{CachedCounter, Mode, with_counter, with_model_counter};
 use crate::handlers::fold;
 use crate::tracker::FileTracker;
+use roo_context_core::context::calibrate::{Calibration, ClassRecorder, ClassTokens};
+use roo_context_core::context::{LastRequest, model_facing_tokens};
+use roo_context_core::conversation::TokenCounter;
 
 /// `roo/host/summarize`, the server-to-client request.
 pub enum HostSummarize {}
@@ -75,6 +85,42 @@ use verify::{manage_verify_config, retry_once, wire_verification};
 /// Context management counts with the original's estimate unless told otherwise.
 fn count_mode(mode: Option<Mode>) -> Mode {
     mode.unwrap_or(Mode::Estimate)
+}
+
+/// The mode of a request that may name its model: calibrated when it does and asks for no
+/// other mode (a host that names its model wants the provider's figure), else [`count_mode`].
+fn model_count_mode(mode: Option<Mode>, model: Option<&(String, String)>) -> Mode {
+    match (mode, model) {
+        (None, Some(_)) => Mode::Calibrated,
+        (mode, _) => count_mode(mode),
+    }
+}
+
+/// `(provider, modelId)` when the request names its model.
+fn named_model(provider: Option<&String>, model_id: Option<&String>) -> Option<(String, String)> {
+    model_id.map(|model| (provider.cloned().unwrap_or_default(), model.clone()))
+}
+
+/// The wire form of a calibration, for the mix `counted`.
+fn calibration_info(
+    calibration: &Calibration,
+    counted: &ClassTokens,
+    observed: bool,
+) -> CalibrationInfo {
+    let [code, prose, cjk, json, hangul] = calibration.classes.map(|class| class.ratio);
+    CalibrationInfo {
+        family: calibration.family.clone(),
+        ratios: ClassRatios {
+            code,
+            prose,
+            cjk,
+            json,
+            hangul,
+        },
+        confidence: calibration.confidence(counted),
+        observations: calibration.observations,
+        observed,
+    }
 }
 
 fn threshold_settings(params: ThresholdParams) -> ThresholdSettings {
@@ -173,7 +219,33 @@ fn manage_input(params: &mut ManageContextParams) -> Result<ManageInput, RpcErro
             supports_images: summarizer.supports_images.unwrap_or(false),
         },
         verify: None,
+        last_request: None,
+        guard: None,
     })
+}
+
+/// `lastRequest` as the core takes it, checked against the history: `messageCount` past the
+/// end is a host bug that would count nothing as unsent, so it is refused naming the field.
+fn last_request(
+    usage: Option<&LastRequestUsage>,
+    messages: usize,
+) -> Result<Option<LastRequest>, RpcError> {
+    let Some(usage) = usage else { return Ok(None) };
+    let message_count = match usage.message_count {
+        Some(count) if count > messages => {
+            return Err(RpcError::field(
+                "lastRequest.messageCount",
+                format!("{count} is more than the {messages} messages given"),
+            ));
+        }
+        Some(count) => count,
+        // As with `totalTokens`: only the last message is new.
+        None => messages.saturating_sub(1),
+    };
+    Ok(Some(LastRequest {
+        input_tokens: usage.input_tokens,
+        message_count,
+    }))
 }
 
 /// Tells the host a summarize call is abandoned, when the handler is dropped (cancelled) or
@@ -247,6 +319,9 @@ async fn ask_host(client: &Client, params: HostSummarizeParams, timeout_ms: u64)
                 }),
                 cost: result.cost,
             },
+            None if result.tool_call == Some(true) => {
+                SummarizeReply::ToolCall { cost: result.cost }
+            }
             None => SummarizeReply::Answer(SummarizerAnswer {
                 text: result.text,
                 cost: result.cost,
@@ -269,36 +344,200 @@ impl WaitingHandler for requests::ContextManage {
     }
 }
 
+/// What a run needs before its first step (issues 30 and 32): the counting mode, the model's
+/// calibration (with what the provider counted for the last request, learned first) and the
+/// cache options.
+struct RunPlan {
+    tokens: std::sync::Arc<TokenCache>,
+    memory: std::sync::Arc<crate::context_memory::ContextMemory>,
+    storage_dir: Option<String>,
+    model: Option<(String, String)>,
+    mode: Mode,
+    cache: CacheOptions,
+    /// `(messageCount, inputTokens)` of the last request, when the host reported both.
+    observed_count: Option<(usize, u64)>,
+}
+
+/// The calibration of the run's model, after learning from the last request (its messages
+/// are `input.messages[..count]`). Reads `input`, never consumes it.
+fn calibrate(
+    plan: &RunPlan,
+    input: &ManageInput,
+) -> Result<(Option<Calibration>, Option<CalibrationInfo>), RpcError> {
+    let Some((provider, model_id)) = &plan.model else {
+        return Ok((None, None));
+    };
+    plan.memory.load(plan.storage_dir.as_deref())?;
+    // What the provider counted for the last request: the fixed part and the effective
+    // history of the messages it held, exactly and by class.
+    let mut counted = ClassTokens::default();
+    let mut observed = false;
+    if let Some((count, provider_tokens)) = plan.observed_count {
+        let exact = CachedCounter(&plan.tokens);
+        let recorder = ClassRecorder::new(&exact);
+        let fixed = recorder.count_text(&input.system_prompt) as u64
+            + input
+                .tools_json
+                .as_deref()
+                .map_or(0, |tools| recorder.count_text(tools) as u64);
+        model_facing_tokens(&input.messages[..count], fixed, &recorder);
+        counted = recorder.counted.get();
+        observed = plan.memory.observe(
+            provider,
+            model_id,
+            &counted,
+            provider_tokens,
+            plan.storage_dir.as_deref(),
+        )?;
+    }
+    let calibration = plan.memory.calibration(provider, model_id);
+    let info = calibration_info(&calibration, &counted, observed);
+    Ok((Some(calibration), Some(info)))
+}
+
+/// The run's first step, counted with the calibration.
+fn first_step(plan: RunPlan, input: ManageInput, calibration: Option<&Calibration>) -> ManageStep {
+    with_model_counter(&plan.tokens, plan.mode, calibration, |counter| {
+        begin_manage_with(input, plan.cache, counter, &mut UuidIds, &SystemClock)
+    })
+}
+
+/// The first step of a run, its calibration, and for a held history (`history` in the params)
+/// the base it ran on and, when decided at once, the changes it made.
+struct Begun {
+    step: ManageStep,
+    calibration: Option<Calibration>,
+    info: Option<CalibrationInfo>,
+    held: Option<(HistoryState, u64, Option<HistoryChanges>)>,
+}
+
+async fn begin(
+    deps: &Snapshot,
+    params: &ManageContextParams,
+    mut input: ManageInput,
+    plan: RunPlan,
+) -> Result<Begun, RpcError> {
+    let Some(reference) = params.history.clone() else {
+        input.last_request = last_request(params.last_request.as_ref(), input.messages.len())?;
+        return blocking(move || {
+            let (calibration, info) = calibrate(&plan, &input)?;
+            let step = first_step(plan, input, calibration.as_ref());
+            Ok(Begun {
+                step,
+                calibration,
+                info,
+                held: None,
+            })
+        })
+        .await?;
+    };
+    if !input.messages.is_empty() {
+        return Err(super::sync::both_named("messages"));
+    }
+    let mut held = super::sync::locked_at(deps, &reference).await?;
+    let base = held.doc.state();
+    let generation = held.generation;
+    input.last_request = last_request(params.last_request.as_ref(), base.length)?;
+    // The messages are lent to the run and given back inside this closure (also when it
+    // fails), so a cancelled request (its future dropped) never leaves the held history
+    // without them.
+    blocking(move || {
+        input.messages = held.doc.take_messages();
+        let (calibration, info) = match calibrate(&plan, &input) {
+            Ok(calibrated) => calibrated,
+            Err(error) => {
+                held.doc
+                    .restore_messages(std::mem::take(&mut input.messages));
+                return Err(error);
+            }
+        };
+        let step = first_step(plan, input, calibration.as_ref());
+        let (step, changes) = match step {
+            ManageStep::Done(mut outcome) => {
+                let messages = std::mem::take(&mut outcome.messages);
+                let changes = held.settle(&reference.task_id, base, messages, outcome.changed)?;
+                (ManageStep::Done(outcome), Some(changes))
+            }
+            ManageStep::Summarize(pending) => {
+                // The host may change the history while its model writes the summary.
+                held.doc.restore_messages(pending.input.messages.clone());
+                (ManageStep::Summarize(pending), None)
+            }
+        };
+        Ok(Begun {
+            step,
+            calibration,
+            info,
+            held: Some((base, generation, changes)),
+        })
+    })
+    .await?
+}
+
+/// The changes of a run on a held history that waited for its summary, applied now.
+async fn settle_after_summary(
+    deps: &Snapshot,
+    reference: &HistoryRef,
+    base: HistoryState,
+    generation: u64,
+    outcome: &mut ManageOutcome,
+) -> Result<HistoryChanges, RpcError> {
+    let mut held = super::sync::locked(deps, &reference.task_id).await?;
+    if held.generation != generation {
+        return Err(crate::histories::out_of_sync(
+            &reference.task_id,
+            Some(held.doc.state()),
+            "the task was opened again while its history was being condensed; the result is dropped",
+        ));
+    }
+    let messages = std::mem::take(&mut outcome.messages);
+    let (changed, task_id) = (outcome.changed, reference.task_id.clone());
+    blocking(move || held.settle(&task_id, base, messages, changed)).await?
+}
+
 async fn manage(
     deps: Snapshot,
     mut params: ManageContextParams,
 ) -> Result<ManageContextResult, RpcError> {
-    let mode = count_mode(params.token_count_mode);
+    let model = named_model(params.provider.as_ref(), params.model_id.as_ref());
+    let mode = model_count_mode(params.token_count_mode, model.as_ref());
+    let cache = cache_options(
+        params.cache.as_ref(),
+        deps.state.settings().prefix_reuse_condense == Some(true),
+    )?;
     let mut input = manage_input(&mut params)?;
+    // The guard needs a task to remember and a host that reports usage (new hosts only).
+    let guard_task = params
+        .task_id
+        .clone()
+        .filter(|_| params.last_request.is_some());
+    input.guard = guard_task
+        .as_deref()
+        .map(|task| deps.context_memory.guard(task));
+    let input_guard = input.guard;
     input.verify = manage_verify_config(&deps, &params).await?;
-    let tokens = deps.tokens.clone();
-    let step = blocking(move || {
-        with_counter(&tokens, mode, |counter| {
-            begin_manage(input, counter, &mut UuidIds, &SystemClock)
-        })
-    })
-    .await?;
-    let outcome = match step {
+    let plan = RunPlan {
+        tokens: deps.tokens.clone(),
+        memory: deps.context_memory.clone(),
+        storage_dir: params.storage_dir.clone(),
+        model,
+        mode,
+        cache,
+        observed_count: params
+            .last_request
+            .as_ref()
+            .and_then(|usage| usage.message_count.map(|count| (count, usage.input_tokens))),
+    };
+    let Begun {
+        step,
+        calibration,
+        info,
+        held,
+    } = begin(&deps, &params, input, plan).await?;
+    let mut outcome = match step {
         ManageStep::Done(outcome) => *outcome,
         ManageStep::Summarize(mut pending) => {
-            let request = HostSummarizeParams {
-                request_id: uuid::Uuid::new_v4().to_string(),
-                system_prompt: pending.request.system_prompt.clone(),
-                messages: std::mem::take(&mut pending.request.messages)
-                    .into_iter()
-                    .map(|message| Value::Object(message.fields))
-                    .collect(),
-                trigger: params.trigger,
-                task_id: params.task_id.clone(),
-                metadata: params.metadata.clone(),
-                request_tokens: pending.request.request_tokens,
-                token_limit: pending.request.token_limit,
-            };
+            let request = host_request(&mut pending.request, &params);
             let paths = files_read_for_summary(&params);
             let edited = files_edited_for_summary(&deps, params.task_id.as_deref()).await;
             let (cwd, fold_deps) = (params.cwd.clone(), deps.clone());
@@ -327,10 +566,21 @@ async fn manage(
                 Vec::new()
             });
             let remaining_ms = timeout_ms.saturating_sub(started.elapsed().as_millis() as u64);
+            let (reply, pending, base_request) = fallback_once(
+                &deps,
+                (mode, calibration.clone()),
+                reply,
+                pending,
+                base_request,
+                &params,
+                remaining_ms,
+            )
+            .await?;
+            let remaining_ms = timeout_ms.saturating_sub(started.elapsed().as_millis() as u64);
             let (reply, pending) = retry_once(
                 &deps,
                 deps.host.as_ref(),
-                mode,
+                (mode, calibration.clone()),
                 reply,
                 pending,
                 &base_request,
@@ -339,14 +589,174 @@ async fn manage(
             .await?;
             let tokens = deps.tokens.clone();
             blocking(move || {
-                with_counter(&tokens, mode, |counter| {
+                with_model_counter(&tokens, mode, calibration.as_ref(), |counter| {
                     finish_manage(*pending, reply, counter, &mut UuidIds, &SystemClock)
                 })
             })
             .await?
         }
     };
-    Ok(wire_result(outcome))
+    if let (Some(task), Some(guard)) = (guard_task.as_deref(), input_guard) {
+        deps.context_memory
+            .set_guard(task, outcome.next_guard(guard));
+    }
+    let changes = match (held, &params.history) {
+        (Some((_, _, Some(changes))), _) => Some(changes),
+        (Some((base, generation, None)), Some(reference)) => {
+            Some(settle_after_summary(&deps, reference, base, generation, &mut outcome).await?)
+        }
+        _ => None,
+    };
+    let mut result = wire_result(outcome);
+    result.calibration = info;
+    if changes.is_some() {
+        result.messages = None;
+    }
+    result.history = changes;
+    Ok(result)
+}
+
+/// The core's cache options from `cache` (issue 30); `prefix_reuse_setting` is the
+/// `prefixReuseCondense` setting given at `initialize`.
+fn cache_options(
+    params: Option<&CacheParams>,
+    prefix_reuse_setting: bool,
+) -> Result<CacheOptions, RpcError> {
+    let defaults = CachePrices::default();
+    let Some(params) = params else {
+        return Ok(CacheOptions {
+            prefix_reuse: prefix_reuse_setting.then_some(None),
+            ..CacheOptions::default()
+        });
+    };
+    let multiplier = |value: Option<f64>, default: f64, field: &str| match value {
+        None => Ok(default),
+        Some(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        Some(_) => Err(RpcError::field(
+            format!("cache.{field}"),
+            "must be a finite number, 0 or more",
+        )),
+    };
+    let defer = match &params.defer {
+        None => None,
+        Some(defer) => Some(DeferPolicy {
+            min_freed_tokens: defer.min_freed_tokens,
+            max_break_even_requests: multiplier(
+                defer.max_break_even_requests,
+                DeferPolicy::default().max_break_even_requests,
+                "defer.maxBreakEvenRequests",
+            )?,
+        }),
+    };
+    Ok(CacheOptions {
+        prices: CachePrices {
+            write: multiplier(params.write_multiplier, defaults.write, "writeMultiplier")?,
+            read: multiplier(params.read_multiplier, defaults.read, "readMultiplier")?,
+        },
+        clock: CacheClock {
+            last_request_at_ms: params.last_request_at_ms,
+            ttl_ms: params.ttl_ms,
+        },
+        defer,
+        prefix_reuse: params
+            .prefix_reuse
+            .unwrap_or(prefix_reuse_setting)
+            .then_some(params.last_request_messages),
+    })
+}
+
+/// The `roo/host/summarize` params of a request the core built (either shape); its messages
+/// are moved out.
+fn host_request(
+    request: &mut CondenseRequest,
+    params: &ManageContextParams,
+) -> HostSummarizeParams {
+    let continuation = request
+        .replay
+        .filter(|_| request.shape == RequestShapeKind::Continuation);
+    HostSummarizeParams {
+        request_id: uuid::Uuid::new_v4().to_string(),
+        system_prompt: request.system_prompt.clone(),
+        messages: std::mem::take(&mut request.messages)
+            .into_iter()
+            .map(|message| Value::Object(message.fields))
+            .collect(),
+        trigger: params.trigger,
+        task_id: params.task_id.clone(),
+        metadata: params.metadata.clone(),
+        request_tokens: request.request_tokens,
+        token_limit: request.token_limit,
+        shape: continuation.map(|_| SummarizeShape::Continuation),
+        continuation: continuation.map(|(replay_messages, replay_tokens)| SummarizeContinuation {
+            replay_messages,
+            replay_tokens,
+            cache_breakpoints: "asLastRequest".into(),
+        }),
+    }
+}
+
+/// A continuation answered with a tool call falls back once to the standalone request (built
+/// by the core's one assembler), within what is left of the timeout. This is the run's one
+/// retry: the verification retry cannot follow it.
+async fn fallback_once(
+    deps: &Snapshot,
+    (mode, calibration): (Mode, Option<Calibration>),
+    reply: SummarizeReply,
+    pending: Box<PendingCondense>,
+    base: HostSummarizeParams,
+    params: &ManageContextParams,
+    remaining_ms: u64,
+) -> Result<(SummarizeReply, Box<PendingCondense>, HostSummarizeParams), RpcError> {
+    let SummarizeReply::ToolCall { cost: first_cost } = reply else {
+        return Ok((reply, pending, base));
+    };
+    let tokens = deps.tokens.clone();
+    let (mut pending, fallback) = blocking(move || {
+        let fallback = with_model_counter(&tokens, mode, calibration.as_ref(), |counter| {
+            standalone_fallback(&pending, counter, &SystemClock)
+        });
+        (pending, fallback)
+    })
+    .await?;
+    let Some(fallback) = fallback else {
+        return Ok((reply, pending, base));
+    };
+    pending.request = fallback;
+    pending.retries = 1;
+    let request = host_request(&mut pending.request, params);
+    let sent = request.clone();
+    let second = match deps.host.as_ref() {
+        None => SummarizeReply::NoSummarizer,
+        Some(_) if remaining_ms == 0 => SummarizeReply::TimedOut { after_ms: 0 },
+        Some(client) => ask_host(client, request, remaining_ms).await,
+    };
+    let second = match second {
+        SummarizeReply::Answer(answer) => SummarizeReply::Answer(SummarizerAnswer {
+            cost: answer.cost + first_cost,
+            ..answer
+        }),
+        SummarizeReply::ToolCall { cost } => SummarizeReply::ToolCall {
+            cost: cost + first_cost,
+        },
+        SummarizeReply::Failed { error, cost } => SummarizeReply::Failed {
+            error,
+            cost: cost + first_cost,
+        },
+        other => other,
+    };
+    Ok((second, pending, sent))
+}
+
+/// The wire form of a cache impact (every result that changed the history).
+pub(crate) fn wire_cache_impact(impact: &CacheImpact) -> CacheImpactInfo {
+    CacheImpactInfo {
+        first_changed_index: impact.first_changed_index,
+        kept_prefix_tokens: impact.kept_prefix_tokens,
+        rewrite_tokens: impact.rewrite_tokens,
+        saved_tokens_per_request: impact.saved_tokens_per_request,
+        break_even_requests: impact.break_even_requests,
+        cold: impact.cold,
+    }
 }
 
 fn wire_degradation(degradation: RequestDegradation) -> RequestDegradationInfo {
@@ -442,6 +852,30 @@ pub fn wire_result(outcome: ManageOutcome) -> ManageContextResult {
         request_degradation: outcome.request_degradation.map(wire_degradation),
         warnings: outcome.warnings,
         verification: outcome.verification.as_ref().map(wire_verification),
+        history: None,
+        cache_impact: outcome.cache_impact.as_ref().map(wire_cache_impact),
+        deferred: outcome.deferred.map(|deferral| {
+            let reason = match deferral.reason {
+                DeferReason::FreesTooLittle { .. } => DeferReasonKind::FreesTooLittle,
+                DeferReason::BreakEvenTooFar => DeferReasonKind::BreakEvenTooFar,
+            };
+            DeferredInfo {
+                reason,
+                min_freed_tokens: deferral.min_freed_tokens,
+                estimated_impact: wire_cache_impact(&deferral.estimated_impact),
+            }
+        }),
+        prefix_reuse: outcome.prefix_reuse.map(|reuse| PrefixReuseInfo {
+            shape: match reuse.shape {
+                RequestShapeKind::Standalone => SummarizeShape::Standalone,
+                RequestShapeKind::Continuation => SummarizeShape::Continuation,
+            },
+            fallback: reuse.fallback.map(|fallback| match fallback {
+                PrefixReuseFallback::ReplayTooLarge => PrefixReuseFallbackKind::ReplayTooLarge,
+                PrefixReuseFallback::ToolCallAnswer => PrefixReuseFallbackKind::ToolCallAnswer,
+            }),
+        }),
+        calibration: None,
     }
 }
 
@@ -464,6 +898,7 @@ fn failed_condense(failure: roo_context_core::context::CondenseFailure) -> Conde
         error: Some(failure.error),
         error_details: failure.error_details,
         request_degradation: None,
+        cache_impact: None,
     }
 }
 
@@ -515,6 +950,8 @@ async fn condense(deps: Snapshot, params: CondenseParams) -> Result<CondenseResu
         metadata: params.metadata.clone(),
         request_tokens: request.request_tokens,
         token_limit: request.token_limit,
+        shape: None,
+        continuation: None,
     };
     let timeout_ms = params.timeout_ms.unwrap_or(DEFAULT_SUMMARIZE_TIMEOUT_MS);
     let host = deps.host.clone();
@@ -554,7 +991,7 @@ async fn condense(deps: Snapshot, params: CondenseParams) -> Result<CondenseResu
                 environment_details: environment.as_deref(),
                 addendum: None,
             };
-            finish_condense(
+            let outcome = finish_condense(
                 messages,
                 reply,
                 automatic,
@@ -562,10 +999,29 @@ async fn condense(deps: Snapshot, params: CondenseParams) -> Result<CondenseResu
                 counter,
                 &mut UuidIds,
                 &SystemClock,
-            )
+            );
+            // The history before the summary is the input, its new tags dangling without it.
+            let impact = match &outcome {
+                CondenseOutcome::Condensed { messages, .. } if !messages.is_empty() => {
+                    let before = &messages[..messages.len() - 1];
+                    let tokens =
+                        roo_context_core::conversation::HistoryTokens::new(before, counter);
+                    Some(wire_cache_impact(&roo_context_core::context::cache_impact(
+                        before,
+                        messages,
+                        0,
+                        &tokens,
+                        &CachePrices::default(),
+                        false,
+                    )))
+                }
+                _ => None,
+            };
+            (outcome, impact)
         })
     })
     .await?;
+    let (outcome, cache_impact) = outcome;
     let mut result = match outcome {
         CondenseOutcome::Failed(failure) => failed_condense(failure),
         CondenseOutcome::Condensed {
@@ -589,6 +1045,7 @@ async fn condense(deps: Snapshot, params: CondenseParams) -> Result<CondenseResu
             error: None,
             error_details: None,
             request_degradation: None,
+            cache_impact,
         },
     };
     result.request_degradation = Some(degradation);
@@ -601,33 +1058,68 @@ impl Handler for requests::ContextWillManage {
         snapshot: &Snapshot,
         params: WillManageContextParams,
     ) -> Result<WillManageContextResult, RpcError> {
-        will_manage(&snapshot.tokens, params)
+        will_manage(snapshot, params)
     }
 
-    /// Only counting `lastMessage` grows with the input; numbers alone need no heavy slot.
+    /// Only counting messages grows with the input; numbers alone need no heavy slot.
     fn heavy(params: &WillManageContextParams) -> bool {
-        params.last_message_tokens.is_none() && params.last_message.is_some()
+        params.new_messages.is_some()
+            || (params.last_message_tokens.is_none() && params.last_message.is_some())
     }
 }
 
 fn will_manage(
-    tokens: &TokenCache,
+    snapshot: &Snapshot,
     params: WillManageContextParams,
 ) -> Result<WillManageContextResult, RpcError> {
-    let mode = count_mode(params.token_count_mode);
-    let last_message_tokens = match (params.last_message_tokens, &params.last_message) {
-        (Some(tokens), _) => tokens,
-        (None, Some(message)) => with_counter(tokens, mode, |counter| {
-            content_tokens(message.get("content"), counter) as u64
-        }),
-        (None, None) => 0,
+    let tokens: &TokenCache = &snapshot.tokens;
+    let model = named_model(params.provider.as_ref(), params.model_id.as_ref());
+    let mode = model_count_mode(params.token_count_mode, model.as_ref());
+    let calibration = model
+        .as_ref()
+        .map(|(provider, model)| snapshot.context_memory.calibration(provider, model));
+    let mut unsent = ClassTokens::default();
+    let last_message_tokens = match (
+        &params.new_messages,
+        params.last_message_tokens,
+        &params.last_message,
+    ) {
+        // The whole unsent batch, each message as `lastMessage` would be counted.
+        (Some(messages), _, _) => {
+            let recorder_base = CachedCounter(tokens);
+            let recorder = ClassRecorder::new(&recorder_base);
+            for message in messages {
+                content_tokens(message.get("content"), &recorder);
+            }
+            unsent = recorder.counted.get();
+            with_model_counter(tokens, mode, calibration.as_ref(), |counter| {
+                messages.iter().fold(0u64, |sum, message| {
+                    sum.saturating_add(content_tokens(message.get("content"), counter) as u64)
+                })
+            })
+        }
+        (None, Some(tokens), _) => tokens,
+        (None, None, Some(message)) => {
+            with_model_counter(tokens, mode, calibration.as_ref(), |counter| {
+                content_tokens(message.get("content"), counter) as u64
+            })
+        }
+        (None, None, None) => 0,
     };
     let input = WillManageInput {
-        total_tokens: params.total_tokens,
+        total_tokens: params
+            .last_request
+            .as_ref()
+            .map_or(params.total_tokens, |usage| usage.input_tokens),
         last_message_tokens,
         context_window: params.context_window,
         max_tokens: params.max_tokens,
         settings: threshold_settings(params.thresholds),
+        guard: params
+            .task_id
+            .as_deref()
+            .filter(|_| params.last_request.is_some())
+            .map(|task| snapshot.context_memory.guard(task)),
     };
     let plan = will_manage_plan(&input);
     let warnings = match plan.threshold_source {
@@ -648,6 +1140,9 @@ fn will_manage(
         over_budget: plan.over_budget,
         truncate_fraction: TRUNCATION_FRACTION,
         warnings,
+        calibration: calibration
+            .as_ref()
+            .map(|calibration| calibration_info(calibration, &unsent, false)),
     })
 }
 
@@ -665,5 +1160,30 @@ impl Handler for requests::ContextClassifyError {
     /// One pass over one error object: on the blocking pool, but never queued behind heavy work.
     fn heavy(_params: &ClassifyErrorParams) -> bool {
         false
+    }
+}
+
+/// `roo/context/cacheBreakpoints` (issue 30): the core's `cache_breakpoints` on the effective
+/// history, also as stored indices.
+impl Handler for requests::ContextCacheBreakpoints {
+    fn handle(
+        _snapshot: &Snapshot,
+        params: CacheBreakpointsParams,
+    ) -> Result<CacheBreakpointsResult, RpcError> {
+        let max = params.max.unwrap_or(MAX_CACHE_BREAKPOINTS);
+        if !(1..=MAX_CACHE_BREAKPOINTS).contains(&max) {
+            return Err(RpcError::field("max", "must be 1 to 4"));
+        }
+        let messages = parse_history(Value::Array(params.messages))
+            .map_err(|e| RpcError::field("messages", e))?
+            .messages;
+        let effective_indices = cache_breakpoints(&messages, max);
+        let sources =
+            roo_context_core::conversation::effective_api_history(&messages).source_indices;
+        let stored_indices = effective_indices.iter().map(|&i| sources[i]).collect();
+        Ok(CacheBreakpointsResult {
+            effective_indices,
+            stored_indices,
+        })
     }
 }

@@ -4,18 +4,21 @@
 use roo_context_core::context::truncate_by_fraction;
 use roo_context_core::conversation::{
     ApiMessage, Diagnostic, RewindOptions, RewindTarget, Role, SystemClock,
-    cleanup_after_truncation, content_tokens, effective_api_history, extract_command_blocks,
-    history_token_breakdown, inject_synthetic_tool_results, merge_consecutive_api_messages,
-    messages_since_last_summary, parse_history, rewind, transform_messages_for_condensing,
+    cleanup_after_truncation, content_tokens, diagnose_history, effective_api_history,
+    extract_command_blocks, history_token_breakdown, inject_synthetic_tool_results,
+    merge_consecutive_api_messages, messages_since_last_summary, parse_history, rewind,
+    transform_messages_for_condensing,
 };
 use roo_context_protocol::history::*;
 use serde_json::Value;
 
 use roo_context_protocol::requests;
 
+use super::sync::HistoryInput;
 use super::{Handler, Snapshot};
-use crate::counting::{Mode, with_counter};
+use crate::counting::{Mode, with_model_counter};
 use crate::rpc::RpcError;
+use roo_context_core::conversation::TokenCounter;
 
 fn parse(
     field: &str,
@@ -50,9 +53,27 @@ fn to_values<'a>(messages: impl IntoIterator<Item = &'a ApiMessage>) -> Vec<Valu
 /// `roo/history/effective`.
 impl Handler for requests::HistoryEffective {
     fn handle(
-        _snapshot: &Snapshot,
+        snapshot: &Snapshot,
         params: EffectiveHistoryParams,
     ) -> Result<EffectiveHistoryResult, RpcError> {
+        if let Some(reference) = &params.history {
+            if !params.messages.is_empty() {
+                return Err(super::sync::both_named("messages"));
+            }
+            let held = HistoryInput::resolve_blocking(snapshot, None, Some(reference))?
+                .expect("a reference resolves to a history");
+            let messages = held.messages();
+            let effective = effective_api_history(messages);
+            return Ok(EffectiveHistoryResult {
+                messages: Vec::new(),
+                source_indices: effective.source_indices.clone(),
+                changed: effective.changed,
+                since_last_summary_count: params
+                    .include_since_last_summary
+                    .then(|| messages_since_last_summary(messages).len()),
+                diagnostics: wire_diagnostics(&diagnose_history(messages)),
+            });
+        }
         let (messages, diagnostics) = parse("messages", params.messages)?;
         let effective = effective_api_history(&messages);
         Ok(EffectiveHistoryResult {
@@ -99,7 +120,7 @@ impl Handler for requests::HistoryMerge {
 
 /// `roo/history/rewind`.
 impl Handler for requests::HistoryRewind {
-    fn handle(_snapshot: &Snapshot, params: RewindParams) -> Result<RewindResult, RpcError> {
+    fn handle(snapshot: &Snapshot, params: RewindParams) -> Result<RewindResult, RpcError> {
         let target = match (params.ts, params.index) {
             (Some(ts), None) => RewindTarget::Timestamp(ts),
             (None, Some(index)) => RewindTarget::Index(index),
@@ -109,7 +130,23 @@ impl Handler for requests::HistoryRewind {
                 ));
             }
         };
-        let (api, _) = parse("apiMessages", params.api_messages)?;
+        let held = match &params.history {
+            Some(_) if !params.api_messages.is_empty() => {
+                return Err(super::sync::both_named("apiMessages"));
+            }
+            Some(reference) => Some((
+                reference,
+                HistoryInput::resolve_blocking(snapshot, None, Some(reference))?
+                    .expect("a reference resolves to a history"),
+            )),
+            None => None,
+        };
+        // A held history is copied for the rewind (a user's action, not per request): a
+        // refused rewind leaves it as it was.
+        let api = match &held {
+            Some((_, history)) => history.messages().to_vec(),
+            None => parse("apiMessages", params.api_messages)?.0,
+        };
         let outcome = rewind(
             &params.ui_messages,
             api,
@@ -121,10 +158,32 @@ impl Handler for requests::HistoryRewind {
             &SystemClock,
         )
         .map_err(|e| RpcError::field("ts", e))?;
+        let changed = outcome.api_history.changed;
+        let (api_messages, changes) = match held {
+            None => (to_values(&outcome.api_history.messages), None),
+            Some((reference, HistoryInput::Held(mut held))) => {
+                let base = held.doc.state();
+                let changes = held.settle(
+                    &reference.task_id,
+                    base,
+                    outcome.api_history.messages.clone(),
+                    changed,
+                )?;
+                if changed {
+                    // A host-initiated rewrite: appends on an older base no longer commute.
+                    held.append_floor = held.doc.state().version;
+                }
+                (Vec::new(), Some(changes))
+            }
+            Some((_, HistoryInput::Sent(_))) => {
+                unreachable!("a reference resolves to a held history")
+            }
+        };
         Ok(RewindResult {
             ui_messages_kept: outcome.ui_messages_kept,
-            changed: outcome.api_history.changed,
-            api_messages: to_values(&outcome.api_history.messages),
+            changed,
+            api_messages,
+            history: changes,
             removed_condense_ids: outcome.removed_ids.condense_ids.clone(),
             removed_truncation_ids: outcome.removed_ids.truncation_ids.clone(),
             api_cutoff_ts: outcome.api_cutoff_ts,
@@ -160,7 +219,7 @@ impl Handler for requests::HistoryCleanup {
 /// `roo/history/truncate`.
 impl Handler for requests::HistoryTruncate {
     fn handle(
-        _snapshot: &Snapshot,
+        snapshot: &Snapshot,
         params: TruncateHistoryParams,
     ) -> Result<TruncateHistoryResult, RpcError> {
         if !params.fraction.is_finite() {
@@ -170,7 +229,26 @@ impl Handler for requests::HistoryTruncate {
         let truncation_id = uuid::Uuid::new_v4().to_string();
         let truncated =
             truncate_by_fraction(&messages, params.fraction, &truncation_id, &SystemClock);
+        let cache_impact = (truncated.messages_removed > 0).then(|| {
+            crate::counting::with_counter(
+                &snapshot.tokens,
+                crate::counting::Mode::Estimate,
+                |counter| {
+                    let tokens =
+                        roo_context_core::conversation::HistoryTokens::new(&messages, counter);
+                    super::context::wire_cache_impact(&roo_context_core::context::cache_impact(
+                        &messages,
+                        &truncated.messages,
+                        0,
+                        &tokens,
+                        &roo_context_core::context::CachePrices::default(),
+                        false,
+                    ))
+                },
+            )
+        });
         Ok(TruncateHistoryResult {
+            cache_impact,
             changed: truncated.messages_removed > 0,
             messages: to_values(&truncated.messages),
             truncation_id,
@@ -238,46 +316,63 @@ impl Handler for requests::TokensCount {
     ) -> Result<CountTokensResult, RpcError> {
         let cache = &*snapshot.tokens;
         let mode = params.mode.unwrap_or(Mode::Exact);
-        match (params.text, params.blocks, params.messages) {
-            (Some(text), None, None) => Ok(CountTokensResult {
-                total: with_counter(cache, mode, |c| {
-                    content_tokens(Some(&Value::String(text)), c)
+        let calibration = params.model_id.as_ref().map(|model| {
+            let provider = params.provider.as_deref().unwrap_or_default();
+            snapshot.context_memory.calibration(provider, model)
+        });
+        let history = HistoryInput::resolve_blocking(
+            snapshot,
+            params.messages.clone(),
+            params.history.as_ref(),
+        )?;
+        let messages = history.as_ref().map(HistoryInput::messages);
+        let effective = params.effective.unwrap_or(true);
+        let count = |counter: &dyn TokenCounter| -> Result<CountTokensResult, RpcError> {
+            match (&params.text, &params.blocks, &messages) {
+                (Some(text), None, None) => Ok(CountTokensResult {
+                    total: content_tokens(Some(&Value::String(text.clone())), counter),
+                    per_message: None,
+                    calibrated: None,
                 }),
-                per_message: None,
-            }),
-            (None, Some(blocks), None) => Ok(CountTokensResult {
-                total: with_counter(cache, mode, |c| {
-                    content_tokens(Some(&Value::Array(blocks)), c)
+                (None, Some(blocks), None) => Ok(CountTokensResult {
+                    total: content_tokens(Some(&Value::Array(blocks.clone())), counter),
+                    per_message: None,
+                    calibrated: None,
                 }),
-                per_message: None,
-            }),
-            (None, None, Some(messages)) => {
-                let (messages, _) = parse("messages", messages)?;
-                let (breakdown, indices) = if params.effective.unwrap_or(true) {
-                    let effective = effective_api_history(&messages);
-                    let breakdown = with_counter(cache, mode, |c| {
-                        history_token_breakdown(&effective.messages, c)
-                    });
-                    (breakdown, effective.source_indices)
-                } else {
-                    let breakdown =
-                        with_counter(cache, mode, |c| history_token_breakdown(&messages, c));
-                    (breakdown, (0..messages.len()).collect())
-                };
-                Ok(CountTokensResult {
-                    total: breakdown.total,
-                    per_message: Some(
-                        indices
-                            .into_iter()
-                            .zip(breakdown.per_message)
-                            .map(|(index, tokens)| MessageTokens { index, tokens })
-                            .collect(),
-                    ),
-                })
+                (None, None, Some(messages)) => {
+                    let messages: &[ApiMessage] = messages;
+                    let (breakdown, indices) = if effective {
+                        let effective = effective_api_history(messages);
+                        let breakdown = history_token_breakdown(&effective.messages, counter);
+                        (breakdown, effective.source_indices)
+                    } else {
+                        let breakdown = history_token_breakdown(messages, counter);
+                        (breakdown, (0..messages.len()).collect())
+                    };
+                    Ok(CountTokensResult {
+                        total: breakdown.total,
+                        per_message: Some(
+                            indices
+                                .into_iter()
+                                .zip(breakdown.per_message)
+                                .map(|(index, tokens)| MessageTokens { index, tokens })
+                                .collect(),
+                        ),
+                        calibrated: None,
+                    })
+                }
+                _ => Err(RpcError::params(
+                    "exactly one of the fields `text`, `blocks` and `messages` must be given",
+                )),
             }
-            _ => Err(RpcError::params(
-                "exactly one of the fields `text`, `blocks` and `messages` must be given",
-            )),
+        };
+        let mut result = with_model_counter(cache, mode, calibration.as_ref(), |c| count(c))?;
+        // Beside the figure of `mode`, the provider's (calibrated) one when the model is named.
+        if let Some(calibration) = &calibration {
+            let calibrated =
+                with_model_counter(cache, Mode::Calibrated, Some(calibration), |c| count(c))?.total;
+            result.calibrated = Some(calibrated);
         }
+        Ok(result)
     }
 }

@@ -3,6 +3,14 @@
 //! client order) and its params, and returns its result or an [`RpcError`]. Lanes (inline,
 //! blocking, waiting) come from the method table in the protocol crate; `server.rs` registers
 //! every row with [`Handler`] or [`WaitingHandler`]. The CLI reuses the functions.
+//!
+//! ## Decision: Ordering
+//!
+//! The framework may run up to 256 handlers concurrently, but it creates and first polls handler
+//! futures in arrival order. Every handler reads or changes state synchronously before its first
+//! `.await` (a snapshot `Arc<Policy>` for readers; a write under one lock for changes), so state
+//! changes apply in client order. `tests/blackbox/ordering.rs` floods 800 interleaved messages and
+//! checks each answer saw exactly the updates sent before it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -25,8 +33,10 @@ pub mod context;
 pub mod files;
 pub mod fold;
 pub mod history;
+pub mod hygiene;
 pub mod mentions;
 pub mod output;
+pub mod sync;
 pub mod workspace;
 
 /// Everything a handler may read, taken synchronously when the request arrives.
@@ -48,6 +58,10 @@ pub struct Snapshot {
     pub host: Option<Client>,
     /// Set once the host answered `roo/host/summarize` with -32601 (it has no summarizer).
     pub host_cannot_summarize: Arc<AtomicBool>,
+    /// Histories held in the sidecar (issue 29).
+    pub histories: Arc<crate::histories::Histories>,
+    /// Calibrations per model and termination guards per task (issue 32).
+    pub context_memory: Arc<crate::context_memory::ContextMemory>,
 }
 
 impl Snapshot {
@@ -62,6 +76,8 @@ impl Snapshot {
             files: None,
             host: None,
             host_cannot_summarize: Arc::default(),
+            histories: Arc::default(),
+            context_memory: Arc::default(),
         }
     }
 
@@ -97,6 +113,15 @@ pub trait Handler: RooRequest {
     /// behind heavy ones.
     fn heavy(_params: &Self::Params) -> bool {
         true
+    }
+
+    /// Whether this call is quick enough to answer on the runtime's thread (blocking lane only),
+    /// skipping the hop to the blocking pool and back: two thread wakes that, from a Node host,
+    /// were most of a one-path round trip. Only for work bounded by a few system calls on
+    /// workspace paths; anything that could wait (a path outside the workspace may sit on a
+    /// hung mount) keeps the pool, so no request can hold a runtime thread.
+    fn quick(_snapshot: &Snapshot, _params: &Self::Params) -> bool {
+        false
     }
 }
 

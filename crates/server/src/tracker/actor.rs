@@ -83,26 +83,37 @@ pub(super) fn send(handle: &TaskHandle, command: Command) -> Result<(), TrackerE
     }
 }
 
-/// The actor's reply; when it is dropped (the actor ended), why the actor ended.
+/// The actor's reply; when the actor ended without one, why it ended. Waiting for the reply
+/// alone is not enough: a command still in flight when the actor's mailbox went away (a failed
+/// open, a dispose, a panic) is never read, and its reply is not dropped either, since the
+/// channel that holds it is kept alive by this very handle's sender. So the end of the actor
+/// (its supervisor's `ended`) also ends the wait (issue 25).
 pub(super) async fn receive<T>(
     handle: &TaskHandle,
-    answer: oneshot::Receiver<Result<T, TrackerError>>,
+    mut answer: oneshot::Receiver<Result<T, TrackerError>>,
 ) -> Result<T, TrackerError> {
-    match answer.await {
-        Ok(result) => result,
-        Err(_) => {
-            if let Some(error) = handle.failure.get() {
-                return Err(error.clone());
-            }
-            let mut ended = handle.ended.clone();
-            let reason = ended
-                .wait_for(Option::is_some)
-                .await
-                .ok()
-                .and_then(|r| r.clone());
-            Err(reason.unwrap_or_else(|| TrackerError::Io("the task was closed".into())))
-        }
+    let mut ended = handle.ended.clone();
+    let replied = tokio::select! {
+        biased;
+        result = &mut answer => result.ok(),
+        _ = ended.wait_for(Option::is_some) => None,
+    };
+    if let Some(result) = replied {
+        return result;
     }
+    // A reply sent just before the actor ended is the answer.
+    if let Ok(result) = answer.try_recv() {
+        return result;
+    }
+    if let Some(error) = handle.failure.get() {
+        return Err(error.clone());
+    }
+    let reason = ended
+        .wait_for(Option::is_some)
+        .await
+        .ok()
+        .and_then(|r| r.clone());
+    Err(reason.unwrap_or_else(|| TrackerError::Io("the task was closed".into())))
 }
 
 /// The single writer of one task's metadata.
@@ -166,7 +177,7 @@ impl TaskActor {
         let (lock, (metadata, mut recovery, journal)) = match loaded {
             Ok(loaded) => loaded,
             Err(error) => {
-                self.fail(mailbox, error);
+                self.fail(mailbox, error).await;
                 return;
             }
         };
@@ -547,7 +558,7 @@ impl TaskActor {
 
     /// The metadata could not be loaded: answer every request with the error and leave the
     /// registry, so the next request tries again.
-    fn fail(self, mut mailbox: mpsc::UnboundedReceiver<Command>, error: TrackerError) {
+    async fn fail(self, mut mailbox: mpsc::UnboundedReceiver<Command>, error: TrackerError) {
         tracing::warn!(task = %self.task_id, %error, "task not opened");
         if let Ok(mut registry) = self.registry.lock()
             && registry
@@ -559,7 +570,13 @@ impl TaskActor {
         }
         let _ = self.failure.set(error.clone());
         mailbox.close();
-        while let Ok(command) = mailbox.try_recv() {
+        // `recv`, not `try_recv`: a send that passed the closed check before `close` is still
+        // in flight, and `try_recv` reports it as `Empty` (the queue is not idle yet), so a
+        // `try_recv` loop ends before it arrives. Its command then stays in the channel, kept
+        // by the very sender waiting for its reply, and the request never gets an answer
+        // (issue 25: seen once under load in CI). `recv` returns `None` only once every
+        // in-flight send has arrived.
+        while let Some(command) = mailbox.recv().await {
             match command {
                 Command::Track { reply, .. } => {
                     let _ = reply.send(Err(error.clone()));

@@ -71,7 +71,7 @@ impl WatchIndex {
 }
 
 /// A raw file event, before debouncing.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(super) enum FileEvent {
     /// The file at this path may have changed on disk.
     Disk(PathBuf),
@@ -80,8 +80,8 @@ pub(super) enum FileEvent {
     /// An editor buffer now holds this content.
     Buffer(PathBuf, Fingerprint),
     /// Events may have been lost (overflow) or the watcher just became ready: judge every
-    /// tracked file again.
-    Rescan,
+    /// tracked file again, then tell the waiter (if any) it was done.
+    Rescan(Option<oneshot::Sender<()>>),
     /// Judge this path again after it was found empty: an empty file is taken as it is now.
     Settled(PathBuf),
 }
@@ -100,7 +100,7 @@ impl FileEventSink {
         let event = match result {
             Ok(event) if !event.need_rescan() => event,
             _ => {
-                let _ = self.events.send(FileEvent::Rescan);
+                let _ = self.events.send(FileEvent::Rescan(None));
                 return;
             }
         };
@@ -154,9 +154,12 @@ impl FileEventSink {
         }
     }
 
-    /// The recursive watcher is set up: anything that changed before is found by a rescan.
-    pub fn watcher_ready(&self) {
-        let _ = self.events.send(FileEvent::Rescan);
+    /// The recursive watcher is set up: anything that changed before is found by a rescan. The
+    /// receiver fires once that rescan was judged (it errs when the tracker is gone).
+    pub fn watcher_ready(&self) -> oneshot::Receiver<()> {
+        let (judged, waiter) = oneshot::channel();
+        let _ = self.events.send(FileEvent::Rescan(Some(judged)));
+        waiter
     }
 }
 
@@ -166,7 +169,7 @@ impl FileTracker {
     /// paths found empty on disk, to judge again after [`EMPTY_SETTLE`]: an editor that saves
     /// in place (VS Code without atomic saves: open with truncation, then write) shows an empty
     /// file between the two calls, and a loaded machine can stretch that past the debounce.
-    fn judge(&self, pending: Pending) -> Vec<PathBuf> {
+    fn judge(&self, pending: &Pending) -> Vec<PathBuf> {
         let mut unsettled = Vec::new();
         let paths: Vec<PathBuf> = if pending.rescan {
             self.index.paths()
@@ -240,12 +243,17 @@ pub(super) enum PendingKind {
 pub(super) struct Pending {
     paths: HashMap<PathBuf, PendingKind>,
     rescan: bool,
+    /// Told once this batch, a rescan, was judged.
+    rescan_waiters: Vec<oneshot::Sender<()>>,
 }
 
 impl Pending {
     fn add(&mut self, event: FileEvent) {
         match event {
-            FileEvent::Rescan => self.rescan = true,
+            FileEvent::Rescan(waiter) => {
+                self.rescan = true;
+                self.rescan_waiters.extend(waiter);
+            }
             FileEvent::Disk(path) => {
                 // A disk event after a rename keeps the rename (the file may be gone).
                 self.paths.entry(path).or_insert(PendingKind::Disk);
@@ -276,7 +284,6 @@ const MAX_BATCH_PATHS: usize = 256;
 pub(super) async fn event_loop(
     tracker: std::sync::Weak<FileTracker>,
     mut events: mpsc::UnboundedReceiver<FileEvent>,
-    ready: watch::Sender<u64>,
 ) {
     while let Some(first) = events.recv().await {
         let mut pending = Pending::default();
@@ -294,12 +301,22 @@ pub(super) async fn event_loop(
         let Some(tracker) = tracker.upgrade() else {
             return;
         };
-        let rescan = pending.rescan;
         let events_again = tracker.events.clone();
-        let judged = tokio::task::spawn_blocking(move || tracker.judge(pending)).await;
+        let mut pending = pending;
+        let judged = tokio::task::spawn_blocking(move || {
+            let unsettled = tracker.judge(&pending);
+            (unsettled, std::mem::take(&mut pending.rescan_waiters))
+        })
+        .await;
         match judged {
             Err(error) => tracing::error!(%error, "judging file events failed"),
-            Ok(unsettled) if !unsettled.is_empty() => {
+            Ok((unsettled, waiters)) => {
+                for waiter in waiters {
+                    let _ = waiter.send(());
+                }
+                if unsettled.is_empty() {
+                    continue;
+                }
                 tokio::spawn(async move {
                     tokio::time::sleep(EMPTY_SETTLE).await;
                     for path in unsettled {
@@ -307,10 +324,6 @@ pub(super) async fn event_loop(
                     }
                 });
             }
-            Ok(_) => {}
-        }
-        if rescan {
-            ready.send_modify(|count| *count += 1);
         }
     }
 }

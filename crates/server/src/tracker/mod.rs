@@ -3,6 +3,24 @@
 //! workspace's recursive watcher, editor buffers and `didChangeWatchedFiles`) that becomes
 //! `roo/files/didChange` notifications. Decisions (records, fingerprints) live in the core.
 //! Over 600 lines because its unit tests (about 230 lines) sit at the bottom.
+//!
+//! ## Decision: Durable answers, one process per task folder, supervised actors (issue 25)
+//!
+//! `markRooEdited` and `ackNotice` are owed like `track` and answered after the batch's `seen.json`
+//! write (an error when it fails); `shutdown` disposes every task and waits for each actor's end.
+//! An actor holds `flock` on `<task folder>/.roo-context.lock` while it runs (std's
+//! `File::try_lock`, no new dependency). A supervisor task awaits each actor: a panic closes the
+//! task, answers every waiting request (their replies were dropped) and every later one with an
+//! error naming the task, and the next request with `storageDir` reopens it from disk.
+//!
+//! ## Decision: File tracking
+//!
+//! File tracking uses one recursive watcher per root whose events, with `didChange` (buffer text),
+//! `didSave` and `didChangeWatchedFiles`, feed one debounced judge; fingerprints (length plus a
+//! 128-bit hash of what the agent last read or wrote) decide user edit, agent edit or no change.
+//! One actor per task is the only writer of its `task_metadata.json` (through its journal, see
+//! `docs/decisions/003-journals.md`; whole writes are temp file, fsync, rename, fsync the
+//! folder); a corrupt file is moved aside, never overwritten.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -125,7 +143,6 @@ pub struct FileTracker {
     events: mpsc::UnboundedSender<FileEvent>,
     changes: ChangeSender,
     generations: AtomicU64,
-    ready: watch::Receiver<u64>,
 }
 
 /// Waits for a task's actor to end. A panic closes the task (its watches go, the registry
@@ -269,7 +286,6 @@ impl FileTracker {
     pub fn start(state: Arc<SharedState>) -> (Arc<FileTracker>, ChangeReceiver) {
         let (events_tx, events_rx) = mpsc::unbounded_channel();
         let (changes_tx, changes_rx) = changes::change_queue();
-        let (ready_tx, ready_rx) = watch::channel(0);
         let tracker = Arc::new(FileTracker {
             state,
             registry: Arc::default(),
@@ -277,9 +293,8 @@ impl FileTracker {
             events: events_tx,
             changes: changes_tx,
             generations: AtomicU64::new(0),
-            ready: ready_rx,
         });
-        tokio::spawn(event_loop(Arc::downgrade(&tracker), events_rx, ready_tx));
+        tokio::spawn(event_loop(Arc::downgrade(&tracker), events_rx));
         (tracker, changes_rx)
     }
 
@@ -289,11 +304,6 @@ impl FileTracker {
             index: self.index.clone(),
             events: self.events.clone(),
         }
-    }
-
-    /// Counts completed rescans (one after each watcher becomes ready); for waiting on readiness.
-    pub fn rescans(&self) -> watch::Receiver<u64> {
-        self.ready.clone()
     }
 
     fn registry(&self) -> std::sync::MutexGuard<'_, Registry> {
@@ -739,6 +749,96 @@ mod tests {
         drop(dir);
     }
 
+    /// A task whose metadata cannot be read answers every request with the error, also one
+    /// whose send was in flight while the actor gave up: its `try_recv` drain took such a send
+    /// for an empty queue, left the command in the channel (kept alive by the waiting sender
+    /// itself) and the request was never answered (CI, under load). Sends race the failure
+    /// from both worker threads; every one must be answered.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_request_racing_a_failed_open_is_answered_with_the_error() {
+        let (_dir, state) = workspace(&[("a.ts", "a\n")]);
+        let storage = tempfile::tempdir().unwrap();
+        let (tracker, _changes) = FileTracker::start(state);
+        for task in 0..400 {
+            let dir = storage.path().join(format!("task-{task}"));
+            std::fs::create_dir_all(dir.join(TASK_METADATA_FILE)).unwrap();
+            let calls: Vec<_> = (0..4)
+                .map(|_| {
+                    let (tracker, dir) = (tracker.clone(), dir.clone());
+                    tokio::spawn(async move {
+                        let id = format!("task-{task}");
+                        let call = tracker.track(
+                            &id,
+                            Some(&dir),
+                            "a.ts",
+                            RecordSource::ReadTool,
+                            Some("a\n"),
+                            None,
+                            false,
+                        );
+                        // A bound that turns a request never answered into a failure.
+                        tokio::time::timeout(Duration::from_secs(30), call).await
+                    })
+                })
+                .collect();
+            for call in calls {
+                let answer = call.await.unwrap().expect("an answer, never a hang");
+                let error = answer.unwrap_err();
+                assert!(
+                    error.to_string().contains(TASK_METADATA_FILE),
+                    "task {task}: {error}"
+                );
+            }
+        }
+    }
+
+    /// Requests racing a dispose of their task are answered (recorded, or told the task was
+    /// closed), never left waiting: a command in flight when the disposed actor's mailbox went
+    /// away is never read, and the wait ends with the actor.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn every_request_racing_a_dispose_is_answered() {
+        let (_dir, state) = workspace(&[("a.ts", "a\n")]);
+        let (tracker, _changes) = FileTracker::start(state);
+        for round in 0..300 {
+            let id = format!("t{round}");
+            tracker
+                .track(
+                    &id,
+                    None,
+                    "a.ts",
+                    RecordSource::ReadTool,
+                    Some("a\n"),
+                    None,
+                    false,
+                )
+                .await
+                .unwrap()
+                .0
+                .unwrap();
+            let racing: Vec<_> = (0..3)
+                .map(|_| {
+                    let (tracker, id) = (tracker.clone(), id.clone());
+                    tokio::spawn(async move {
+                        let read = tracker.files_read(&id, None, None);
+                        // A bound that turns a request never answered into a failure.
+                        tokio::time::timeout(Duration::from_secs(30), read).await
+                    })
+                })
+                .collect();
+            tracker.dispose(&id).await.unwrap();
+            for call in racing {
+                let answer = call.await.unwrap().expect("an answer, never a hang");
+                if let Err(error) = answer {
+                    assert!(
+                        matches!(error, TrackerError::UnknownTask(_))
+                            || error.to_string().contains("closed"),
+                        "round {round}: {error}"
+                    );
+                }
+            }
+        }
+    }
+
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_watcher_overflow_rescans_every_tracked_file_instead_of_dropping_changes() {
         let (dir, state) = workspace(&[("a.ts", "a"), ("b.ts", "b")]);
@@ -806,16 +906,11 @@ mod tests {
 
     /// Waits until the event loop has judged a rescan (every tracked file read once more).
     async fn rescan_judged(tracker: &FileTracker) {
-        let mut rescans = tracker.rescans();
-        let before = *rescans.borrow_and_update();
-        tracker.sink().watcher_ready();
-        tokio::time::timeout(Duration::from_secs(30), async {
-            while *rescans.borrow_and_update() == before {
-                rescans.changed().await.expect("tracker alive");
-            }
-        })
-        .await
-        .expect("a rescan before the deadline");
+        let judged = tracker.sink().watcher_ready();
+        tokio::time::timeout(Duration::from_secs(30), judged)
+            .await
+            .expect("a rescan before the deadline")
+            .expect("tracker alive");
     }
 
     /// The root cause of the flaky `files::the_agent_own_write_is_not_a_user_edit...`: a read

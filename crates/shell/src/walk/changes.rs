@@ -60,6 +60,14 @@ impl Changes {
     pub fn through_links(&self, path: &str) -> Result<Vec<String>, Construct> {
         let mut out = Vec::new();
         let mut pending = vec![(clean(path), 0usize)];
+        // The kernel takes a `..` after a link from where the link leads (`u/../../x` with `u`
+        // a link to `src/util` is `x`, not `../x`): the path as it resolves, too.
+        for physical in self.physical(path)? {
+            if !out.contains(&physical) {
+                out.push(physical.clone());
+                pending.push((physical, 1));
+            }
+        }
         while let Some((path, hops)) = pending.pop() {
             for (name, target, by) in &self.links {
                 if *by == self.current {
@@ -78,6 +86,92 @@ impl Changes {
             }
         }
         Ok(out)
+    }
+
+    /// `path` resolved one component at a time, a link of the line replaced by its target
+    /// before a `..` is taken (every target a link may have); empty when no link comes
+    /// before a `..`.
+    fn physical(&self, path: &str) -> Result<Vec<String>, Construct> {
+        let mut out = Vec::new();
+        if path.split('/').any(|c| c == "..") {
+            let parts: Vec<&str> = path.split('/').collect();
+            self.resolve(
+                &parts,
+                path.starts_with('/'),
+                Vec::new(),
+                false,
+                0,
+                &mut out,
+            )?;
+        }
+        Ok(out)
+    }
+
+    /// One step of [`Changes::physical`]: `rest` still to resolve after `done`.
+    fn resolve(
+        &self,
+        rest: &[&str],
+        absolute: bool,
+        mut done: Vec<String>,
+        replaced: bool,
+        hops: usize,
+        out: &mut Vec<String>,
+    ) -> Result<(), Construct> {
+        let render = |parts: &[String]| {
+            let joined = parts.join("/");
+            if absolute {
+                format!("/{joined}")
+            } else {
+                joined
+            }
+        };
+        for (i, part) in rest.iter().enumerate() {
+            match *part {
+                "" | "." => {}
+                ".." => match done.last() {
+                    Some(last) if last != ".." => {
+                        done.pop();
+                    }
+                    _ if absolute => {}
+                    _ => done.push("..".to_owned()),
+                },
+                other => {
+                    done.push(other.to_owned());
+                    let here = render(&done);
+                    // Only a link with a `..` after it changes where the path leads.
+                    if !rest[i + 1..].contains(&"..") {
+                        continue;
+                    }
+                    for (name, target, by) in &self.links {
+                        if *by == self.current || clean(name) != here {
+                            continue;
+                        }
+                        if hops >= MAX_LINK_HOPS || out.len() > 64 {
+                            return Err(Construct::Limit);
+                        }
+                        let target = clean(target);
+                        let parts = target
+                            .split('/')
+                            .filter(|p| !p.is_empty())
+                            .map(str::to_owned)
+                            .collect();
+                        self.resolve(
+                            &rest[i + 1..],
+                            target.starts_with('/'),
+                            parts,
+                            true,
+                            hops + 1,
+                            out,
+                        )?;
+                    }
+                }
+            }
+        }
+        let resolved = render(&done);
+        if replaced && !out.contains(&resolved) {
+            out.push(resolved);
+        }
+        Ok(())
     }
 
     /// Whether a read of `path` reads a name whose content is unknown, and the name.

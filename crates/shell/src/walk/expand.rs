@@ -6,10 +6,24 @@ use super::*;
 impl Walker<'_> {
     /// The words a node stands for (several after brace expansion); substitutions are walked.
     pub(super) fn word(&mut self, node: Node, folders: &Folders, cx: &mut Cx) -> Vec<Val> {
-        let typed = cx.text(node).to_owned();
+        self.word_run(&[node], folders, cx)
+    }
+
+    /// The words of nodes with nothing between them: one word to bash, which the grammar may
+    /// split (`.e{\n,x}v` is two arguments to it).
+    pub(super) fn word_run(&mut self, nodes: &[Node], folders: &Folders, cx: &mut Cx) -> Vec<Val> {
+        let (Some(first), Some(last)) = (nodes.first(), nodes.last()) else {
+            return Vec::new();
+        };
+        let typed = cx.slice(first.start_byte(), last.end_byte()).to_owned();
         let mut chars = Chars::new();
         let mut dynamic = None;
-        self.chars(node, &mut chars, &mut dynamic, folders, cx);
+        for (j, node) in nodes.iter().enumerate() {
+            if j > 0 && node.kind() == "string" {
+                drop_translation_dollar(&mut chars);
+            }
+            self.chars(*node, &mut chars, &mut dynamic, folders, cx);
+        }
         // `~` and `~/x` are the home folder.
         if chars.first() == Some(&('~', false)) && matches!(chars.get(1), None | Some(('/', _))) {
             match &self.home {
@@ -109,6 +123,9 @@ impl Walker<'_> {
                 for child in children(node) {
                     if child.start_byte() > at {
                         words::unquoted(cx.slice(at, child.start_byte()), out);
+                    }
+                    if child.kind() == "string" {
+                        drop_translation_dollar(out);
                     }
                     self.chars(child, out, dynamic, folders, cx);
                     at = child.end_byte().max(at);
@@ -231,7 +248,8 @@ impl Walker<'_> {
         for ((reading, glob), mode) in judged {
             for dir in &folders.dirs {
                 let path = join(dir, &reading);
-                if process_view(&path) {
+                // `/proc/sys/../self/cwd` is `/proc/self/cwd` to the kernel.
+                if process_view(&path) || process_view(&super::changes::clean(&path)) {
                     self.undecide(Construct::ProcessFile, &val.typed);
                     continue;
                 }
@@ -284,6 +302,14 @@ impl Walker<'_> {
     }
 }
 
+/// `$"…"` is a string bash translates (its text, without the `$`); the grammar leaves the `$`
+/// at the end of the word before the string (`.e$""nv` is `.env`).
+fn drop_translation_dollar(chars: &mut Chars) {
+    if chars.last() == Some(&('$', false)) {
+        chars.pop();
+    }
+}
+
 /// The rest of `text` after a `file:` scheme (any case), if it is a file URL.
 fn file_url_start(text: &str) -> Option<&str> {
     let scheme = text.get(..5)?;
@@ -320,10 +346,11 @@ pub(super) fn git_object_store(path: &str, mode: Mode) -> bool {
     match parts.iter().position(|p| p.eq_ignore_ascii_case(".git")) {
         Some(at) => {
             let rest = &parts[at + 1..];
+            // `.git/lost-found` holds blobs `git fsck --lost-found` wrote out.
             (rest.is_empty() && mode == Mode::Tree)
-                || rest
-                    .first()
-                    .is_some_and(|p| p.eq_ignore_ascii_case("objects"))
+                || rest.first().is_some_and(|p| {
+                    p.eq_ignore_ascii_case("objects") || p.eq_ignore_ascii_case("lost-found")
+                })
         }
         None => path.to_ascii_lowercase().ends_with(".pack"),
     }
@@ -338,19 +365,60 @@ pub(super) fn process_view(path: &str) -> bool {
         .filter(|p| !p.is_empty() && *p != ".")
         .collect();
     let digits = |p: &str| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit());
+    // A glob component is each name it may match (`/proc/[s]elf`, `/proc/*/cwd`, `/pro?/self`):
+    // the shell expands it where the reader runs. One that would stand for `proc` or `dev`
+    // counts only where a literal one could be the root's (first, or after `..`s of an
+    // absolute path), so `src/*/*` is not taken for `/proc/self`.
+    let absolute = path.starts_with(['/', '\\']);
     for (i, pair) in parts.windows(2).enumerate() {
         let rest = &parts[i + 2..];
+        let at_root = absolute && parts[..i].iter().all(|p| *p == "..");
+        let is = |part: &str, names: &[&str]| {
+            names.contains(&part) || (at_root && may_match(part, names))
+        };
+        let who_is_reader = |who: &str| {
+            matches!(who, "self" | "thread-self")
+                || digits(who)
+                || may_match(
+                    who,
+                    &[
+                        "self",
+                        "thread-self",
+                        "1",
+                        "12",
+                        "123",
+                        "1234",
+                        "12345",
+                        "1234567",
+                    ],
+                )
+        };
         let plain_fd = matches!(rest, [fd, n] if *fd == "fd" && digits(n));
-        let seen_from_reader = match pair {
-            ["proc", who] if matches!(*who, "self" | "thread-self") || digits(who) => {
-                !(plain_fd && !digits(who) && i == 0)
-            }
-            ["dev", "fd"] => !(i == 0 && matches!(rest, [n] if digits(n))),
-            _ => false,
+        let seen_from_reader = if is(pair[0], &["proc"]) && who_is_reader(pair[1]) {
+            !(plain_fd && matches!(pair[1], "self" | "thread-self") && i == 0)
+        } else if is(pair[0], &["dev"]) && (pair[1] == "fd" || may_match(pair[1], &["fd"])) {
+            !(i == 0 && pair[1] == "fd" && matches!(rest, [n] if digits(n)))
+        } else {
+            false
         };
         if seen_from_reader {
             return true;
         }
     }
     false
+}
+
+/// Whether a component with glob characters may match one of `names` (an unreadable pattern
+/// may match anything).
+fn may_match(component: &str, names: &[&str]) -> bool {
+    if !component.contains(['*', '?', '[']) {
+        return false;
+    }
+    match globset::Glob::new(component) {
+        Ok(glob) => {
+            let matcher = glob.compile_matcher();
+            names.iter().any(|name| matcher.is_match(name))
+        }
+        Err(_) => true,
+    }
 }

@@ -80,7 +80,13 @@ impl Walker<'_> {
             }
             let args = &words[i + 1..];
             self.state_command(&name, args);
+            self.evaluated_arguments(&name, args, folders, depth);
             if SHELLS.contains(&name.as_str()) {
+                if wrap.xargs {
+                    // `printf 'cat .env' | xargs -0 bash -c`: the script (or its operands)
+                    // comes from the input.
+                    self.undecide(Construct::XargsInput, &first.typed);
+                }
                 self.shell(&name, args, folders, stdin, depth);
                 return;
             }
@@ -98,9 +104,18 @@ impl Walker<'_> {
                     let mut inner = folders.clone();
                     self.nested(&script, &mut inner, &Stdin::Terminal, depth);
                     if name == "trap" {
+                        self.traps.push(script);
                         break;
                     }
                 }
+                return;
+            }
+            if name == "jobs"
+                && let Some(at) = args.iter().position(|v| v.text == "-x")
+            {
+                // `jobs -x cmd args`: runs the command (job specs in its words replaced).
+                let command = args[at + 1..].to_vec();
+                self.judge_wrapped(&command, folders, stdin, depth, wrap.clone());
                 return;
             }
             if matches!(name.as_str(), "eval" | "invoke-expression" | "iex") {
@@ -182,6 +197,13 @@ impl Walker<'_> {
             }
         }
         let program = program_name(&words[i].text);
+        if self.functions.iter().any(|f| *f == words[i].text) {
+            // A function runs its body where it is called, and its `cd` moves the caller.
+            match wrap.moved.as_mut() {
+                Some(moved) => self.call(&words[i].text, moved, stdin, depth),
+                None => self.call(&words[i].text, folders, stdin, depth),
+            }
+        }
         let place = wrap.moved.unwrap_or_else(|| folders.clone());
         self.program(&program, &words[i + 1..], &place, stdin, wrap.xargs);
     }

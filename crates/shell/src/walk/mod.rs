@@ -5,17 +5,38 @@
 //! (links it makes, names it replaces). Substitutions are walked wherever they are, and a net
 //! under the grammar walks openers it left in plain text. The statement walk stays one file:
 //! each statement kind recurses into the others.
+//!
+//! ## Decision: The vetter walks every substitution and models what the line does to names (issue 26)
+//!
+//! Substitutions are found by kind wherever they are (`substitutions` recurses through any node
+//! kind, known or not), a backtick body is parsed again once its escapes are removed (as bash
+//! does), and a net under the grammar (`hidden_substitutions`) walks any `` ` ``/`$(`/`<(` opener
+//! left in text the grammar did not parse as one (`${x:-`cat .env`}`). The line's own changes are
+//! state: `ln -s T L` makes `L` read `dirname(L)/T` (judged at the `ln` and at every later read), a
+//! copy reads its source, and a name a move, `tar x`, `unzip` or a git checkout may have replaced
+//! is undecidable (`changedFile`); since loops and functions run statements again, a line with
+//! changes is walked twice, the second time knowing all of them. Paths under `/proc/self`,
+//! `/proc/<pid>` or `/dev/fd` other than a plain descriptor are the reader's view (`processFile`);
+//! an assignment to `HOME`, `CDPATH`, `BASH_ENV`, `OLDPWD`, ... (by `=`, `export`, `read`, `printf
+//! -v`, `for`, a nameref), `shopt -s`/`-u`, `set` beyond `-euxv`/ `-o pipefail`, `cd -P` and a
+//! function named like a builtin make the line undecidable (`shellState`). git subcommands that
+//! print content with no pathspec (`diff`, `show`, `log -p`, `stash show -p`, `format-patch`,
+//! `cat-file --batch`, `fast-export`) read the whole tree, as `git grep`: undecidable at least
+//! (history holds files no longer on disk). A link to a write-protected file is `protectedLink`
+//! (the server hands `check_protection` to the oracle).
 
 use std::cell::RefCell;
 
 use tree_sitter::{Node, Parser};
 
 mod changes;
+mod evaluated;
 mod expand;
 mod judge;
 mod operands;
 
 use changes::Changes;
+use evaluated::Evaluated;
 
 use crate::programs::*;
 use crate::words::{self, Chars};
@@ -27,6 +48,9 @@ const MAX_SCRIPT_DEPTH: usize = 16;
 const MAX_NODE_DEPTH: usize = 200;
 /// Most folders a command may be in after `cd`s whose success is unknown.
 const MAX_FOLDERS: usize = 8;
+/// Most calls of the line's own functions, and extra rounds of loops, walked (a body may call
+/// others, a loop may hold loops).
+const MAX_FUNCTION_CALLS: usize = 64;
 /// Reserved words that open or close a compound command; never a program's name in bash.
 const COMPOUND_KEYWORDS: &[&str] = &[
     "case", "esac", "if", "then", "elif", "else", "fi", "while", "until", "for", "select", "do",
@@ -102,6 +126,10 @@ fn vet_pass(command: &str, oracle: &dyn Oracle, mut changes: Changes) -> (Verdic
         changes,
         changes_exempt: false,
         functions: Vec::new(),
+        function_bodies: Vec::new(),
+        calls: 0,
+        traps: Vec::new(),
+        evaluated: Evaluated::default(),
     };
     if command.len() > crate::MAX_COMMAND_BYTES {
         walker.words_only(command, &Folders::start());
@@ -111,8 +139,15 @@ fn vet_pass(command: &str, oracle: &dyn Oracle, mut changes: Changes) -> (Verdic
         walker.words_only(&command.replace('\0', " "), &Folders::start());
         walker.undecide(Construct::Unparsed, prefix(command, 64));
     } else {
-        walker.script(command, &mut Folders::start(), &Stdin::Terminal, 0);
+        let mut folders = Folders::start();
+        walker.script(command, &mut folders, &Stdin::Terminal, 0);
+        // An EXIT (or any) trap runs where the line ended, not where it was set.
+        for trap in std::mem::take(&mut walker.traps) {
+            let mut inner = folders.clone();
+            walker.nested(&trap, &mut inner, &Stdin::Terminal, 1);
+        }
     }
+    walker.evaluated_verdict();
     let verdict = match (walker.blocked, walker.undecidable) {
         (Some(hit), _) => Verdict::Blocked(hit),
         (None, Some(why)) => Verdict::Undecidable(why),
@@ -235,6 +270,17 @@ struct Walker<'a> {
     /// Functions the line defines: their bodies are walked where they are defined, so a call
     /// of one is a known program.
     functions: Vec<String>,
+    /// `(name, body)`: a call runs the body again where it is called (its reads are relative
+    /// to the caller's folder, its `cd` moves the caller).
+    function_bodies: Vec<(String, String)>,
+    /// Function calls and extra loop rounds walked so far (bounded: a body may call others, a
+    /// loop may hold loops).
+    calls: usize,
+    /// Trap actions, walked again in the folders the line ends in.
+    traps: Vec<Val>,
+    /// What the line evaluates a second time (arithmetic, `${x@P}`, `${!x}`) and the values it
+    /// cannot see.
+    evaluated: Evaluated,
 }
 
 impl Walker<'_> {
@@ -281,6 +327,7 @@ impl Walker<'_> {
             depth,
             node_depth: 0,
         };
+        self.evaluation_sites(root, folders, &cx);
         self.statement(root, folders, stdin, &mut cx);
         let start = Folders {
             dirs: folders.dirs.clone(),
@@ -369,16 +416,45 @@ impl Walker<'_> {
                         for val in self.word(child, folders, cx) {
                             let name = val.text.trim_start_matches('-');
                             self.state_name(name.split('=').next().unwrap_or(""), &val.typed);
+                            // `declare 'a[$(cat .env)]=1'`: the subscript is evaluated.
+                            self.evaluated_literal(&val, folders, cx.depth);
                         }
                     }
                 }
+                self.assigned_values(node, folders, cx);
                 self.substitutions(node, folders, cx)
             }
             "unset_command" => {
                 for child in named(node) {
                     self.state_name(cx.text(child), cx.text(node));
+                    // `unset 'a[$(cat .env)]'`: the subscript is evaluated.
+                    for val in self.word(child, folders, cx) {
+                        self.evaluated_literal(&val, folders, cx.depth);
+                    }
                 }
                 self.substitutions(node, folders, cx)
+            }
+            "test_command" => {
+                // `[[ -v 'a[$(cat .env)]' ]]`: the name's subscript is evaluated.
+                let mut stack = vec![node];
+                while let Some(n) = stack.pop() {
+                    match n.kind() {
+                        "unary_expression"
+                            if named(n)
+                                .next()
+                                .is_some_and(|o| matches!(cx.text(o), "-v" | "-R")) =>
+                        {
+                            for operand in named(n).skip(1) {
+                                for val in self.word(operand, folders, cx) {
+                                    self.evaluated_literal(&val, folders, cx.depth);
+                                }
+                            }
+                        }
+                        "command_substitution" | "process_substitution" => {}
+                        _ => stack.extend(named(n)),
+                    }
+                }
+                self.children(node, folders, stdin, cx)
             }
             "function_definition" => {
                 let name = node.child_by_field_name("name").map_or("", |n| cx.text(n));
@@ -388,31 +464,69 @@ impl Walker<'_> {
                 if !self.functions.iter().any(|known| known == name) {
                     self.functions.push(name.to_owned());
                 }
-                self.children(node, folders, stdin, cx)
+                if let Some(body) = node.child_by_field_name("body") {
+                    self.function_bodies
+                        .push((name.to_owned(), cx.text(body).to_owned()));
+                }
+                // Walked where it is defined too (a function may never be called), in a copy
+                // of the folders: its `cd` moves the caller only when it is called.
+                let mut inner = folders.clone();
+                self.children(node, &mut inner, stdin, cx)
             }
             "for_statement" => {
                 if let Some(variable) = node.child_by_field_name("variable") {
                     self.state_name(cx.text(variable), cx.text(node));
                 }
-                self.children(node, folders, stdin, cx)
+                self.looped(node, folders, stdin, cx)
             }
-            "program"
-            | "list"
-            | "compound_statement"
-            | "do_group"
-            | "if_statement"
-            | "elif_clause"
-            | "else_clause"
-            | "while_statement"
-            | "case_statement"
-            | "case_item"
-            | "c_style_for_statement"
-            | "negated_command"
-            | "test_command"
-            | "ERROR" => self.children(node, folders, stdin, cx),
+            "while_statement" | "c_style_for_statement" => self.looped(node, folders, stdin, cx),
+            "program" | "list" | "compound_statement" | "do_group" | "if_statement"
+            | "elif_clause" | "else_clause" | "case_statement" | "case_item"
+            | "negated_command" | "ERROR" => self.children(node, folders, stdin, cx),
             _ => self.substitutions(node, folders, cx),
         }
         cx.node_depth -= 1;
+    }
+
+    /// A loop: its body runs again in the folders a `cd` of the last round left it in
+    /// (`for i in 1 2; do cat key.json; cd secrets; done` reads `secrets/key.json`), so it is
+    /// walked again until the folders stop changing (they are bounded by MAX_FOLDERS).
+    fn looped(&mut self, node: Node, folders: &mut Folders, stdin: &Stdin, cx: &mut Cx) {
+        for round in 0..=MAX_FOLDERS {
+            // Nested loops would multiply their rounds: the line has one budget for them.
+            if round > 0 {
+                self.calls += 1;
+                if self.calls > MAX_FUNCTION_CALLS {
+                    self.undecide(Construct::Limit, cx.text(node));
+                    return;
+                }
+            }
+            let before = (folders.dirs.clone(), folders.unknown);
+            self.children(node, folders, stdin, cx);
+            if self.done() || (folders.dirs.clone(), folders.unknown) == before {
+                return;
+            }
+        }
+        self.undecide(Construct::Limit, cx.text(node));
+    }
+
+    /// A call of a function the line defined: its body runs here.
+    pub(super) fn call(&mut self, name: &str, folders: &mut Folders, stdin: &Stdin, depth: usize) {
+        let Some(body) = self
+            .function_bodies
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, body)| body.clone())
+        else {
+            return;
+        };
+        self.calls += 1;
+        if self.calls > MAX_FUNCTION_CALLS || depth >= MAX_SCRIPT_DEPTH {
+            self.undecide(Construct::Limit, name);
+            return;
+        }
+        self.script(&body, folders, stdin, depth + 1);
     }
 
     fn children(&mut self, node: Node, folders: &mut Folders, stdin: &Stdin, cx: &mut Cx) {
@@ -603,7 +717,8 @@ impl Walker<'_> {
         let mut words: Vec<Val> = Vec::new();
         let mut has_name = false;
         let mut assignments = Vec::new();
-        for child in named(node) {
+        let mut pending = named(node).peekable();
+        while let Some(child) = pending.next() {
             match child.kind() {
                 "variable_assignment" => assignments.push(child),
                 "file_redirect" => {
@@ -644,13 +759,31 @@ impl Walker<'_> {
                     words.extend(vals);
                 }
                 _ => {
-                    let vals = self.word(child, folders, cx);
+                    // Nodes with nothing between them are one word to bash.
+                    let mut run = vec![child];
+                    while let Some(next) = pending.peek()
+                        && next.start_byte() == run[run.len() - 1].end_byte()
+                        && !matches!(
+                            next.kind(),
+                            "variable_assignment"
+                                | "file_redirect"
+                                | "herestring_redirect"
+                                | "comment"
+                                | "subshell"
+                                | "command_name"
+                        )
+                    {
+                        run.push(*next);
+                        pending.next();
+                    }
+                    let vals = self.word_run(&run, folders, cx);
                     words.extend(vals);
                 }
             }
         }
         for assignment in assignments {
             self.state_assignments(assignment, cx);
+            self.assigned_values(assignment, folders, cx);
             self.substitutions(assignment, folders, cx);
             let name = assignment
                 .child_by_field_name("name")
@@ -713,6 +846,34 @@ impl Walker<'_> {
         }
     }
 
+    /// The values of the assignments at or under `node`: a literal value holding a substitution
+    /// opener is code to whatever evaluates it again (arithmetic, `${x@P}`, `declare -a
+    /// x='(…)'`, a prompt), so its commands are judged and the line is undecidable.
+    fn assigned_values(&mut self, node: Node, folders: &Folders, cx: &mut Cx) {
+        let mut stack = vec![node];
+        while let Some(node) = stack.pop() {
+            match node.kind() {
+                "variable_assignment" => {
+                    if let Some(value) = node.child_by_field_name("value") {
+                        // `a=('a[$(cat .env)]' x)`: each element is a value.
+                        let elements: Vec<Node> = if value.kind() == "array" {
+                            named(value).collect()
+                        } else {
+                            vec![value]
+                        };
+                        for element in elements {
+                            for val in self.word(element, folders, cx) {
+                                self.evaluated_literal(&val, folders, cx.depth);
+                            }
+                        }
+                    }
+                }
+                "command_substitution" | "process_substitution" => {}
+                _ => stack.extend(named(node)),
+            }
+        }
+    }
+
     /// An assignment to `name` (or `name[...]`) makes the line undecidable when the variable
     /// changes what later names mean: `~`, `cd`, the files a shell loads.
     pub(super) fn state_name(&mut self, name: &str, text: &str) {
@@ -756,6 +917,8 @@ const STATE_VARIABLES: &[&str] = &[
     "SHELLOPTS",
     "ZDOTDIR",
     "GLOBIGNORE",
+    // `history -r` reads it and `history` prints it (`HISTFILE=.env; history -r; history`).
+    "HISTFILE",
     "BASH_COMPAT",
     "POSIXLY_CORRECT",
     // git reads these before its options: another work tree, repository or configuration
@@ -853,6 +1016,13 @@ fn runs_commands(name: &str) -> bool {
                 | "LD_PRELOAD"
                 | "LD_AUDIT"
                 | "PROMPT_COMMAND"
+                // Prompt strings are expanded, substitutions included, each time they are shown:
+                // PS4 before every command under `set -x`, PS0-PS2 in an interactive shell.
+                | "PS0"
+                | "PS1"
+                | "PS2"
+                | "PS3"
+                | "PS4"
                 | "GIT_EXTERNAL_DIFF"
                 | "GIT_ASKPASS"
                 | "SSH_ASKPASS"

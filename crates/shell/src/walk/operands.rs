@@ -62,6 +62,13 @@ impl Walker<'_> {
             // A hook, a git config, a dotfile: what later programs load and run.
             self.undecide(Construct::ScriptFile, &target.typed);
         }
+        if name == "rsync"
+            && let Some(option) = args.iter().find(|v| v.text.starts_with("--link-dest"))
+        {
+            // Unchanged files become hard links to the folder's (relative to the destination,
+            // which the walk does not resolve): a protected or blocked file may get a new name.
+            self.undecide(Construct::HardLink, &option.typed);
+        }
         if is_remote(name, args.first().map(|v| v.text.as_str())) {
             self.undecide(Construct::Remote, &command_text());
         }
@@ -103,6 +110,52 @@ impl Walker<'_> {
                 }))
         {
             self.undecide(Construct::XargsInput, &command_text());
+        }
+        if matches!(name, "curl" | "wget")
+            && let Some(url) = args.iter().find(|v| {
+                v.dynamic.is_some()
+                    && !v
+                        .typed
+                        .trim_start_matches(['"', '\''])
+                        .to_ascii_lowercase()
+                        .starts_with("http")
+            })
+        {
+            // `curl file://$(pwd)/.env`, `curl "$u"`: a URL whose scheme and path are not both
+            // literal may be a file URL of any file.
+            self.undecide(url.dynamic.unwrap_or(Construct::Variable), &url.typed);
+        }
+        // Includes their sources name (`<!ENTITY e SYSTEM ".env">` with `--noent`, XInclude,
+        // an external DTD; LaTeX's `\input`, RST's `include`, `--embed-resources`) and DSLs
+        // that run commands (`mlr put 'system(…)'`).
+        let follows_includes = match name {
+            "xmllint" => args.iter().any(|v| {
+                matches!(
+                    v.text.trim_start_matches('-'),
+                    "noent"
+                        | "xinclude"
+                        | "loaddtd"
+                        | "valid"
+                        | "dtdattr"
+                        | "postvalid"
+                        | "dtdvalid"
+                        | "schema"
+                        | "relaxng"
+                        | "schematron"
+                        | "catalogs"
+                        | "huge"
+                )
+            }),
+            "pandoc" => !args.is_empty(),
+            "mlr" => args.iter().any(|v| {
+                matches!(v.text.as_str(), "put" | "filter" | "-s" | "--from-file")
+                    || v.text.contains("system")
+                    || v.text.contains("exec")
+            }),
+            _ => false,
+        };
+        if follows_includes {
+            self.undecide(Construct::ScriptFile, &command_text());
         }
         let sql_shell = SQL_SHELLS.contains(&name) || matches!(name, "psql" | "mysql" | "mariadb");
         let sql_operands = args.iter().filter(|v| !v.text.starts_with('-')).count();
@@ -214,6 +267,8 @@ impl Walker<'_> {
             // `git rebase -x 'cat .env'`, `git bisect run cmd`: git runs a command it is given.
             let rest: Vec<&str> = texts[at + 1..].to_vec();
             let runs_given = match sub.as_str() {
+                // `--tree-filter`, `--index-filter`, `--msg-filter`, ...: shell commands.
+                "filter-branch" => true,
                 "rebase" => rest
                     .iter()
                     .any(|t| *t == "-x" || t.starts_with("-x") || t.starts_with("--exec")),
@@ -686,6 +741,12 @@ impl Walker<'_> {
             "diff-tree" | "diff-index" | "log" | "whatchanged" | "reflog" | "request-pull" => patch,
             "show" | "format-patch" | "fast-export" | "range-diff" | "bundle" | "instaweb"
             | "send-email" | "daemon" => true,
+            // Objects of the whole repository on the output, uncompressed with
+            // `pack.compression=0` (`git -c pack.compression=0 pack-objects --stdout --revs`),
+            // served, or merged with their contents printed (`merge-tree BASE A B`); a blob
+            // written to a file (`unpack-file`) or to an editor (`replace --edit`).
+            "pack-objects" | "upload-pack" | "upload-archive" | "http-backend" | "merge-tree"
+            | "unpack-file" | "replace" => true,
             "stash" => match first {
                 Some("show") => patch,
                 Some("list") => patch,
@@ -729,7 +790,7 @@ impl Walker<'_> {
             };
         // An object named by hash (`git show 1a2b3c`, `git cat-file -p 1a2b3c`) may be any
         // blob, whatever the pathspec.
-        let object_by_hash = matches!(sub, "show" | "cat-file")
+        let object_by_hash = matches!(sub, "show" | "cat-file" | "unpack-file")
             && texts.iter().take(dashes.unwrap_or(texts.len())).any(|t| {
                 t.len() >= 4
                     && !t.starts_with('-')
@@ -740,7 +801,17 @@ impl Walker<'_> {
             });
         let whole = !limited
             || object_by_hash
-            || matches!(sub, "fast-export" | "bundle" | "instaweb" | "daemon");
+            || matches!(
+                sub,
+                "fast-export"
+                    | "bundle"
+                    | "instaweb"
+                    | "daemon"
+                    | "pack-objects"
+                    | "upload-pack"
+                    | "upload-archive"
+                    | "http-backend"
+            );
         if whole {
             let snippet = format!("git {sub} {}", texts.join(" "));
             self.check(&Val::literal(&snippet, "."), folders, Mode::Tree);
@@ -875,8 +946,40 @@ impl Walker<'_> {
                     .position(|w| matches!(w.text.as_str(), ";" | "+"))
                     .map_or(args.len(), |p| k + p);
                 let inner: Vec<Val> = args[k..end].to_vec();
-                let mut inner_folders = folders.clone();
-                self.judge(&inner, &mut inner_folders, stdin, 0);
+                // `{}` is each path under a start point: the command is judged with the start
+                // point in its place too, so what it does to the tree is seen (`find .roo
+                // -exec ln {} x \;` links protected files).
+                let places: Vec<Val> = if starts.is_empty() {
+                    vec![Val::literal("find", ".")]
+                } else {
+                    starts.iter().map(|v| (*v).clone()).collect()
+                };
+                let mut readings = vec![inner.clone()];
+                if inner.iter().any(|v| v.text.contains("{}")) {
+                    for place in &places {
+                        readings.push(
+                            inner
+                                .iter()
+                                .map(|v| {
+                                    if v.text.contains("{}") {
+                                        Val {
+                                            text: v.text.replace("{}", &place.text),
+                                            dynamic: v.dynamic.or(place.dynamic),
+                                            glob: v.glob || place.glob,
+                                            ..v.clone()
+                                        }
+                                    } else {
+                                        v.clone()
+                                    }
+                                })
+                                .collect(),
+                        );
+                    }
+                }
+                for reading in readings {
+                    let mut inner_folders = folders.clone();
+                    self.judge(&reading, &mut inner_folders, stdin, 0);
+                }
                 k = end + 1;
             } else if matches!(
                 v.text.as_str(),
@@ -1019,30 +1122,171 @@ fn script_reads_files(program: &str, script: &str) -> bool {
         .iter()
         .any(|word| script.contains(word));
     }
-    script.split([';', '\n', '{', '}']).any(|command| {
-        let command = command.trim_start();
-        // Drop an address: line numbers, `$`, ranges, `/regex/`.
-        let mut rest = command.trim_start_matches(|c: char| {
-            c.is_ascii_digit() || matches!(c, '$' | ',' | '!' | '~' | ' ')
-        });
-        while let Some(after) = rest.strip_prefix('/') {
-            rest = after.split_once('/').map_or("", |(_, r)| r);
-            rest = rest.trim_start_matches(|c: char| {
-                c.is_ascii_digit() || matches!(c, '$' | ',' | '!' | '~' | ' ' | 'I' | 'M')
-            });
-        }
-        let mut chars = rest.chars();
-        match chars.next() {
-            // GNU sed takes the file name glued to the command too (`1r.env`).
-            Some('r' | 'R' | 'w' | 'W' | 'e' | 'F' | 'v') => true,
-            Some('s') => {
-                let Some(delim) = chars.next() else {
-                    return false;
-                };
-                let parts: Vec<&str> = rest[1 + delim.len_utf8()..].split(delim).collect();
-                parts.len() >= 3 && parts[2].contains(['e', 'w'])
+    sed_opens_files(script)
+}
+
+/// Whether a sed script reads or writes a file or runs a command (`r`, `R`, `w`, `W`, `e`, the
+/// `e` and `w` flags of `s`), read as GNU sed parses it: addresses (`1`, `$`, `0~2`, `/re/I`,
+/// `\%re%`, ranges with `+N` and `~N`), `!`, blocks, and the commands whose arguments run to
+/// the end of the line. A script it cannot follow counts as one that does.
+fn sed_opens_files(script: &str) -> bool {
+    let chars: Vec<char> = script.chars().collect();
+    let mut i = 0;
+    // Skips a regex closed by `delim` from `i` (after the opener); `false` when it never closes.
+    let skip_regex = |i: &mut usize, delim: char| -> bool {
+        while *i < chars.len() {
+            match chars[*i] {
+                '\\' => *i += 2,
+                c if c == delim => {
+                    *i += 1;
+                    return true;
+                }
+                '\n' if delim != '\n' => return false,
+                _ => *i += 1,
             }
-            _ => false,
         }
-    })
+        false
+    };
+    let skip_blanks = |i: &mut usize| {
+        while *i < chars.len() && matches!(chars[*i], ' ' | '\t') {
+            *i += 1;
+        }
+    };
+    let skip_line = |i: &mut usize| {
+        while *i < chars.len() && chars[*i] != '\n' {
+            *i += 1;
+        }
+    };
+    // One address at `i`; `false` when it is not one sed takes.
+    let address = |i: &mut usize, second: bool| -> bool {
+        match chars.get(*i) {
+            Some(c) if c.is_ascii_digit() => {
+                while chars.get(*i).is_some_and(|c| c.is_ascii_digit()) {
+                    *i += 1;
+                }
+                if chars.get(*i) == Some(&'~') {
+                    *i += 1;
+                    while chars.get(*i).is_some_and(|c| c.is_ascii_digit()) {
+                        *i += 1;
+                    }
+                }
+                true
+            }
+            Some('+' | '~') if second => {
+                *i += 1;
+                while chars.get(*i).is_some_and(|c| c.is_ascii_digit()) {
+                    *i += 1;
+                }
+                true
+            }
+            Some('$') => {
+                *i += 1;
+                true
+            }
+            Some('/') | Some('\\') => {
+                let delim = if chars[*i] == '/' {
+                    *i += 1;
+                    '/'
+                } else {
+                    let Some(&d) = chars.get(*i + 1) else {
+                        return false;
+                    };
+                    *i += 2;
+                    d
+                };
+                if !skip_regex(i, delim) {
+                    return false;
+                }
+                while chars.get(*i).is_some_and(|c| matches!(c, 'I' | 'M')) {
+                    *i += 1;
+                }
+                true
+            }
+            _ => true, // no address
+        }
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        if c.is_whitespace() || matches!(c, ';' | '}') {
+            i += 1;
+            continue;
+        }
+        if c == '#' {
+            skip_line(&mut i);
+            continue;
+        }
+        if !address(&mut i, false) {
+            return true;
+        }
+        skip_blanks(&mut i);
+        if chars.get(i) == Some(&',') {
+            i += 1;
+            skip_blanks(&mut i);
+            let before = i;
+            if !address(&mut i, true) || i == before {
+                return true;
+            }
+        }
+        skip_blanks(&mut i);
+        while chars.get(i) == Some(&'!') {
+            i += 1;
+            skip_blanks(&mut i);
+        }
+        let Some(&command) = chars.get(i) else {
+            return false;
+        };
+        i += 1;
+        match command {
+            '{' | '}' | ';' => {}
+            'r' | 'R' | 'w' | 'W' | 'e' => return true,
+            // Text to the end of the line (and lines continued with a backslash).
+            'a' | 'i' | 'c' => loop {
+                skip_line(&mut i);
+                if i >= 1 && chars.get(i - 1) == Some(&'\\') && i < chars.len() {
+                    i += 1;
+                    continue;
+                }
+                break;
+            },
+            ':' | 'b' | 't' | 'T' => {
+                while i < chars.len() && !matches!(chars[i], '\n' | ';') {
+                    i += 1;
+                }
+            }
+            'q' | 'Q' | 'l' | 'L' => {
+                skip_blanks(&mut i);
+                while chars.get(i).is_some_and(|c| c.is_ascii_digit()) {
+                    i += 1;
+                }
+            }
+            '=' | 'd' | 'D' | 'g' | 'G' | 'h' | 'H' | 'n' | 'N' | 'p' | 'P' | 'x' | 'z' | 'F' => {}
+            's' | 'y' => {
+                let Some(&delim) = chars.get(i) else {
+                    return true;
+                };
+                if delim == '\n' || delim == '\\' {
+                    return true;
+                }
+                i += 1;
+                if !skip_regex(&mut i, delim) || !skip_regex(&mut i, delim) {
+                    return true;
+                }
+                if command == 's' {
+                    while i < chars.len() && !matches!(chars[i], ';' | '\n' | '}') {
+                        if matches!(chars[i], 'e' | 'w' | 'W') {
+                            return true;
+                        }
+                        if !(chars[i].is_ascii_digit()
+                            || matches!(chars[i], 'g' | 'p' | 'i' | 'I' | 'm' | 'M' | ' ' | '\t'))
+                        {
+                            return true;
+                        }
+                        i += 1;
+                    }
+                }
+            }
+            _ => return true,
+        }
+    }
+    false
 }

@@ -96,6 +96,17 @@ function M.describe_notification(method, params)
     return string.format("%s: %s, %s rules%s", tostring(params.folder), file, tostring(params.ruleCount), err),
       err ~= "" and vim.log.levels.WARN or vim.log.levels.DEBUG
   end
+  if method == "roo/workspace/didWatch" then
+    local watched, unwatched = {}, {}
+    for _, f in ipairs(params.folders or {}) do
+      table.insert(f.recursive == true and watched or unwatched, tostring(f.folder))
+    end
+    if #unwatched > 0 then
+      return "changes below " .. table.concat(unwatched, ", ")
+        .. " are not seen (the folder could not be watched; the system's watch limit?)", vim.log.levels.WARN
+    end
+    return "watching " .. table.concat(watched, ", "), vim.log.levels.DEBUG
+  end
   return method .. " " .. vim.fn.json_encode(params), vim.log.levels.INFO
 end
 

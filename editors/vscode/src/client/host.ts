@@ -135,6 +135,14 @@ export function describeNotification(method: string, params: unknown): Presentat
     const file = p.activeIgnoreFile ?? "no ignore file";
     return { level: p.error ? "popup" : "log", text: `roo-context: ${p.folder}: ${file}, ${p.ruleCount} rules${error}` };
   }
+  if (method === "roo/workspace/didWatch") {
+    const folders = Array.isArray(p.folders) ? (p.folders as { folder?: unknown; recursive?: unknown }[]) : [];
+    const unwatched = folders.filter((f) => f.recursive !== true).map((f) => String(f.folder));
+    if (unwatched.length > 0) {
+      return { level: "popup", text: `roo-context: changes below ${unwatched.join(", ")} are not seen (the folder could not be watched; the system's watch limit?)` };
+    }
+    return { level: "log", text: `roo-context: watching ${folders.map((f) => String(f.folder)).join(", ")}` };
+  }
   if (method === "roo/files/didChange") {
     const moved = typeof p.newPath === "string" ? ` to ${p.newPath}` : "";
     return { level: "popup", text: `roo-context: ${p.path} was ${p.kind ?? "changed"}${moved}${describeDiffStat(p.diffStat)} outside the agent (task ${p.taskId})` };

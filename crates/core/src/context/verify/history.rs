@@ -9,8 +9,8 @@ use crate::conversation::{ApiMessage, Block, Content, MessageHead, Role};
 /// Tags whose insides are the user's own words in Roo-style histories.
 const USER_TAGS: &[&str] = &["task", "user_message", "feedback", "answer"];
 
-/// Tools whose `path`-like inputs name a file the agent changed.
-fn is_edit_tool(name: &str) -> bool {
+/// Tools whose `path`-like inputs name a file the agent changed (also tool-output hygiene's).
+pub(crate) fn is_edit_tool(name: &str) -> bool {
     matches!(
         name,
         "write_to_file"
@@ -28,8 +28,8 @@ fn is_edit_tool(name: &str) -> bool {
     )
 }
 
-/// Tools whose inputs name a file the agent read.
-fn is_read_tool(name: &str) -> bool {
+/// Tools whose inputs name a file the agent read (also tool-output hygiene's).
+pub(crate) fn is_read_tool(name: &str) -> bool {
     matches!(name, "read_file" | "view" | "read" | "simple_read_file")
 }
 
@@ -179,7 +179,8 @@ fn read_user_message<'a>(
     }
 }
 
-fn paths_in_input<'a>(input: &'a Value, out: &mut Vec<&'a str>) {
+/// The paths a tool input names (`path`-like keys, `files`, Roo's XML `args`, patches).
+pub(crate) fn paths_in_input<'a>(input: &'a Value, out: &mut Vec<&'a str>) {
     let Some(object) = input.as_object() else {
         return;
     };

@@ -9,6 +9,25 @@
 //! list; completed ones must not come back as pending), `size` (a warning). The addendum is a
 //! pure function of the inputs: the same inputs give the same bytes, and verifying
 //! `summary + addendum` passes every check the addendum repaired.
+//!
+//! ## Decision: Verified summaries (issue 19) are opt-in per request and never call a model
+//!
+//! A `verify` object on `roo/context/manage` (or `roo/context/verifySummary` for hosts that
+//! summarize themselves) checks the summary deterministically and appends one addendum block after
+//! the summary; without it the result is byte-for-byte today's. Per request rather than a
+//! capability negotiated at `initialize` (the design's proposal), so a host opts in where it shows
+//! the report, no state is kept, and existing hosts' summaries never change silently. The addendum
+//! is a pure function of (history, tracker records, summary, options): quoted texts are verbatim (a
+//! `</system-reminder>` inside them is defused), the latest message is cut by characters (head and
+//! tail, never splitting a character or an encoded lone surrogate), not by tokens, so its bytes do
+//! not depend on the count mode. What must never be lost (edited files, the latest message, open
+//! TODOs) is never cut: when it exceeds `maxAddendumTokens` or the budget, the condense is refused
+//! like any summary that does not fit (a limit reached is never a pass), and automatic runs
+//! truncate. Constraints must keep their polarity ("never X" is not kept by "X"), and a word counts
+//! once per window. Files and constraints come from the whole stored history (condensed messages
+//! are still stored), so a nested condense still requires them. The one retry is decided by the
+//! core (`retry_request`) and made by the shell; the state `PendingCondense::retries` makes a
+//! second one impossible. Measured in `BENCHMARKS.md`.
 
 mod constraints;
 mod history;
@@ -20,6 +39,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 pub use constraints::{extract_constraints, is_constraint, sentences};
 pub use history::parse_todo_checklist;
+pub(crate) use history::{is_edit_tool, is_read_tool, paths_in_input};
 
 use crate::conversation::{ApiMessage, TokenCounter};
 use text::{
@@ -536,9 +556,18 @@ pub fn quoted_latest_message(text: &str) -> String {
 /// characters). `</system reminder>`, `<system_reminder>` and `<sys\u{AD}tem‑reminder>` all
 /// read as the tag to a model.
 fn is_tag_filler(c: char) -> bool {
-    c.is_whitespace()
+    // Any character that is not a letter or digit (a bracket or slash is read before this):
+    // a reader takes `</system~reminder>`, `</system:reminder>` and `</system⁓reminder>` for the
+    // tag as readily as `</system-reminder>`, and no list of dashes is complete. Letters that
+    // look like a dash (CJK 一, katakana ー, Hangul ㅡ) are listed.
+    !c.is_alphanumeric()
+        || c.is_whitespace()
         || c.is_control()
         || unicode_normalization::char::is_combining_mark(c)
+        || matches!(
+            c,
+            '\u{30FC}' | '\u{FF70}' | '\u{4E00}' | '\u{3161}' | '\u{1173}' | '\u{FFDA}'
+        )
         || matches!(
             c,
             '-' | '_'
@@ -614,16 +643,21 @@ fn is_tag_slash(c: char) -> bool {
 /// dotless i), after lower-casing; compatibility forms (fullwidth, mathematical, circled) are
 /// folded by NFKC before.
 fn latin_look_alike(c: char) -> char {
+    // Greek capitals lower-case to letters that do not look Latin (`Τ` to `τ`, `Μ` to `μ`),
+    // Cherokee capitals to its small letters, and Lisu has no case: each is listed by the
+    // Latin letter its capital (or itself) looks like.
     match c {
-        '\u{0455}' | '\u{A731}' => 's',
-        '\u{0443}' | '\u{028F}' | '\u{04AF}' => 'y',
-        '\u{0442}' | '\u{1D1B}' => 't',
-        '\u{0435}' | '\u{1D07}' => 'e',
-        '\u{043C}' | '\u{1D0D}' => 'm',
-        '\u{0280}' | '\u{0433}' => 'r',
-        '\u{0456}' | '\u{026A}' | '\u{0131}' | '\u{0269}' => 'i',
-        '\u{0274}' | '\u{043F}' => 'n',
-        '\u{0501}' | '\u{1D05}' => 'd',
+        '\u{0455}' | '\u{A731}' | '\u{ABAA}' | '\u{A4E2}' => 's',
+        '\u{0443}' | '\u{028F}' | '\u{04AF}' | '\u{03C5}' | '\u{03B3}' | '\u{AB79}'
+        | '\u{A4EC}' => 'y',
+        '\u{0442}' | '\u{1D1B}' | '\u{03C4}' | '\u{AB72}' | '\u{A4D4}' => 't',
+        '\u{0435}' | '\u{1D07}' | '\u{03B5}' | '\u{04BD}' | '\u{AB7C}' | '\u{A4F0}' => 'e',
+        '\u{043C}' | '\u{1D0D}' | '\u{03BC}' | '\u{AB87}' | '\u{A4DF}' => 'm',
+        '\u{0280}' | '\u{0433}' | '\u{ABA2}' | '\u{A4E3}' => 'r',
+        '\u{0456}' | '\u{026A}' | '\u{0131}' | '\u{0269}' | '\u{03B9}' | '\u{AB75}'
+        | '\u{A4F2}' | '\u{A647}' | '\u{04CF}' => 'i',
+        '\u{0274}' | '\u{043F}' | '\u{03BD}' | '\u{03B7}' | '\u{0578}' | '\u{A4E0}' => 'n',
+        '\u{0501}' | '\u{1D05}' | '\u{AB70}' | '\u{A4D3}' => 'd',
         other => other,
     }
 }
@@ -650,7 +684,8 @@ fn neutralize(text: &str) -> String {
             skeleton.push((if open { '<' } else { '>' }, at, end));
         } else if is_tag_slash(c) {
             skeleton.push(('/', at, end));
-        } else if !is_tag_filler(c) {
+        } else {
+            // Decomposed before the fillers go: a symbol may stand for letters (`⒮` is `(s)`).
             unicode_normalization::char::decompose_compatible(c, |d| {
                 if is_tag_filler(d) {
                     return;

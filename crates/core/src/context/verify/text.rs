@@ -122,12 +122,30 @@ fn is_negation(word: &str) -> bool {
 }
 
 fn is_word_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_' || c == '\''
+    c.is_alphanumeric() || c == '_' || c == '\'' || is_typographic_apostrophe(c)
+}
+
+/// Apostrophes a word processor or a phone writes (`don’t`, `donʼt`, `don＇t`): one word with an
+/// apostrophe, read as `'`; split at them, `don’t` was `don` and `t` and lost its negation.
+fn is_typographic_apostrophe(c: char) -> bool {
+    matches!(c, '\u{2019}' | '\u{02BC}' | '\u{FF07}')
+}
+
+/// `word` with every apostrophe as `'`.
+fn plain_apostrophes(word: &str) -> std::borrow::Cow<'_, str> {
+    if word.contains(is_typographic_apostrophe) {
+        std::borrow::Cow::Owned(word.replace(is_typographic_apostrophe, "'"))
+    } else {
+        std::borrow::Cow::Borrowed(word)
+    }
 }
 
 /// The word without its leading and trailing `'` (a byte loop: the generic `trim_matches` was
 /// not inlined and ran on every word of the summary).
 fn trim_apostrophes(word: &str) -> &str {
+    if !word.is_ascii() {
+        return word.trim_matches(|c: char| c == '\'' || is_typographic_apostrophe(c));
+    }
     let bytes = word.as_bytes();
     let (mut start, mut end) = (0, bytes.len());
     while start < end && bytes[start] == b'\'' {
@@ -151,7 +169,7 @@ pub(crate) fn words_borrowed(text: &str) -> impl Iterator<Item = std::borrow::Co
             {
                 std::borrow::Cow::Borrowed(word)
             } else {
-                std::borrow::Cow::Owned(word.replace('\u{2019}', "'").to_lowercase())
+                std::borrow::Cow::Owned(plain_apostrophes(word).to_lowercase())
             }
         })
 }
@@ -162,8 +180,8 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         .map(trim_apostrophes)
         .filter(|word| !word.is_empty())
         .map(|word| {
-            if word.contains('\u{2019}') {
-                word.replace('\u{2019}', "'").to_lowercase()
+            if word.contains(is_typographic_apostrophe) {
+                plain_apostrophes(word).to_lowercase()
             } else if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
                 word.to_lowercase()
             } else {
@@ -527,7 +545,7 @@ fn tokens(text: &str) -> Vec<Token> {
                     )
                 }));
         out.push(Token {
-            word: word.replace('\u{2019}', "'").to_lowercase(),
+            word: plain_apostrophes(word).to_lowercase(),
             after_boundary,
             joined,
         });
@@ -583,6 +601,70 @@ fn negated(tokens: &[Token]) -> Vec<bool> {
     out
 }
 
+/// Words that say the opposite of each other: a constraint stated with one is not kept by a
+/// window that has only the other (`before`/`after` committing, `enable`/`disable` caching,
+/// `always`/`rarely`). Both are looked up in one direction: each pair is listed once.
+const ANTONYMS: &[(&str, &[&str])] = &[
+    ("before", &["after"]),
+    ("always", &["rarely", "seldom", "sometimes", "occasionally"]),
+    ("enable", &["disable"]),
+    ("enabled", &["disabled"]),
+    ("include", &["exclude"]),
+    ("allow", &["deny", "disallow", "block", "forbid"]),
+    ("add", &["remove", "delete", "drop"]),
+    ("increase", &["decrease", "reduce", "lower"]),
+    ("public", &["private", "internal"]),
+    ("required", &["optional"]),
+    ("mandatory", &["optional"]),
+    ("minimum", &["maximum"]),
+    ("min", &["max"]),
+    ("upper", &["lower"]),
+    ("under", &["over", "above"]),
+    ("below", &["above", "over"]),
+    ("more", &["less", "fewer"]),
+    ("true", &["false"]),
+    ("on", &["off"]),
+    ("yes", &["no"]),
+    ("start", &["stop"]),
+    ("open", &["close"]),
+    ("show", &["hide"]),
+    ("keep", &["drop", "remove", "delete", "discard"]),
+    ("accept", &["reject"]),
+    ("encrypt", &["decrypt"]),
+    ("sync", &["async"]),
+    ("synchronous", &["asynchronous"]),
+    ("first", &["last"]),
+    ("inside", &["outside"]),
+    ("local", &["remote"]),
+    ("read", &["write"]),
+    ("lock", &["unlock"]),
+    ("install", &["uninstall"]),
+    ("tabs", &["spaces"]),
+    ("seconds", &["minutes", "hours", "milliseconds"]),
+    ("ascending", &["descending"]),
+    ("left", &["right"]),
+    ("top", &["bottom"]),
+    ("push", &["pull"]),
+    ("valid", &["invalid"]),
+    ("strict", &["lenient", "loose"]),
+    ("light", &["dark"]),
+    ("horizontal", &["vertical"]),
+    ("with", &["without"]),
+];
+
+/// The words that say the opposite of `word` (either side of a pair).
+fn antonyms_of(word: &str) -> impl Iterator<Item = &'static str> + '_ {
+    ANTONYMS.iter().flat_map(move |(one, others)| {
+        let forward = (*one == word)
+            .then_some(*others)
+            .into_iter()
+            .flatten()
+            .copied();
+        let backward = others.contains(&word).then_some(*one).into_iter();
+        forward.chain(backward)
+    })
+}
+
 /// Whether a summary window that holds most of `source`'s words says something else: a word
 /// the source states one way (`run` in "always run the tests") stated only the other way
 /// (`never run the tests`; do/don't, must/must not, should/shouldn't, use/avoid), or a
@@ -597,10 +679,38 @@ pub(crate) fn contradicts(source: &str, window: &[&str]) -> bool {
     let present: FxHashSet<&str> = window_tokens.iter().map(|t| t.word.as_str()).collect();
     for (index, token) in source_tokens.iter().enumerate() {
         let word = token.word.as_str();
+        // Stated with a word and kept only with its opposite (stopwords too: `after`, `on`).
+        if !present.contains(word) && antonyms_of(word).any(|a| present.contains(a)) {
+            return true;
+        }
         if is_stopword(word) || is_negation(word) || is_polarity_filler(word) {
             continue;
         }
         if present.contains(word) {
+            // A content word put between two words the source has side by side (`the main
+            // test config file` for `the main config file`) names another thing.
+            if let Some(next) = source_tokens.get(index + 1).filter(|n| {
+                !n.after_boundary && !is_stopword(&n.word) && !is_polarity_filler(&n.word)
+            }) {
+                let adjacent = window_tokens
+                    .windows(2)
+                    .any(|w| w[0].word == word && w[1].word == next.word && !w[1].after_boundary);
+                let inserted = window_tokens.iter().enumerate().any(|(at, t)| {
+                    t.word == word
+                        && (at + 2..=at + 4).any(|end| {
+                            window_tokens.get(end).is_some_and(|e| e.word == next.word)
+                                && window_tokens[at + 1..=end]
+                                    .iter()
+                                    .all(|m| !m.after_boundary)
+                                && window_tokens[at + 1..end]
+                                    .iter()
+                                    .any(|m| !is_stopword(&m.word) && !is_polarity_filler(&m.word))
+                        })
+                });
+                if inserted && !adjacent {
+                    return true;
+                }
+            }
             let same_polarity = window_tokens
                 .iter()
                 .zip(&window_negated)
@@ -617,6 +727,22 @@ pub(crate) fn contradicts(source: &str, window: &[&str]) -> bool {
             .filter(|next| !next.after_boundary);
         if left.is_none() && right.is_none() {
             continue;
+        }
+        // A run of up to three other words between both neighbours (`the prod-like database`
+        // for `the production database`).
+        if let (Some(l), Some(r)) = (left, right) {
+            let between = window_tokens.iter().enumerate().any(|(at, t)| {
+                t.word == l.word
+                    && (at + 2..=at + 4).any(|end| {
+                        window_tokens.get(end).is_some_and(|e| e.word == r.word)
+                            && window_tokens[at + 1..=end]
+                                .iter()
+                                .all(|m| !m.after_boundary && m.word != word)
+                    })
+            });
+            if between {
+                return true;
+            }
         }
         for (at, candidate) in window_tokens.iter().enumerate() {
             if is_stopword(&candidate.word) || candidate.word == word {

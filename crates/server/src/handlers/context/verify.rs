@@ -167,9 +167,12 @@ async fn verify_summary(
     mut params: VerifySummaryParams,
 ) -> Result<VerifySummaryResult, RpcError> {
     let mode = count_mode(params.token_count_mode);
-    let messages = parse_history(Value::Array(std::mem::take(&mut params.messages)))
-        .map_err(|e| RpcError::field("messages", e))?
-        .messages;
+    let history = super::super::sync::HistoryInput::resolve(
+        &deps,
+        std::mem::take(&mut params.messages),
+        params.history.as_ref(),
+    )
+    .await?;
     let options = params.verify.clone().unwrap_or_default();
     let settings = verify_settings(&options, params.custom_prompt.unwrap_or(false), "verify")?;
     let files = verify_files(deps.files.as_deref(), params.task_id.as_deref(), &options).await;
@@ -188,7 +191,7 @@ async fn verify_summary(
             let verification = verify_text(
                 &VerifyInput {
                     summary: params.summary.trim(),
-                    messages: &messages,
+                    messages: history.messages(),
                     tracked_files: &files,
                     folded_paths: &folded,
                     cwd: cwd.as_deref(),
@@ -267,7 +270,7 @@ pub(super) async fn manage_verify_config(
 pub(super) async fn retry_once(
     deps: &Snapshot,
     client: Option<&Client>,
-    mode: Mode,
+    (mode, calibration): (Mode, Option<Calibration>),
     reply: SummarizeReply,
     mut pending: Box<PendingCondense>,
     base: &HostSummarizeParams,
@@ -278,7 +281,8 @@ pub(super) async fn retry_once(
     };
     let tokens = deps.tokens.clone();
     let (pending_back, answer, retry) = blocking(move || {
-        let retry = with_counter(&tokens, mode, |counter| {
+        // The retry's size check counts as the run's budget does (calibrated when it is).
+        let retry = with_model_counter(&tokens, mode, calibration.as_ref(), |counter| {
             retry_request(&pending, &answer, counter)
         });
         (pending, answer, retry)
