@@ -1,14 +1,12 @@
 //! Issue 31's measurement of tool-output hygiene (a benchmark, not a test). Run:
 //! `cargo run --release -p roo-context-core --example hygiene_replay`.
 //!
-//! **How the trajectories are made (honestly: synthetic, not recorded).** A seeded generator
-//! plays 50 tasks of 40 to 300 steps. Each step is one agent turn: assistant text (30-100
-//! words) and one tool call, then its result: a read of a new file (300-3000 words of code-like
-//! text), a re-read of a file read before, an `apply_diff` or a `write_to_file` of a read file,
-//! a test run (60 % failing: error lines and a `test result: FAILED` summary), a search, or a
-//! large command output (a build log, 1000-6000 words: what `roo/output/ingest` lets through
-//! under its 8000-token cap). The words come from a small code-and-prose vocabulary, so the
-//! token counts are o200k counts of realistic-looking text, not of real repositories.
+//! **The corpus.** By default the real one (`real.rs`: 50 tasks of 40-300 steps played over
+//! the Roo Code 3.52.1 and Zoo Code 3.80.0 snapshots, every tool result made from the
+//! real bytes of the files, in Roo Code 3.52.1's formats; how, in that file's header).
+//! `--synthetic` replays the first, synthetic corpus instead (`synthetic.rs`), `--write FILE`
+//! keeps the corpus as JSON lines (one task per line) and prints its sha256, and repository
+//! folders given as arguments replace the defaults.
 //!
 //! Each task is replayed twice: without hygiene, and with `shape_history` (default options)
 //! called before every request on the history as the host keeps it. A request's input is the
@@ -19,8 +17,14 @@
 //! shaping the latest read of every file is checked to be in the shaped request whole (the
 //! invariant), and each change of the request's prefix (a new batch) is counted.
 
-use std::collections::HashMap;
+mod real;
+mod synthetic;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::LazyLock;
+
+use synthetic::Rng;
 
 use roo_context_core::context::{HygieneOptions, allowed_tokens, shape_history};
 use roo_context_core::conversation::{
@@ -45,176 +49,8 @@ const COUNTER: Estimate<Exact> = Estimate(Exact);
 const TASKS: usize = 50;
 const WINDOW: u64 = 128_000;
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn range(&mut self, low: usize, high: usize) -> usize {
-        low + (self.next() % (high - low) as u64) as usize
-    }
-
-    /// Between `low` and `high` words.
-    fn text(&mut self, low: usize, high: usize) -> String {
-        let count = self.range(low, high);
-        self.words(count)
-    }
-
-    fn words(&mut self, count: usize) -> String {
-        const WORDS: &[&str] = &[
-            "the",
-            "context",
-            "window",
-            "token",
-            "file",
-            "src/lib.rs",
-            "=>",
-            "{",
-            "}",
-            "fn",
-            "let",
-            "const",
-            "return",
-            "value",
-            "async",
-            "await",
-            "impl",
-            "struct",
-            "match",
-            "Some",
-            "None",
-            "\n",
-            "    ",
-            "// note",
-            "path",
-            "test",
-            "config",
-            "parse",
-            "request",
-            "handler",
-            "42",
-            "0x1f",
-            "user",
-            "cache",
-            "self",
-            "pub",
-            "mod",
-            "use",
-        ];
-        let mut out = String::new();
-        for _ in 0..count {
-            out.push_str(WORDS[(self.next() % WORDS.len() as u64) as usize]);
-            out.push(' ');
-        }
-        out
-    }
-}
-
 fn message(value: Value) -> ApiMessage {
     serde_json::from_value(value).unwrap()
-}
-
-/// One synthetic task: its messages, and for each step the file whose latest read it is (to
-/// check the invariant).
-fn task(seed: u64) -> Vec<ApiMessage> {
-    let mut rng = Rng(seed);
-    let steps = rng.range(40, 301);
-    let mut ts = 1_000u64;
-    let mut messages = vec![message(
-        json!({"role": "user", "content": format!("<task>{}</task>", rng.words(80)), "ts": ts}),
-    )];
-    let mut files: Vec<String> = Vec::new();
-    for step in 0..steps {
-        let id = format!("toolu_{seed}_{step}");
-        let roll = rng.range(0, 100);
-        let (name, input, output, is_error) = if roll < 20 || files.is_empty() {
-            let path = format!("src/module_{}.rs", files.len());
-            files.push(path.clone());
-            let body = rng.text(300, 3000);
-            (
-                "read_file",
-                json!({"path": path}),
-                format!("{path}\n{body}"),
-                false,
-            )
-        } else if roll < 35 {
-            let path = files[rng.range(0, files.len())].clone();
-            let body = rng.text(300, 3000);
-            (
-                "read_file",
-                json!({"path": path}),
-                format!("{path}\n{body}"),
-                false,
-            )
-        } else if roll < 50 {
-            let path = files[rng.range(0, files.len())].clone();
-            let diff = rng.text(20, 120);
-            (
-                "apply_diff",
-                json!({"path": path, "diff": diff}),
-                format!("Changes applied to {path}."),
-                false,
-            )
-        } else if roll < 55 {
-            let path = files[rng.range(0, files.len())].clone();
-            let content = rng.text(200, 1500);
-            (
-                "write_to_file",
-                json!({"path": path, "content": content}),
-                format!("Wrote {path}."),
-                false,
-            )
-        } else if roll < 70 {
-            let failing = rng.range(0, 10) < 6;
-            let mut out = rng.text(500, 4000);
-            if failing {
-                out.push_str("\nerror[E0308]: mismatched types\n --> src/lib.rs:42:5\n");
-                out.push_str("test result: FAILED. 118 passed; 2 failed; 0 ignored\n");
-            } else {
-                out.push_str("\ntest result: ok. 120 passed; 0 failed; 0 ignored\n");
-            }
-            (
-                "execute_command",
-                json!({"command": "cargo test"}),
-                out,
-                failing,
-            )
-        } else if roll < 85 {
-            let pattern = rng.words(2);
-            (
-                "search_files",
-                json!({"path": ".", "regex": pattern}),
-                rng.text(100, 1500),
-                false,
-            )
-        } else {
-            (
-                "execute_command",
-                json!({"command": "cargo build --verbose"}),
-                rng.text(1000, 6000),
-                false,
-            )
-        };
-        ts += 1;
-        messages.push(message(json!({"role": "assistant", "content": [
-            {"type": "text", "text": rng.text(30, 100)},
-            {"type": "tool_use", "id": id, "name": name, "input": input}], "ts": ts})));
-        ts += 1;
-        let mut result = json!({"type": "tool_result", "tool_use_id": id, "content": output});
-        if is_error {
-            result["is_error"] = json!(true);
-        }
-        messages.push(message(
-            json!({"role": "user", "content": [result], "ts": ts}),
-        ));
-    }
-    messages
 }
 
 /// The id of the latest read of every file, and whether it is whole in `request`.
@@ -290,7 +126,87 @@ fn request_tokens(history: &[ApiMessage]) -> u64 {
 /// A Roo-sized system prompt and tool list.
 const SYSTEM_TOKENS: u64 = 9_000;
 
+/// The corpus to replay: tasks with a label (repository and folder, or "synthetic").
+struct Corpus {
+    name: String,
+    tasks: Vec<(Vec<ApiMessage>, String)>,
+}
+
+/// The real corpus over every repository of `roots` that exists (`TASKS` tasks, round robin).
+fn real_corpus(roots: &[PathBuf]) -> Option<Corpus> {
+    let repos: Vec<real::Repo> = roots
+        .iter()
+        .filter_map(|root| root.canonicalize().ok())
+        .filter(|root| root.is_dir())
+        .filter_map(|root| real::Repo::load(&root).ok())
+        .filter(|repo| !repo.files.is_empty())
+        .collect();
+    if repos.is_empty() {
+        return None;
+    }
+    let mut words = Rng(7);
+    let tasks = (0..TASKS as u64)
+        .map(|seed| {
+            real::task(
+                &repos[seed as usize % repos.len()],
+                1 + seed,
+                &COUNTER,
+                &mut words,
+            )
+        })
+        .collect();
+    let names: Vec<String> = repos
+        .iter()
+        .map(|repo| format!("{} ({} files)", repo.name, repo.files.len()))
+        .collect();
+    Some(Corpus {
+        name: format!("real repositories: {}", names.join(", ")),
+        tasks,
+    })
+}
+
+fn synthetic_corpus() -> Corpus {
+    Corpus {
+        name: "synthetic vocabulary".to_owned(),
+        tasks: (0..TASKS as u64)
+            .map(|seed| (synthetic::task(1 + seed), "synthetic".to_owned()))
+            .collect(),
+    }
+}
+
+/// Usage: `hygiene_replay [--synthetic] [--write FILE] [REPOSITORY ...]`. Without repositories,
+/// the upstream snapshots unpacked under `/tmp/corpus` (see BENCHMARKS.md), else this workspace.
 fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut synthetic_only, mut write, mut roots) = (false, None, Vec::new());
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--synthetic" => synthetic_only = true,
+            "--write" => write = args.next().map(PathBuf::from),
+            _ => roots.push(PathBuf::from(arg)),
+        }
+    }
+    if roots.is_empty() {
+        // The snapshots' bytes never change, so the corpus (and its sha256) is the same on every
+        // machine; this workspace changes with every commit and is only the fallback.
+        roots = vec![
+            PathBuf::from("/tmp/corpus/roo-code-3.52.1"),
+            PathBuf::from("/tmp/corpus/zoo-code-3.80.0"),
+        ];
+        if !roots.iter().all(|root| root.is_dir()) {
+            eprintln!("snapshots not unpacked under /tmp/corpus: replaying this workspace's tree");
+            roots = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")];
+        }
+    }
+    let corpus = if synthetic_only {
+        synthetic_corpus()
+    } else {
+        real_corpus(&roots).unwrap_or_else(|| {
+            eprintln!("no repository found among {roots:?}; replaying the synthetic corpus");
+            synthetic_corpus()
+        })
+    };
+    describe(&corpus, write.as_deref());
     let budget = allowed_tokens(WINDOW, Some(8192));
     let options = HygieneOptions::default();
     // The crude condense model: a request over the budget is followed by a condense request
@@ -305,15 +221,82 @@ fn main() {
                 "Without condensing (histories grow without bound):"
             }
         );
-        replay(condensing, budget, &options, &summary);
+        replay(&corpus, condensing, budget, &options, &summary);
     }
 }
 
-fn replay(condensing: bool, budget: u64, options: &HygieneOptions, summary: &ApiMessage) {
+/// Prints what the corpus holds, and writes it as JSON lines (one task per line) when asked.
+fn describe(corpus: &Corpus, write: Option<&Path>) {
+    let mut tools: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    let mut uses: HashMap<String, String> = HashMap::new();
+    let mut lines = String::new();
+    for (messages, label) in &corpus.tasks {
+        for message in messages {
+            for block in message.blocks() {
+                match Block::view(block) {
+                    Block::ToolUse {
+                        id: Some(id),
+                        name: Some(name),
+                        input,
+                    } => {
+                        let command = input
+                            .and_then(|i| i.get("command"))
+                            .and_then(Value::as_str)
+                            .map(|c| {
+                                if c.contains("test") {
+                                    " (tests)"
+                                } else {
+                                    " (other)"
+                                }
+                            })
+                            .unwrap_or("");
+                        uses.insert(id.to_owned(), format!("{name}{command}"));
+                    }
+                    Block::ToolResult {
+                        tool_use_id: Some(id),
+                        content: Some(Value::String(text)),
+                        ..
+                    } => {
+                        let entry = tools.entry(uses[id].clone()).or_default();
+                        entry.0 += 1;
+                        entry.1 += text.len() as u64;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        if write.is_some() {
+            lines.push_str(&json!({"task": label, "messages": messages}).to_string());
+            lines.push('\n');
+        }
+    }
+    println!("corpus: {}, {} tasks", corpus.name, corpus.tasks.len());
+    for (tool, (count, bytes)) in &tools {
+        println!("  {tool}: {count} results, {:.1} MB", *bytes as f64 / 1e6);
+    }
+    if let Some(path) = write {
+        use sha2::Digest;
+        std::fs::write(path, &lines).expect("the corpus file is writable");
+        let digest = sha2::Sha256::digest(lines.as_bytes());
+        let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+        println!(
+            "  written to {} ({} bytes, sha256 {hex})",
+            path.display(),
+            lines.len()
+        );
+    }
+}
+
+fn replay(
+    corpus: &Corpus,
+    condensing: bool,
+    budget: u64,
+    options: &HygieneOptions,
+    summary: &ApiMessage,
+) {
     let mut totals = Totals::default();
     let started = std::time::Instant::now();
-    for seed in 0..TASKS as u64 {
-        let full = task(1 + seed);
+    for (full, _) in &corpus.tasks {
         totals.steps += (full.len() as u64 - 1) / 2;
         let condensed = vec![full[0].clone(), summary.clone()];
         let (mut plain, mut shaped) = (vec![full[0].clone()], vec![full[0].clone()]);
@@ -354,7 +337,7 @@ fn replay(condensing: bool, budget: u64, options: &HygieneOptions, summary: &Api
     }
     let saved = 100.0 * (1.0 - totals.shaped as f64 / totals.plain as f64);
     println!(
-        "{TASKS} synthetic tasks, {} steps, {} requests ({:.1} s)",
+        "{TASKS} tasks, {} steps, {} requests ({:.1} s)",
         totals.steps,
         totals.requests,
         started.elapsed().as_secs_f64()
