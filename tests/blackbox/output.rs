@@ -233,3 +233,53 @@ fn every_source_of_the_same_bytes_is_judged_at_read_and_a_broken_record_fails_cl
     let error = read(&mut server).unwrap_err();
     assert_ne!(error["code"], Value::Null, "{error}");
 }
+
+#[test]
+fn lines_a_command_or_search_quotes_from_a_blocked_file_are_withheld_before_storing() {
+    let (fixture, storage, mut server) = setup(&[
+        (".rooignore", ".env\nsecrets/\n"),
+        (".env", "API_KEY=sk-live-51\n"),
+        ("secrets/db.ts", "export const PASSWORD = \"hunter2\"\n"),
+        ("src/app.ts", "const key = process.env.API_KEY\n"),
+    ]);
+    // `grep -rn` walks the whole tree; nothing about the command named the blocked files.
+    let grep = "./.env:1:API_KEY=sk-live-51\n./src/app.ts:1:const key = process.env.API_KEY\nsecrets/db.ts:1:export const PASSWORD = \"hunter2\"\n";
+    let search = "Found 2 results.\n\n# src/app.ts\n  1 | const key = process.env.API_KEY\n----\n\n# secrets/db.ts\n  1 | export const PASSWORD = \"hunter2\"\n----";
+    for (kind, text, paths, lines) in [
+        ("command", grep, json!(["./.env", "secrets/db.ts"]), 2),
+        ("search", search, json!(["secrets/db.ts"]), 3),
+    ] {
+        let ingested: Value = server
+            .request(
+                "roo/output/ingest",
+                json!({"taskId": "t", "storageDir": storage.path(), "text": text, "kind": kind, "cwd": fixture.root()}),
+            )
+            .unwrap();
+        assert_eq!(ingested["withheldPaths"], paths, "{ingested}");
+        assert_eq!(ingested["withheldLines"], lines, "{ingested}");
+        let shown = ingested["text"].as_str().unwrap();
+        assert!(shown.contains("const key = process.env.API_KEY"), "{shown}");
+        assert!(shown.contains("withheld: the file is blocked"), "{shown}");
+        // What is stored is what was shown: paging can never return the blocked bytes.
+        let read: Value = server
+            .request(
+                "roo/output/read",
+                json!({"taskId": "t", "storageDir": storage.path(), "outputId": ingested["outputId"], "maxLines": 100}),
+            )
+            .unwrap();
+        for answer in [ingested.to_string(), read.to_string()] {
+            for secret in ["sk-live-51", "hunter2"] {
+                assert!(!answer.contains(secret), "{secret} leaked: {answer}");
+            }
+        }
+    }
+    // Nothing blocked: the answer carries no withheld fields and the bytes are untouched.
+    let plain: Value = server
+        .request(
+            "roo/output/ingest",
+            json!({"taskId": "t", "storageDir": storage.path(), "text": "./src/app.ts:1:x\n", "kind": "command"}),
+        )
+        .unwrap();
+    assert_eq!(plain["text"], "./src/app.ts:1:x\n");
+    assert!(plain.get("withheldPaths").is_none() && plain.get("withheldLines").is_none());
+}

@@ -67,6 +67,17 @@ pub struct IngestOutputResult {
     pub omitted_lines: u64,
     /// Ids of older outputs evicted to keep the task under its bound.
     pub evicted: Vec<String>,
+    /// Files the output quoted lines of (`path:12:…`, a search's `# path` section) that the access
+    /// rule blocks: their lines were replaced by a note before the output was stored or shown.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub withheld_paths: Vec<String>,
+    /// How many lines were withheld.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub withheld_lines: u64,
+}
+
+fn is_zero(value: &u64) -> bool {
+    *value == 0
 }
 
 /// Params of `roo/output/read`.

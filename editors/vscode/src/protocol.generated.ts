@@ -2656,6 +2656,15 @@ export interface IngestOutputResult {
    * Ids of older outputs evicted to keep the task under its bound.
    */
   evicted: string[];
+  /**
+   * Files the output quoted lines of (`path:12:…`, a search's `# path` section) that the access
+   * rule blocks: their lines were replaced by a note before the output was stored or shown.
+   */
+  withheldPaths?: string[];
+  /**
+   * How many lines were withheld.
+   */
+  withheldLines?: number;
 }
 /**
  * Params of `roo/history/injectSyntheticToolResults`.

@@ -10,6 +10,7 @@
 //! Tokens are counted through the conversation's [`TokenCounter`](crate::conversation::TokenCounter),
 //! always on the effective history (what the model sees).
 
+mod attributed;
 mod budget;
 mod cache;
 pub mod calibrate;
@@ -25,6 +26,7 @@ mod summarize;
 mod truncate;
 pub mod verify;
 
+pub use attributed::{Withheld, withhold_blocked_lines};
 pub use budget::{
     DEFAULT_RESERVED_OUTPUT_TOKENS, FORCED_CONTEXT_REDUCTION_PERCENT, INHERIT_THRESHOLD,
     MAX_CONDENSE_THRESHOLD, MAX_CONTEXT_WINDOW_RETRIES, MIN_CONDENSE_THRESHOLD,

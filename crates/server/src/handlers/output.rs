@@ -2,12 +2,16 @@
 //! `core::context::preview_output`; here the whole output is stored content-addressed in the task
 //! folder (`roo-context/outputs/<sha256>`, atomic writes, at most 256 MiB per task, oldest evicted)
 //! and paged back byte for byte. A `sourcePath` is judged by the access rule at ingest and again
-//! at every read.
+//! at every read; lines the output attributes to a blocked file (`core::context::attributed`)
+//! are withheld before anything is stored.
 
+use std::borrow::Cow;
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
 
-use roo_context_core::context::{DEFAULT_OUTPUT_CAP_TOKENS, OutputKind, preview_output};
+use roo_context_core::context::{
+    DEFAULT_OUTPUT_CAP_TOKENS, OutputKind, Withheld, preview_output, withhold_blocked_lines,
+};
 use roo_context_protocol::output::*;
 use roo_context_protocol::requests::{self, RooRequest};
 use serde::{Deserialize, Serialize};
@@ -131,7 +135,31 @@ impl Handler for requests::OutputIngest {
             judge_source(snapshot, path, params.cwd.as_deref())?;
         }
         let dir = outputs_dir(&params.storage_dir)?;
-        let bytes = params.text.as_bytes();
+        let kind = match params.kind.unwrap_or(ToolOutputKind::Other) {
+            ToolOutputKind::Command => OutputKind::Command,
+            ToolOutputKind::Mcp => OutputKind::Mcp,
+            ToolOutputKind::Search => OutputKind::Search,
+            ToolOutputKind::FileRead => OutputKind::FileRead,
+            ToolOutputKind::Other => OutputKind::Other,
+        };
+        // Lines an output attributes to a blocked file never reach the store or the model. A
+        // file read is the content of its `sourcePath`, judged above, not lines of other files.
+        let withheld = if kind == OutputKind::FileRead {
+            Withheld {
+                text: Cow::Borrowed(params.text.as_str()),
+                ..Withheld::default()
+            }
+        } else {
+            let (state, policy) = (&*snapshot.state, &*snapshot.policy);
+            let base = base_folder(policy, params.cwd.as_deref());
+            withhold_blocked_lines(&params.text, kind == OutputKind::Search, |path| {
+                !policy
+                    .check_access(&state.resolver, &state.fs, Some(&base), path)
+                    .allowed()
+            })
+        };
+        let text: &str = &withheld.text;
+        let bytes = text.as_bytes();
         let output_id = sha256_hex(bytes);
         if let Some(path) = &params.source_path {
             // The same bytes may come from several files: every source is kept and judged at
@@ -150,17 +178,10 @@ impl Handler for requests::OutputIngest {
         }
         write_atomically(&dir, &output_id, TEMP_PREFIX, bytes).map_err(RpcError::internal)?;
         let evicted = evict(&dir, &output_id);
-        let kind = match params.kind.unwrap_or(ToolOutputKind::Other) {
-            ToolOutputKind::Command => OutputKind::Command,
-            ToolOutputKind::Mcp => OutputKind::Mcp,
-            ToolOutputKind::Search => OutputKind::Search,
-            ToolOutputKind::FileRead => OutputKind::FileRead,
-            ToolOutputKind::Other => OutputKind::Other,
-        };
         let cap = params.cap_tokens.unwrap_or(DEFAULT_OUTPUT_CAP_TOKENS);
         let preview = with_counter(&snapshot.tokens, Mode::Exact, |counter| {
             preview_output(
-                &params.text,
+                text,
                 kind,
                 cap,
                 &output_id,
@@ -176,6 +197,8 @@ impl Handler for requests::OutputIngest {
             total_lines: preview.total_lines,
             omitted_lines: preview.omitted_lines,
             evicted,
+            withheld_paths: withheld.paths,
+            withheld_lines: withheld.lines,
         })
     }
 }
