@@ -3,6 +3,8 @@
 //! reason keeps the original's line byte for byte; the baseline store in the task folder is
 //! content-addressed, bounded, never holds blocked or binary bytes, and survives corruption, a
 //! full or deleted folder. Real watcher, real temp folders; waits on notifications, never on time.
+//! One file on purpose: the cases of one feature with their shared helpers (the `TaskSetup`
+//! methods, `edit`, `fallback_of`, `only_original`); its red-team cases are in `diffs_attacks.rs`.
 
 use std::path::Path;
 

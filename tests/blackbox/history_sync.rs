@@ -2,6 +2,8 @@
 //! read|flush|close` and `roo/context/manage` with a `history` reference, against a reference
 //! host written here from the digest's definition in docs/protocol.md (not the server's code):
 //! the host applies the ops it is sent, as a JavaScript host would, and checks the digest.
+//! One file on purpose: every case is checked against the one reference `Host` defined here,
+//! with the shared `open_inline`, `append`, `read_all` and `manage_params`.
 
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};

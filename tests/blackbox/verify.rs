@@ -2,6 +2,8 @@
 //! `verify`, a scripted host answering `roo/host/summarize` with crafted summaries, and
 //! `roo/context/verifySummary`: every check, every repair, the one retry, the cap and budget
 //! refusals, the tracker as a file source, nested condenses and determinism.
+//! One file on purpose: the cases of one feature on one fixture task (`history`,
+//! `complete_summary`) and one `scripted_host`, which `verify_attacks.rs` imports as well.
 
 use std::sync::{Arc, Mutex};
 

@@ -1,6 +1,8 @@
 //! The access rule (`.rooignore` / `.zooignore`) and write protection for a set of workspace
 //! folders. One function decides each question; ignore, protect, mentions, folding and the
 //! tracker all call these.
+//! One file on purpose: it is the one decider of what may be read or written (the decisions
+//! below), read whole when audited; `Policy` calls `IgnoreFile`'s private `instructions_with`.
 //!
 //! ## Decision: Access rule
 //!

@@ -2,6 +2,8 @@
 //! settings) with committed snapshots of the report and the addendum's exact bytes, the
 //! idempotence of every repair, table tests of single checks, and the constraint extractor's
 //! precision and recall on a labelled set of user messages.
+//! One file on purpose: the tests of one feature through its public API, sharing one fixture
+//! loader (`load`, `run`, `describe`) and the builders `history`, `verify_one` and `verify_all`.
 
 use std::path::{Path, PathBuf};
 

@@ -1,6 +1,9 @@
 //! The one place that runs tree-sitter: parsing under a time budget, running the definition query,
 //! and walking trees without recursion. Every public feature (outline, folding ranges, symbols)
 //! is built on these functions.
+//! One file on purpose: every parse of the crate goes through `parse_bounded` here (embedded
+//! templates too), and parsing and the definition query share the private per-thread `PARSERS`
+//! and `QUERY_CURSOR`.
 //!
 //! ## Decision: Data has a name, values are not functions
 //!

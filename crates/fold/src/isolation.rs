@@ -6,6 +6,8 @@
 //! back the encoded answer, or why there is none ([`IsolationError`]). This crate owns what
 //! crosses the boundary (the job and answer encoding, the worker's side) and stays free of
 //! processes; the server crate owns the workers.
+//! One file on purpose: `Encoder` and `Decoder` write and read one format field by field in the
+//! same order, so they change together; its unit tests, about 195 lines, sit below the code.
 //!
 //! The encoding is a small length-prefixed binary form (little-endian integers, UTF-8 strings):
 //! an answer of 20,000 symbols is a few hundred kilobytes and decodes without a parser.

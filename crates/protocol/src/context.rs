@@ -2,6 +2,9 @@
 //! truncation as the fallback), `roo/context/willManage`, `roo/context/classifyError`, and the
 //! requests the sidecar sends to the host, `roo/host/summarize` (the only LLM call, made by the
 //! host) and the `roo/host/cancelSummarize` notification.
+//! One file on purpose: declarations only, the wire types of every `roo/context/*` method (the
+//! above plus `condense`, `verifySummary`, `cacheBreakpoints`, `hygiene`); several share parts
+//! (`ThresholdParams`, `VerifyOptions`, `CacheImpactInfo`, `TokenCountMode`).
 
 use std::collections::BTreeMap;
 

@@ -6,6 +6,9 @@
 //! another, so a warm worker costs a pipe round trip, not a process start. [`ParseWorkers`] is
 //! the fold crate's [`Isolate`]: the job and answer encoding is the fold crate's, this module
 //! only moves bytes and owns the processes.
+//! One file on purpose: both ends of the worker pipe (`ParseWorkers::exchange`, `serve_worker`)
+//! write and read the frames below, and `unsafe` stays allowed in this module alone (and
+//! `stdio.rs`); a split would widen that allowance.
 //!
 //! Frames on the worker's stdin: `job length (u64 LE)`, `CPU seconds for the job (u64 LE)`, the
 //! job. On its stdout: `R` once the job's query is compiled (the file's clock starts there), then

@@ -5,6 +5,9 @@
 //! program's options take lives here too, so a value glued to an option means the same thing
 //! wherever it appears. An option the table does not know yields its possible glued values, to be
 //! judged as paths when they name one.
+//! One file on purpose: the walk and the tables it reads (one `Spec` per wrapper and program,
+//! about 1,750 lines) are one contract, a glued value means the same thing wherever it appears;
+//! its unit tests, about 105 lines, sit below the code.
 //!
 //! ## Decision: One option walk for wrappers and programs; running agent-writable code is undecidable (issue 26, round 5)
 //!

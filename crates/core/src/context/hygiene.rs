@@ -1,5 +1,8 @@
 //! Tool-output hygiene (issue 31): old observations masked and superseded file reads elided,
 //! non-destructively, in batches.
+//! Over 700 lines because its unit tests, about 675 lines, sit below the code; the code keeps
+//! the one writer of the `contextHygiene` entry (`entry_for`) beside its readers (`hygiene_view`,
+//! `drop_undone_hygiene`) and the planner `decide`, whose private helpers `entry_for` reuses.
 //!
 //! A decision never edits a message's content. It adds an entry to the message's
 //! `contextHygiene` field (unknown to the original, so it round-trips like any other field):

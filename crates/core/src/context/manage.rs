@@ -1,6 +1,9 @@
 //! `manageContext` for all three triggers, in two steps around the host's summarizer call
 //! ([`begin_manage`] → optional summarize request → [`finish_manage`]), and the one reporter of
 //! results ([`report`]): what changed, and the events the host shows.
+//! One file on purpose: `begin_manage` → `finish_manage` (and the one retry) is one flow;
+//! every outcome starts from the private `ManageOutcome::unchanged` (its warnings included), and
+//! every failure ends in the one fallback (`fallback_reduction`, `conclude_without_condense`).
 
 use super::budget::{
     FORCED_CONTEXT_REDUCTION_PERCENT, ThresholdSettings, ThresholdSource, allowed_tokens,

@@ -2,6 +2,9 @@
 //! threshold pre-check and error classification. The core decides; this module counts with the
 //! shared token cache on the blocking pool, asks the host for the summary (`roo/host/summarize`,
 //! with a timeout and cancellation), and folds the files the task read into the summary.
+//! One file on purpose: its handlers share private helpers: the host call (`ask_host`), the
+//! folding of read files (`folded_sections`), `model_count_mode`, `threshold_settings`,
+//! `calibration_info` and `last_request` (summary verification is already in `context/verify`).
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;

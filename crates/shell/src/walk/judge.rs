@@ -1,6 +1,9 @@
 //! The judgement of one simple command once its words are expanded: wrappers, shells and
 //! `eval`, `cd`, then what each program does with its operands (via [`crate::programs`]); the
 //! tree walk in `mod.rs` hands every simple command here.
+//! One file on purpose (just over 700 lines): `judge_wrapped`, `wrapper_options`,
+//! `wrapped_after` and `split_string` are one recursion that peels wrappers layer by layer,
+//! carrying the private `Wrapping` and `Then`.
 
 use super::*;
 use crate::options::{self, At, Item, Opt, Value};

@@ -5,6 +5,9 @@
 //! (links it makes, names it replaces). Substitutions are walked wherever they are, and a net
 //! under the grammar walks openers it left in plain text. The statement walk stays one file:
 //! each statement kind recurses into the others.
+//! One file on purpose (about 1,290 lines): besides that recursion, the types and helpers here
+//! (`Walker`, `Val`, `Folders`, `Stdin`, `Mode`, `join`, `named`) are what its five submodules
+//! share through `use super::*`.
 //!
 //! ## Decision: The vetter walks every substitution and models what the line does to names (issue 26)
 //!

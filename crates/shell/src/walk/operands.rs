@@ -1,6 +1,9 @@
 //! What a program that is not a wrapper, shell or `cd` does with its operands: readers, writers,
 //! `find`, `git` settings, interpreters' inline scripts and PowerShell, judged through
 //! [`crate::programs`] and checked against the oracle.
+//! One file on purpose: `program_operands` is one ordered pass of checks over a program's
+//! words (some end it early, so the order is behaviour), and the methods below (options, git,
+//! `find`, PowerShell) are its steps, called from this file alone.
 
 use super::*;
 use crate::options::{self, At, Item, Value};

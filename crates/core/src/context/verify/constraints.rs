@@ -2,6 +2,9 @@
 //! sentences of user-authored text that bind the agent's later work. Measured on labelled user
 //! messages (`tests/fixtures/constraints/*.txt`, precision and recall printed by
 //! `cargo test -p roo-context-core --test verify -- constraint_extraction --nocapture`).
+//! One file on purpose: `classify` tries the classes below in order over one private `Word`
+//! slice, and its word lists (`is_finite_verb`, `is_guess_complement`, ...) serve several classes
+//! at once; its unit tests, about 185 lines, sit below the code.
 //!
 //! A sentence is a constraint when it is *directed at the agent's future work*. The grammatical
 //! classes recognised (each with the look-alikes that are not constraints):

@@ -1,6 +1,9 @@
 //! Verified summaries (issue 19, part 1): checks the host model's summary against the history it
 //! replaces, with no model call, and repairs what it lost with one bounded, deterministic
 //! addendum placed after the summary.
+//! One file on purpose: the checks and the addendum keep one invariant (verifying `summary +
+//! addendum` passes every check it repaired): `latest_check` looks for the very `neutralize`d
+//! quote that `render` writes, and both sides fill and read one `Findings`.
 //!
 //! Checks (ids as on the wire): `sections` (the default template's nine headings in order),
 //! `files` (every file the task edited is named; read files are named or folded),

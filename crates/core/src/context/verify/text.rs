@@ -1,6 +1,9 @@
 //! Text measures shared by every summary check: words, whitespace normalisation, a per-line word
 //! index of the summary (so each check is a few lookups, not a scan), path tokens, and cuts that
 //! never split a character or an encoded lone surrogate.
+//! One file on purpose: one reading of text for every check (what a word, a stopword and a
+//! negation are), used alike by `LineIndex`, the overlap measures and `contradicts`, so summary
+//! and history are read the same way; its unit tests, about 100 lines, sit below the code.
 
 use std::collections::BTreeSet;
 
