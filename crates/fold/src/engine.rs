@@ -192,6 +192,11 @@ pub(crate) fn parse_bounded(
     limits: &ParseLimits,
 ) -> Result<Tree, ParseStop> {
     let memory = crate::memory::Growth::start();
+    let allowed_at = |offset: usize| {
+        limits
+            .max_memory
+            .min(MEMORY_FLOOR.max(offset.saturating_mul(MAX_GROWTH_PER_SOURCE_BYTE)))
+    };
     let mut callbacks = 0u32;
     let mut last_sample = Instant::now();
     let mut stop = ParseStop::Deadline;
@@ -201,18 +206,20 @@ pub(crate) fn parse_bounded(
             return ControlFlow::Break(());
         }
         callbacks += 1;
-        if callbacks.is_multiple_of(CALLBACKS_PER_MEMORY_SAMPLE)
-            || now.duration_since(last_sample) > SAMPLE_AFTER
-        {
+        let allowed = allowed_at(state.current_byte_offset());
+        // The counted peak is a thread-local read: every callback. The resident set is a
+        // system call: sampled.
+        let sample_resident = callbacks.is_multiple_of(CALLBACKS_PER_MEMORY_SAMPLE)
+            || now.duration_since(last_sample) > SAMPLE_AFTER;
+        let grown = if sample_resident {
             last_sample = now;
-            let grown = memory.grown();
-            let allowed = limits
-                .max_memory
-                .min(MEMORY_FLOOR.max(state.current_byte_offset() * MAX_GROWTH_PER_SOURCE_BYTE));
-            if grown > allowed {
-                stop = ParseStop::Memory(allowed);
-                return ControlFlow::Break(());
-            }
+            memory.grown()
+        } else {
+            memory.counted_peak()
+        };
+        if grown > allowed {
+            stop = ParseStop::Memory(allowed);
+            return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
     };
@@ -222,6 +229,13 @@ pub(crate) fn parse_bounded(
         Some(ParseOptions::new().progress_callback(&mut progress)),
     );
     match tree {
+        // A parse can grow past its limit between two callbacks (one operation of error
+        // recovery gone quadratic allocates tens of megabytes) and finish before the next: a
+        // limit reached is never a pass, so the peak is judged once more at the end.
+        Some(_) if memory.counted_peak() > allowed_at(bytes.len()) => {
+            parser.reset();
+            Err(ParseStop::Memory(allowed_at(bytes.len())))
+        }
         Some(tree) => Ok(tree),
         None => {
             // A cancelled parser resumes its old parse on the next call unless reset; the reset

@@ -114,27 +114,221 @@ fn page_size() -> usize {
     })
 }
 
-/// How much the process grew since a parse started: a proxy for what the parse holds. It counts
-/// other threads' growth too, which can only stop a parse early. It misses heap pages the
-/// allocator kept from earlier work and hands out again (glibc keeps freed small blocks), so a
-/// parse right after a stopped one may hold up to that much more than the limit.
+/// How much a parse grew memory since it started: the larger of two measures, each of which can
+/// only over-count. (1) The bytes tree-sitter's core library holds, counted exactly on this thread
+/// by [`counted_heap`] (the parse stack whose error recovery goes quadratic lives there). (2) The
+/// growth of the process's resident set, which also sees grammar scanners' own `malloc`s and
+/// other threads' growth (that can only stop a parse early). The resident set alone misses heap
+/// pages the allocator kept from earlier work and hands out again: a parse right after a stopped
+/// one grew no pages and ran past its limit (a CI failure of
+/// `a_parse_growing_past_its_memory_limit_is_stopped_and_reported_by_every_reader`).
 pub(crate) struct Growth {
-    start: Option<usize>,
+    resident_start: Option<usize>,
+    counted_start: isize,
 }
 
 impl Growth {
-    /// Samples the resident set now.
+    /// Samples both measures now.
     pub(crate) fn start() -> Growth {
+        counted_heap::install();
+        counted_heap::reset_peak();
         Growth {
-            start: resident_bytes(),
+            resident_start: resident_bytes(),
+            counted_start: counted_heap::held_on_this_thread(),
         }
     }
 
-    /// Bytes grown since [`Growth::start`] (0 where the resident set cannot be read).
+    /// Bytes grown since [`Growth::start`]: the larger measure (the resident set counts 0 where
+    /// it cannot be read).
     pub(crate) fn grown(&self) -> usize {
-        match (self.start, resident_bytes()) {
+        let resident = match (self.resident_start, resident_bytes()) {
             (Some(start), Some(now)) => now.saturating_sub(start),
             _ => 0,
+        };
+        resident.max(self.counted_peak())
+    }
+
+    /// The most bytes tree-sitter held on this thread at any moment since [`Growth::start`],
+    /// over what it held then (a thread-local read: cheap enough for every progress callback).
+    pub(crate) fn counted_peak(&self) -> usize {
+        let peak = counted_heap::peak_on_this_thread().saturating_sub(self.counted_start);
+        usize::try_from(peak).unwrap_or(0)
+    }
+}
+
+/// Decision: count tree-sitter's heap through its allocator hook (`ts_set_allocator`) with thin
+/// wrappers over the C library's own `malloc` family, each adding or taking
+/// `malloc_usable_size` bytes from a counter of the calling thread. Wrappers of the same
+/// allocator, not a new one, so a block allocated before the hook was installed (or by a
+/// grammar scanner) is still freed correctly, and installing it late or twice is harmless; a
+/// parse runs on one thread, so the thread's counter is the parse's. A block freed on another
+/// thread than it was allocated on lowers that thread's count (which may go below zero): a
+/// measure is only ever taken as a difference on one thread. glibc only (`malloc_usable_size`);
+/// elsewhere the count stays zero and the resident set is the measure.
+#[allow(unsafe_code)]
+pub(crate) mod counted_heap {
+    use std::cell::Cell;
+
+    thread_local! {
+        static HELD: Cell<isize> = const { Cell::new(0) };
+        /// The highest [`HELD`] since the last [`reset_peak`].
+        static PEAK: Cell<isize> = const { Cell::new(0) };
+    }
+
+    /// Bytes this thread allocated through tree-sitter minus those it freed.
+    pub(crate) fn held_on_this_thread() -> isize {
+        HELD.try_with(Cell::get).unwrap_or(0)
+    }
+
+    /// The highest [`held_on_this_thread`] since the last [`reset_peak`] on this thread.
+    pub(crate) fn peak_on_this_thread() -> isize {
+        PEAK.try_with(Cell::get).unwrap_or(0)
+    }
+
+    /// Starts a new high-water mark at what this thread holds now.
+    pub(crate) fn reset_peak() {
+        let _ = PEAK.try_with(|peak| peak.set(held_on_this_thread()));
+    }
+
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    mod hooks {
+        use std::ffi::c_void;
+
+        unsafe extern "C" {
+            fn malloc(size: usize) -> *mut c_void;
+            fn calloc(count: usize, size: usize) -> *mut c_void;
+            fn realloc(block: *mut c_void, size: usize) -> *mut c_void;
+            fn free(block: *mut c_void);
+            fn malloc_usable_size(block: *mut c_void) -> usize;
         }
+
+        fn add(bytes: usize, sign: isize) {
+            let bytes = isize::try_from(bytes).unwrap_or(isize::MAX);
+            // `try_with`: a free during thread teardown, after the counter is gone, is not
+            // counted rather than aborting.
+            let _ = super::HELD.try_with(|held| {
+                let now = held.get().saturating_add(sign * bytes);
+                held.set(now);
+                let _ = super::PEAK.try_with(|peak| peak.set(peak.get().max(now)));
+            });
+        }
+
+        /// The usable size of `block` (0 for null).
+        fn size_of(block: *mut c_void) -> usize {
+            if block.is_null() {
+                return 0;
+            }
+            // SAFETY: `block` is a live block of the C library's allocator.
+            unsafe { malloc_usable_size(block) }
+        }
+
+        pub(super) unsafe extern "C" fn counted_malloc(size: usize) -> *mut c_void {
+            // SAFETY: forwarded to the C library's malloc.
+            let block = unsafe { malloc(size) };
+            add(size_of(block), 1);
+            block
+        }
+
+        pub(super) unsafe extern "C" fn counted_calloc(count: usize, size: usize) -> *mut c_void {
+            // SAFETY: forwarded to the C library's calloc.
+            let block = unsafe { calloc(count, size) };
+            add(size_of(block), 1);
+            block
+        }
+
+        pub(super) unsafe extern "C" fn counted_realloc(
+            block: *mut c_void,
+            size: usize,
+        ) -> *mut c_void {
+            let before = size_of(block);
+            // SAFETY: forwarded to the C library's realloc with a block of its own.
+            let moved = unsafe { realloc(block, size) };
+            if !moved.is_null() || size == 0 {
+                add(before, -1);
+                add(size_of(moved), 1);
+            }
+            moved
+        }
+
+        pub(super) unsafe extern "C" fn counted_free(block: *mut c_void) {
+            add(size_of(block), -1);
+            // SAFETY: forwarded to the C library's free with a block of its own.
+            unsafe { free(block) }
+        }
+    }
+
+    /// Installs the counting hooks once per process (a no-op where they are not built).
+    pub(crate) fn install() {
+        #[cfg(all(target_os = "linux", target_env = "gnu"))]
+        {
+            static INSTALLED: std::sync::Once = std::sync::Once::new();
+            INSTALLED.call_once(|| {
+                // SAFETY: the hooks forward to the C library's own allocator, the one
+                // tree-sitter used before, so blocks from before the call stay valid to free
+                // and realloc; the pointers are swapped once, under `Once`.
+                unsafe {
+                    tree_sitter::set_allocator(Some(tree_sitter::Allocator {
+                        malloc: hooks::counted_malloc,
+                        calloc: hooks::counted_calloc,
+                        realloc: hooks::counted_realloc,
+                        free: hooks::counted_free,
+                    }));
+                }
+            });
+        }
+    }
+
+    /// Allocates `bytes` through the installed hook and frees it when dropped: a test's stand-in
+    /// for a parse that holds memory without touching it.
+    #[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+    pub(crate) struct TestBlock(*mut std::ffi::c_void);
+
+    #[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+    impl TestBlock {
+        pub(crate) fn new(bytes: usize) -> TestBlock {
+            // SAFETY: the hook is the C library's malloc, counted.
+            TestBlock(unsafe { hooks::counted_malloc(bytes) })
+        }
+    }
+
+    #[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+    impl Drop for TestBlock {
+        fn drop(&mut self) {
+            // SAFETY: allocated by `counted_malloc` above, freed once.
+            unsafe { hooks::counted_free(self.0) }
+        }
+    }
+}
+
+#[cfg(all(test, target_os = "linux", target_env = "gnu"))]
+mod tests {
+    use super::*;
+
+    /// A parse that holds memory the resident set does not show (pages reused from a freed
+    /// parse, here pages never touched) is still measured: the bug behind the CI failure.
+    #[test]
+    fn growth_counts_heap_the_resident_set_does_not_show() {
+        let growth = Growth::start();
+        let held = counted_heap::TestBlock::new(64 << 20);
+        assert!(growth.grown() >= 64 << 20, "grown {}", growth.grown());
+        drop(held);
+        // Freed, but the peak is what the parse held at its worst.
+        assert!(growth.counted_peak() >= 64 << 20);
+        assert_eq!(counted_heap::held_on_this_thread(), growth.counted_start);
+    }
+
+    /// Installing the hooks after tree-sitter already allocated (a parser made before) is safe:
+    /// the old blocks are freed by the same allocator.
+    #[test]
+    fn hooks_installed_after_a_parser_exists_free_its_blocks() {
+        let mut parser = tree_sitter::Parser::new();
+        parser
+            .set_language(&crate::Language::Python.grammar())
+            .expect("grammar");
+        counted_heap::install();
+        let tree = parser.parse("def f():\n    pass\n", None).expect("tree");
+        assert_eq!(tree.root_node().kind(), "module");
+        drop(tree);
+        drop(parser);
     }
 }

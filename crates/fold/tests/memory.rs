@@ -94,3 +94,26 @@ fn an_ordinary_file_parses_within_the_default_memory_limit() {
         outlined.diagnostics
     );
 }
+
+/// A parse that passes its limit and finishes before tree-sitter's next progress callback (one
+/// callback per 100 operations; a small file gets none) is still stopped: the peak is judged
+/// once more at the end. Without that check this file parsed within a 1 KiB limit.
+#[test]
+fn a_parse_past_its_limit_that_finishes_between_two_checks_is_still_stopped() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let options = OutlineOptions {
+        max_parse_memory: 1 << 10,
+        ..small_limit()
+    };
+    let source = "def f(x):\n    return x\n";
+    let outlined = outline(Language::Python, source, &options);
+    assert!(
+        outlined
+            .diagnostics
+            .iter()
+            .any(|d| matches!(d, OutlineDiagnostic::MemoryLimit { limit: 1024 })),
+        "{:?}",
+        outlined.diagnostics
+    );
+    assert!(outlined.definitions.is_empty());
+}
