@@ -222,9 +222,23 @@ pub(crate) mod counted_heap {
             unsafe { malloc_usable_size(block) }
         }
 
+        /// What tree-sitter's own allocator does when the C library has no memory left (the
+        /// hook must never return null): say so on stderr and abort. The parse worker's parent
+        /// reads these words as a memory cap (`parse_worker::out_of_memory`); returning null
+        /// instead made tree-sitter dereference it (a worker killed by SIGSEGV in CI).
+        fn out_of_memory(message: &'static [u8]) -> ! {
+            use std::io::Write;
+            // Static bytes to the unbuffered stderr: nothing to allocate.
+            let _ = std::io::stderr().write_all(message);
+            std::process::abort()
+        }
+
         pub(super) unsafe extern "C" fn counted_malloc(size: usize) -> *mut c_void {
             // SAFETY: forwarded to the C library's malloc.
             let block = unsafe { malloc(size) };
+            if block.is_null() && size > 0 {
+                out_of_memory(b"tree-sitter failed to allocate memory\n");
+            }
             add(size_of(block), 1);
             block
         }
@@ -232,6 +246,9 @@ pub(crate) mod counted_heap {
         pub(super) unsafe extern "C" fn counted_calloc(count: usize, size: usize) -> *mut c_void {
             // SAFETY: forwarded to the C library's calloc.
             let block = unsafe { calloc(count, size) };
+            if block.is_null() && count > 0 && size > 0 {
+                out_of_memory(b"tree-sitter failed to allocate memory\n");
+            }
             add(size_of(block), 1);
             block
         }
@@ -243,10 +260,11 @@ pub(crate) mod counted_heap {
             let before = size_of(block);
             // SAFETY: forwarded to the C library's realloc with a block of its own.
             let moved = unsafe { realloc(block, size) };
-            if !moved.is_null() || size == 0 {
-                add(before, -1);
-                add(size_of(moved), 1);
+            if moved.is_null() && size > 0 {
+                out_of_memory(b"tree-sitter failed to reallocate memory\n");
             }
+            add(before, -1);
+            add(size_of(moved), 1);
             moved
         }
 
