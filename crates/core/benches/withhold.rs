@@ -52,8 +52,12 @@ static OUTPUTS: LazyLock<Outputs> = LazyLock::new(|| {
                 "diff --git a/{path} b/{path}\nindex 1111111..2222222 100644\n--- a/{path}\n+++ b/{path}\n@@ -1,10 +1,10 @@\n"
             ));
             for line in 0..10 {
-                log.push_str(&format!("-old line {line} of commit {commit}: key = 12:30:00\n"));
-                log.push_str(&format!("+new line {line} of commit {commit}: key = 12:31:00\n"));
+                log.push_str(&format!(
+                    "-old line {line} of commit {commit}: key = 12:30:00\n"
+                ));
+                log.push_str(&format!(
+                    "+new line {line} of commit {commit}: key = 12:31:00\n"
+                ));
             }
         }
     }
@@ -93,7 +97,7 @@ fn split_lines(bencher: Bencher, name: &str) {
 fn withhold(bencher: Bencher, name: &str) {
     let text = output(name);
     let blocked = &OUTPUTS.blocked;
-    bencher.counter(BytesCount::new(text.len())).bench(|| {
-        withhold_blocked_lines(text, false, |path| blocked.contains(path)).lines
-    });
+    bencher
+        .counter(BytesCount::new(text.len()))
+        .bench(|| withhold_blocked_lines(text, false, |path| blocked.contains(path)).lines);
 }

@@ -155,12 +155,44 @@ pub(super) fn git_diff_header(line: &str) -> Option<Vec<String>> {
             .filter_map(|side| rest.rfind(side))
             .max()
             .unwrap_or(rest.len() / 2);
-        return Some(vec![strip_side(&rest[..split]), strip_side(&rest[split..])]);
+        let (old, new) = (strip_side(&rest[..split]), strip_side(&rest[split..]));
+        let mut paths = custom_prefix_names(&old, &new);
+        paths.extend([old, new]);
+        return Some(paths);
     }
     let rest = line
         .strip_prefix("diff --cc ")
         .or_else(|| line.strip_prefix("diff --combined "))?;
     Some(vec![strip_side(rest)])
+}
+
+/// The names a file may have under custom prefixes (`--src-prefix=old_ --dst-prefix=new_`,
+/// `diff.srcPrefix`): the sides differ only before a common tail, which holds the name behind
+/// the rest of the prefix; every tail of it that starts before its first `/` is judged (at most
+/// 16), so `old_secrets/k.txt` is judged as `secrets/k.txt` too.
+fn custom_prefix_names(old: &str, new: &str) -> Vec<String> {
+    if old == new {
+        return Vec::new();
+    }
+    let common = old
+        .bytes()
+        .rev()
+        .zip(new.bytes().rev())
+        .take_while(|(a, b)| a == b)
+        .count();
+    // Equal bytes may end inside a character (`é` and `©` share their last byte).
+    let mut start = old.len() - common;
+    while !old.is_char_boundary(start) {
+        start += 1;
+    }
+    let tail = &old[start..];
+    let until = tail.find('/').unwrap_or(tail.len());
+    tail.char_indices()
+        .filter(|&(at, _)| at <= until)
+        .take(16)
+        .map(|(at, _)| tail[at..].to_owned())
+        .filter(|name| !name.is_empty() && name != "/")
+        .collect()
 }
 
 /// diffutils' `diff [options] a b` line (from `diff -r`, in any output format): its two paths,
@@ -369,12 +401,31 @@ pub(super) fn named_sources(line: &str) -> Vec<Source<'_>> {
     {
         return vec![source];
     }
+    if let Some(found) = blame_path(line) {
+        return vec![path(found)];
+    }
     // `grep -Z`: the name ends at the NUL.
     if let Some((found, _)) = line.split_once('\0') {
         return vec![path(found)];
     }
-    let mut sources: Vec<Source<'_>> = numbered_candidates(line).map(path).collect();
-    sources.extend(unnumbered_candidates(line).map(path));
+    // A name spelled with spaces is taken only where it looks like a file (`my dir/x.txt`), so
+    // prose before a time (`… commit 12: key = 12:31:00`) is not judged line after line.
+    let numbered: Vec<&str> = numbered_candidates(line)
+        .filter(|name| !name.contains(char::is_whitespace) || looks_like_path(name))
+        .collect();
+    // A prefix with spaces that runs past the first numbered split runs into the text
+    // (`./src/a.ts:1:const value = …`): the numbered name covers that line.
+    let first_split = numbered.iter().map(|name| name.len()).min();
+    let mut sources: Vec<Source<'_>> = numbered.iter().map(|name| path(name)).collect();
+    sources.extend(
+        unnumbered_candidates(line)
+            .filter(|name| {
+                !numbered.contains(name)
+                    && (!name.contains(char::is_whitespace)
+                        || first_split.is_none_or(|split| name.len() <= split))
+            })
+            .map(path),
+    );
     sources
 }
 
@@ -414,19 +465,71 @@ pub(super) fn numbered_candidates(line: &str) -> impl Iterator<Item = &str> {
         .map(move |start| &line[..start])
 }
 
-/// `path:text` (grep over several files without `-n`): the prefix before each `:` that looks
-/// like a file name: it holds a `/` or a `.`, and spaces only beside a `/` (so `key: value`,
-/// `12:30` and prose before a colon are not taken for files).
+/// `path:text`, `path-text`, `path=text` (grep, rg and git grep without `-n`: matches, context
+/// lines, function lines) and `path text` (a name, then a space): each prefix before one of those
+/// separators that [looks like a file name](looks_like_path).
 fn unnumbered_candidates(line: &str) -> impl Iterator<Item = &str> {
-    line.match_indices(':')
+    let first_space = line.find([' ', '\t']);
+    line.match_indices([':', '-', '='])
+        .map(|(at, _)| at)
         .take(MAX_CANDIDATES_PER_LINE)
-        .map(move |(at, _)| &line[..at])
-        .filter(|prefix| {
-            !prefix.is_empty()
-                && prefix.trim() == *prefix
-                && (prefix.contains('/') || (prefix.contains('.') && !prefix.contains(' ')))
-        })
+        .chain(first_space)
+        .map(move |at| &line[..at])
+        .filter(|prefix| looks_like_path(prefix))
 }
+
+/// Whether a prefix of a line looks like a file name: it holds a `/`, or a `.` and no space, and a
+/// letter or digit; it starts with no space (so `key: value`, `12:30`, `--` and prose before a
+/// colon are not taken for files). A name may end in spaces (`secrets/note `).
+pub(super) fn looks_like_path(prefix: &str) -> bool {
+    !prefix.is_empty()
+        && !prefix.starts_with(char::is_whitespace)
+        && prefix.chars().any(char::is_alphanumeric)
+        && (prefix.contains('/') || (prefix.contains('.') && !prefix.contains(' ')))
+}
+
+/// A line that names the file of every line after it: `unzip -c`'s `  inflating: path` over
+/// each member's bytes, `git blame --porcelain`'s `filename path` over its tab-led lines.
+pub(super) fn file_announcement(line: &str) -> Option<&str> {
+    if let Some(path) = line.strip_prefix("filename ") {
+        return Some(path);
+    }
+    let rest = line.trim_start();
+    rest.strip_prefix("inflating: ")
+        .or_else(|| rest.strip_prefix("extracting: "))
+        .map(str::trim)
+}
+
+/// `pr`'s page header: `2026-12-06 14:22   path   Page 3`.
+pub(super) fn page_header(line: &str) -> Option<&str> {
+    let (head, page) = line.rsplit_once(" Page ")?;
+    let dated = head.len() > 16
+        && head.as_bytes()[..16]
+            .iter()
+            .enumerate()
+            .all(|(at, b)| match at {
+                4 | 7 => *b == b'-',
+                10 => *b == b' ',
+                13 => *b == b':',
+                _ => b.is_ascii_digit(),
+            });
+    (dated && !page.is_empty() && page.bytes().all(|b| b.is_ascii_digit()))
+        .then(|| head[16..].trim())
+        .filter(|name| !name.is_empty())
+}
+
+/// `git blame -f`: `46d483cf path (Author 2026-12-06 … 1) text` (`^` marks a boundary commit).
+fn blame_path(line: &str) -> Option<&str> {
+    let (commit, rest) = line.split_once(' ')?;
+    let commit = commit.strip_prefix('^').unwrap_or(commit);
+    if commit.len() < 7 || !commit.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    rest.split_once(" (").map(|(path, _)| path.trim_end())
+}
+
+/// `more`'s banner: a file's name between two lines of 14 colons.
+pub(super) const MORE_BANNER: &str = "::::::::::::::";
 
 /// The names a path is judged under: itself without `./`, and every tail after a `:` (`git grep`
 /// prints `HEAD:.env:1:…`, a revision before the file).

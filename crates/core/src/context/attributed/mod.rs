@@ -5,25 +5,35 @@
 //! blocked file's lines are withheld.
 //!
 //! One pass over the lines, linear in the output. Terminal colour escapes and `git log --graph`'s
-//! drawing are ignored. The forms read (each is a fixture in `tests/withhold_attacks.rs`, captured
-//! from the real tool):
-//! - a name before the line: grep and ripgrep `path:12:text`, context lines `path-12-text`,
+//! lanes are ignored. The forms read (each is a fixture in `tests/withhold_attacks.rs` or
+//! `tests/withhold_attacks_round2.rs`, captured from the real tool):
+//! - a name before the text: grep and ripgrep `path:12:text`, context lines `path-12-text`,
 //!   `git grep -p`'s `path=12=…`, `grep -T`'s padded `path:  12:`; every such split is judged, as a
-//!   name can hold one (`config-2024-01/.env-2-…`). Without line numbers, `path:text` when `path`
-//!   looks like a file (it holds a `/`, or a `.` and no space), so `key: value` stays;
+//!   name can hold one (`config-2024-01/.env-2-…`). Without line numbers, `path:text`,
+//!   `path-text`, `path=text` and `path text` when the prefix looks like a file (it holds a `/`,
+//!   or a `.` and no space), so `key: value` stays. `git blame -f`'s `sha path (…)`;
 //! - `Binary file path matches`, `path: binary file matches`, `grep -Z`'s `path\0…`, `git grep`'s
 //!   `rev:path:…` (every tail after a `:` is judged too), `Files a and b differ`, `rg --json`;
-//! - a name above the lines: `--heading` (rg, git grep) owns the numbered lines under it; Roo's
-//!   `search_files` `# path` sections (only in a search's output, `sections`);
-//! - diffs: git's (`git diff`, `log -p`, `show`, `--cc`, word diffs, `--check`), whose header owns
-//!   the lines while they look like a diff's and every line its hunks count; diffutils' `diff -r`
-//!   in every format (unified, context, normal, side by side), whose `diff …` line owns every line
-//!   up to the next file's; `git range-diff`'s `## path ##`.
+//! - a name above the lines: `--heading` (rg, git grep) owns the numbered lines under it, and a
+//!   blocked one every line to an empty one when they carry no number; banners of `head`/`tail`
+//!   (`==> path <==`), `more`, `pr`, `unzip -c` and `git blame --porcelain` own the lines to the
+//!   next banner; Roo's `search_files` `# path` sections (only in a search's output, `sections`);
+//! - diffs: git's (`git diff`, `log -p`, `show`, `--cc`, word diffs, `--check`, custom prefixes),
+//!   whose header owns the lines while they look like a diff's and every line its hunks count;
+//!   diffutils' `diff -r` in every format, whose `diff …` line owns every line up to the next
+//!   file's; `git range-diff`'s `## path ##`.
+//!
+//! A line is judged by the names it carries even inside a section (a second command's output
+//! follows a diff), and the note names the shortest blocked candidate, never one that runs into
+//! the line's text. Where a format cannot tell a blocked file's own line from a header (word
+//! diffs, side by side, banners, headings without numbers), the blocked file keeps the line and
+//! the section runs on: the doubt withholds, at the price of the allowed lines after it.
 //!
 //! What this cannot see: bytes printed with no name beside them (`cat .env`, `diff a b` of two
-//! files without `-r`), which the command vetting judges before the command runs
-//! (`roo/shell/vet`). A candidate that is not really a path (`note:12:…` in a log) is judged like
-//! a path; it is withheld only when the rule blocks that name, which fails closed.
+//! files without `-r`, `sed -s F`), a name glued to the previous output's unterminated last line,
+//! a name holding a newline, `--line-prefix`; the command vetting judges those commands before
+//! they run (`roo/shell/vet`). A candidate that is not really a path (`note:12:…` in a log) is
+//! judged like a path; it is withheld only when the rule blocks that name, which fails closed.
 
 mod forms;
 #[cfg(test)]
@@ -33,10 +43,10 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use forms::{
-    Source, check_report_path, diffutils_header, ends_diffutils_section, file_banner,
-    git_diff_header, hunk_content, hunk_counts, is_diff_line, is_numbered_line,
-    is_range_diff_header, judged_names, may_be_heading, named_sources, note, range_diff_file,
-    side_header, without_escapes, without_graph,
+    MORE_BANNER, Source, check_report_path, diffutils_header, ends_diffutils_section,
+    file_announcement, file_banner, git_diff_header, hunk_content, hunk_counts, is_diff_line,
+    is_numbered_line, is_range_diff_header, judged_names, looks_like_path, may_be_heading,
+    named_sources, note, page_header, range_diff_file, side_header, without_escapes, without_graph,
 };
 
 /// What [`withhold_blocked_lines`] did.
@@ -61,8 +71,9 @@ enum Section {
     None,
     /// Roo's `search_files`: `# path` up to the next header.
     Search(String),
-    /// `--heading` (rg, git grep): a file's name over its numbered lines.
-    Heading(String),
+    /// `--heading` (rg, git grep): a file's name over its lines: numbered ones, or (when the name
+    /// is blocked and the lines carry no number) every line to the next empty one.
+    Heading { path: String, numbered: bool },
     /// A git or unified diff (`diff --git a/x b/x`, `--- x` / `+++ y`): while lines look like a
     /// diff's, and every line its hunks count.
     Diff {
@@ -90,8 +101,13 @@ enum Section {
     CheckReport(String),
     /// `git range-diff`: the indented lines under a `## path ##`.
     RangeDiff(Option<String>),
-    /// `head`/`tail` over several files: every line under `==> path <==`, to the next banner.
+    /// `head`/`tail` over several files (`==> path <==`), `unzip -c` (`  inflating: path`),
+    /// `git blame --porcelain` (`filename path`), `pr` (`date time  path  Page 1`): every line to
+    /// the next banner.
     Banner(String),
+    /// `more` over several files: the name between two lines of colons, then every line to the
+    /// next banner.
+    More { path: Option<String>, closed: bool },
 }
 
 impl Section {
@@ -106,23 +122,58 @@ impl Section {
             Section::Diffutils { marked, .. } => {
                 (blocked && !*marked) || !ends_diffutils_section(line)
             }
-            Section::Heading(_) => is_numbered_line(line) || line == "--",
+            Section::Heading { numbered: true, .. } => {
+                // A custom `--context-separator` (even an empty one) reads as prose: a blocked
+                // file keeps every line that is not the next file's name.
+                is_numbered_line(line) || line == "--" || (blocked && !looks_like_path(line))
+            }
+            Section::Heading {
+                numbered: false, ..
+            } => !line.is_empty(),
             Section::CheckReport(_) => line.starts_with('+'),
             Section::RangeDiff(_) => {
                 line.starts_with("    ") && (blocked || range_diff_file(line).is_none())
             }
-            Section::Banner(_) => blocked || file_banner(line).is_none(),
+            Section::Banner(_) => {
+                blocked
+                    || (file_banner(line).is_none()
+                        && file_announcement(line).is_none()
+                        && page_header(line).is_none())
+            }
+            Section::More {
+                path: path @ None, ..
+            } => {
+                *path = Some(line.to_owned());
+                true
+            }
+            Section::More {
+                closed: closed @ false,
+                ..
+            } => {
+                *closed = line == MORE_BANNER;
+                true
+            }
+            Section::More { .. } => blocked || line != MORE_BANNER,
             Section::None | Section::Search(_) => false,
         }
     }
 
     /// Moves to the section a line that is not content opens, keeps the current one, or leaves
-    /// it. `heading` is the line before, when it may be a `--heading` file name.
-    fn advance(&mut self, line: &str, sections: bool, heading: Option<&str>) {
+    /// it. `heading` is the line before, when it may be a `--heading` file name; `blocked`: the
+    /// current section's file is blocked, so a line that no format explains keeps it.
+    fn advance(&mut self, line: &str, sections: bool, heading: Option<&str>, blocked: bool) {
         if let Some(header) = line.strip_prefix("# ").filter(|_| sections) {
             *self = Section::Search(header.trim_end().to_owned());
-        } else if let Some(path) = file_banner(line) {
+        } else if let Some(path) = file_banner(line)
+            .or_else(|| file_announcement(line))
+            .or_else(|| page_header(line))
+        {
             *self = Section::Banner(path.to_owned());
+        } else if line == MORE_BANNER {
+            *self = Section::More {
+                path: None,
+                closed: false,
+            };
         } else if let (Some(counts), Section::Diff { hunk, header, .. }) =
             (hunk_counts(line), &mut *self)
         {
@@ -155,14 +206,23 @@ impl Section {
         } else if let Some(path) = check_report_path(line) {
             *self = Section::CheckReport(path.to_owned());
         } else if let (Some(name), true) = (heading, is_numbered_line(line)) {
-            *self = Section::Heading(name.to_owned());
+            *self = Section::Heading {
+                path: name.to_owned(),
+                numbered: true,
+            };
+        } else if line.starts_with("commit ") {
+            // The next commit of `git log -p`: its message is not any file's.
+            *self = Section::None;
         } else {
             match self {
                 Section::Diff { binary, .. } => {
                     if line == "GIT binary patch" {
                         *binary = true;
-                    } else if *binary || !is_diff_line(line) {
+                    } else if *binary || (!blocked && !is_diff_line(line)) {
                         // The empty line after binary data, or a line no diff has: it is over.
+                        // A blocked file's diff runs on to the next header: a word diff may
+                        // print more lines than its hunk counts, and `--output-indicator-*`
+                        // marks lines with any character.
                         *self = Section::None;
                     }
                 }
@@ -183,15 +243,41 @@ impl Section {
 
     fn paths(&self) -> &[String] {
         match self {
-            Section::None | Section::RangeDiff(None) => &[],
+            Section::None | Section::RangeDiff(None) | Section::More { path: None, .. } => &[],
             Section::Search(path)
-            | Section::Heading(path)
+            | Section::Heading { path, .. }
+            | Section::More {
+                path: Some(path), ..
+            }
             | Section::CheckReport(path)
             | Section::Banner(path)
             | Section::RangeDiff(Some(path)) => std::slice::from_ref(path),
             Section::Diff { paths, .. } | Section::Diffutils { paths, .. } => paths,
         }
     }
+}
+
+/// A line without `git log --graph`'s lanes. A commit line (`* commit …`, `| * commit …`) sets
+/// their width; the lines under it lose as many columns while those hold only drawing or spaces
+/// (under the last lane git draws spaces, `  diff --git …`). Any other line ends the graph.
+fn without_graph_lanes<'l>(line: &'l str, width: &mut usize) -> &'l str {
+    let stripped = without_graph(line);
+    if stripped.len() != line.len() {
+        if stripped.starts_with("commit ") {
+            *width = line.len() - stripped.len();
+        }
+        return stripped;
+    }
+    let lanes = line.len().min(*width);
+    if *width > 0
+        && line.as_bytes()[..lanes]
+            .iter()
+            .all(|b| b" |*/\\_".contains(b))
+    {
+        return &line[lanes..];
+    }
+    *width = 0;
+    line
 }
 
 /// `text` with the lines of every file `is_blocked` blocks withheld. `is_blocked` is asked once
@@ -227,35 +313,54 @@ pub fn withhold_blocked_lines<'a>(
     // The line before, while it may be a `--heading` file name (one buffer, not one per line).
     let mut heading = String::new();
     let mut heading_before = false;
+    // The width of `git log --graph`'s lanes while the output draws them.
+    let mut graph_width = 0;
     let mut copied = 0; // bytes of `text` already handled when `out` is in use
     let mut position = 0;
     for line in text.split_inclusive('\n') {
         let start = position;
         position += line.len();
         let clean = without_escapes(line.trim_end_matches(['\n', '\r']));
-        let bare = without_graph(&clean);
+        let bare = without_graph_lanes(&clean, &mut graph_width);
+        if matches!(section, Section::None)
+            && heading_before
+            && !bare.is_empty()
+            && !is_numbered_line(bare)
+            && looks_like_path(&heading)
+            && judge(&heading)
+        {
+            // `rg --heading` without line numbers: a blocked name owns the lines under it.
+            section = Section::Heading {
+                path: heading.clone(),
+                numbered: false,
+            };
+        }
         let section_blocked = section.paths().iter().any(|path| judge(path));
         let content = section.owns_as_content(bare, section_blocked);
         if !content {
-            section.advance(bare, sections, heading_before.then_some(heading.as_str()));
+            let before = heading_before.then_some(heading.as_str());
+            section.advance(bare, sections, before, section_blocked);
         }
-        heading_before = matches!(section, Section::None) && may_be_heading(bare);
+        // A line is judged by the names it carries even inside a section: the output of a second
+        // command after a diff or a banner carries its own. The note names the shortest blocked
+        // candidate: a longer one may run into the line's content (`secrets/k:TOKEN=X` is
+        // blocked too).
+        let named_blocked: Option<String> = named_sources(bare)
+            .into_iter()
+            .filter_map(|source| match source {
+                Source::Path(path) => judge(&path).then(|| path.into_owned()),
+                Source::Unreadable(description) => Some(description.to_owned()),
+            })
+            .min_by_key(String::len);
+        // A heading is a name alone: a line withheld for the file it names first is not one.
+        heading_before =
+            matches!(section, Section::None) && named_blocked.is_none() && may_be_heading(bare);
         if heading_before {
             heading.clear();
             heading.push_str(bare);
         }
-        let named = if content {
-            Vec::new()
-        } else {
-            named_sources(bare)
-        };
-        let blocked: Option<String> = named
-            .into_iter()
-            .find_map(|source| match source {
-                Source::Path(path) => judge(&path).then(|| path.into_owned()),
-                Source::Unreadable(description) => Some(description.to_owned()),
-            })
-            .or_else(|| section.paths().iter().find(|path| judge(path)).cloned());
+        let blocked =
+            named_blocked.or_else(|| section.paths().iter().find(|path| judge(path)).cloned());
         match blocked {
             Some(path) => {
                 let out = out.get_or_insert_with(|| String::with_capacity(text.len()));

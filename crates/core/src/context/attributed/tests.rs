@@ -175,11 +175,10 @@ fn a_heading_owns_the_numbered_lines_under_it_and_its_name_stays() {
             3:token
 
             .env
-            [4 lines of .env withheld: the file is blocked by the access rule (.rooignore)]
-
+            [5 lines of .env withheld: the file is blocked by the access rule (.rooignore)]
             src/b.ts
             9:token
-            -- withheld 4 lines of [".env"]"#]],
+            -- withheld 5 lines of [".env"]"#]],
     );
 }
 
@@ -244,5 +243,20 @@ fn diffutils_sections_end_at_the_next_files_report_unless_their_lines_are_unmark
         expect![[r#"
             [4 lines of .env withheld: the file is blocked by the access rule (.rooignore)]
             -- withheld 4 lines of [".env"]"#]],
+    );
+}
+
+#[test]
+fn custom_diff_prefixes_are_seen_through_and_a_shared_last_byte_is_not_a_shared_character() {
+    // `--src-prefix=old_ --dst-prefix=new_`: `old_secrets/k.txt` is judged as `secrets/k.txt`.
+    // `é` and `©` end in the same byte: the common tail starts after them, not inside them.
+    check(
+        "diff --git old_secrets/k.txt new_secrets/k.txt\n@@ -1 +1 @@\n-T=1\n+T=2\ndiff --git a/x\u{e9} b/y\u{a9}\n@@ -1 +1 @@\n-ok\n",
+        expect![[r#"
+            [4 lines of secrets/k.txt withheld: the file is blocked by the access rule (.rooignore)]
+            diff --git a/xé b/y©
+            @@ -1 +1 @@
+            -ok
+            -- withheld 4 lines of ["secrets/k.txt"]"#]],
     );
 }
