@@ -63,6 +63,21 @@ pub(super) fn without_graph(line: &str) -> &str {
     &line[at.min(bytes.len())..]
 }
 
+/// A combined diff's hunk header (`@@@ -1,4 -1,4 +1,4 @@@`, of a merge): the number of marker
+/// columns its lines start with (one per parent).
+pub(super) fn combined_hunk_columns(line: &str) -> Option<usize> {
+    let ats = line.bytes().take_while(|&b| b == b'@').count();
+    (ats >= 3 && line.as_bytes().get(ats) == Some(&b' ')).then(|| ats - 1)
+}
+
+/// Whether a line is one of a combined hunk's: every marker column is ` `, `+` or `-`.
+pub(super) fn combined_content(line: &str, columns: usize) -> bool {
+    line.len() >= columns
+        && line.as_bytes()[..columns]
+            .iter()
+            .all(|b| b" +-".contains(b))
+}
+
 /// The old and new line counts of a hunk header `@@ -a[,b] +c[,d] @@` (a count left out is 1);
 /// a header that does not parse counts as endless, so the file keeps its lines (fails closed).
 pub(super) fn hunk_counts(line: &str) -> Option<(u64, u64)> {
@@ -342,7 +357,7 @@ pub(super) fn may_be_heading(line: &str) -> bool {
     !line.is_empty()
         && line.trim() == line
         && !line.chars().any(char::is_control)
-        && !is_numbered_line(line)
+        && (!is_numbered_line(line) || line.contains('/'))
         && line != "--"
 }
 
@@ -526,6 +541,19 @@ fn blame_path(line: &str) -> Option<&str> {
         return None;
     }
     rest.split_once(" (").map(|(path, _)| path.trim_end())
+}
+
+/// Whether a line opens a file's section in any format: inside an allowed file's section it is
+/// the next command's header, never that file's content (`head a b; git diff`).
+pub(super) fn opens_section(line: &str) -> bool {
+    file_banner(line).is_some()
+        || file_announcement(line).is_some()
+        || page_header(line).is_some()
+        || line == MORE_BANNER
+        || git_diff_header(line).is_some()
+        || (line.starts_with("diff ") && !line.contains('\t'))
+        || line.starts_with("commit ")
+        || is_range_diff_header(line)
 }
 
 /// `more`'s banner: a file's name between two lines of 14 colons.

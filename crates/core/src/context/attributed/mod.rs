@@ -5,8 +5,9 @@
 //! blocked file's lines are withheld.
 //!
 //! One pass over the lines, linear in the output. Terminal colour escapes and `git log --graph`'s
-//! lanes are ignored. The forms read (each is a fixture in `tests/withhold_attacks.rs` or
-//! `tests/withhold_attacks_round2.rs`, captured from the real tool):
+//! lanes are ignored (their width is read from each commit's line, and a lane that ended is
+//! drawn as spaces). The forms read (each is a fixture in `tests/withhold_attacks*.rs`, captured
+//! from the real tool; three red-team rounds):
 //! - a name before the text: grep and ripgrep `path:12:text`, context lines `path-12-text`,
 //!   `git grep -p`'s `path=12=…`, `grep -T`'s padded `path:  12:`; every such split is judged, as a
 //!   name can hold one (`config-2024-01/.env-2-…`). Without line numbers, `path:text`,
@@ -18,14 +19,17 @@
 //!   blocked one every line to an empty one when they carry no number; banners of `head`/`tail`
 //!   (`==> path <==`), `more`, `pr`, `unzip -c` and `git blame --porcelain` own the lines to the
 //!   next banner; Roo's `search_files` `# path` sections (only in a search's output, `sections`);
-//! - diffs: git's (`git diff`, `log -p`, `show`, `--cc`, word diffs, `--check`, custom prefixes),
-//!   whose header owns the lines while they look like a diff's and every line its hunks count;
+//! - diffs: git's (`git diff`, `log -p`, `show`, combined `@@@` hunks of merges, binary patches
+//!   of two blocks, word diffs, `--check`, custom prefixes), whose header owns the lines while
+//!   they look like a diff's and every line its hunks count;
 //!   diffutils' `diff -r` in every format, whose `diff …` line owns every line up to the next
 //!   file's; `git range-diff`'s `## path ##`.
 //!
 //! A line is judged by the names it carries even inside a section (a second command's output
-//! follows a diff), and the note names the shortest blocked candidate, never one that runs into
-//! the line's text. Where a format cannot tell a blocked file's own line from a header (word
+//! follows a diff), and inside an allowed file's section any other section's header (a banner,
+//! `diff --git`, `commit`, a blocked name over lines) is the next command's. The note names the
+//! blocked section's file, else the shortest blocked candidate, never one that runs into the
+//! line's text. Where a format cannot tell a blocked file's own line from a header (word
 //! diffs, side by side, banners, headings without numbers), the blocked file keeps the line and
 //! the section runs on: the doubt withholds, at the price of the allowed lines after it.
 //!
@@ -43,10 +47,11 @@ use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use forms::{
-    MORE_BANNER, Source, check_report_path, diffutils_header, ends_diffutils_section,
-    file_announcement, file_banner, git_diff_header, hunk_content, hunk_counts, is_diff_line,
-    is_numbered_line, is_range_diff_header, judged_names, looks_like_path, may_be_heading,
-    named_sources, note, page_header, range_diff_file, side_header, without_escapes, without_graph,
+    MORE_BANNER, Source, check_report_path, combined_content, combined_hunk_columns,
+    diffutils_header, ends_diffutils_section, file_announcement, file_banner, git_diff_header,
+    hunk_content, hunk_counts, is_diff_line, is_numbered_line, is_range_diff_header, judged_names,
+    looks_like_path, may_be_heading, named_sources, note, opens_section, page_header,
+    range_diff_file, side_header, without_escapes, without_graph,
 };
 
 /// What [`withhold_blocked_lines`] did.
@@ -85,8 +90,12 @@ enum Section {
         /// Still in the file's header (before its first `@@`): a `--- x` or `+++ y` adds to the
         /// same file; after a hunk, a `--- x` starts the next one.
         header: bool,
-        /// Inside `GIT binary patch` data, which runs to an empty line.
+        /// Inside `GIT binary patch` data: a `literal`/`delta` block runs to an empty line, and a
+        /// second block (the reverse patch) may follow it.
         binary: bool,
+        /// The marker columns of the current combined hunk (`@@@`, one per parent); 0 in a plain
+        /// hunk, whose lines are counted instead.
+        columns: usize,
     },
     /// diffutils' `diff [options] a b` (or a context diff's `*** a`): every line up to the next
     /// file's report.
@@ -118,6 +127,13 @@ impl Section {
     fn owns_as_content(&mut self, line: &str, blocked: bool) -> bool {
         match self {
             Section::Diff { binary: true, .. } => !line.is_empty(),
+            Section::Diff { columns, .. } if *columns > 0 => {
+                let content = combined_content(line, *columns);
+                if !content {
+                    *columns = 0;
+                }
+                content
+            }
             Section::Diff { hunk, .. } => hunk_content(hunk, line, blocked),
             Section::Diffutils { marked, .. } => {
                 (blocked && !*marked) || !ends_diffutils_section(line)
@@ -127,9 +143,11 @@ impl Section {
                 // file keeps every line that is not the next file's name.
                 is_numbered_line(line) || line == "--" || (blocked && !looks_like_path(line))
             }
+            // Without numbers an empty line may be the file's own (a context line): a blocked
+            // name keeps every line up to the next section's header.
             Section::Heading {
                 numbered: false, ..
-            } => !line.is_empty(),
+            } => !opens_section(line),
             Section::CheckReport(_) => line.starts_with('+'),
             Section::RangeDiff(_) => {
                 line.starts_with("    ") && (blocked || range_diff_file(line).is_none())
@@ -174,6 +192,19 @@ impl Section {
                 path: None,
                 closed: false,
             };
+        } else if let (
+            Some(parents),
+            Section::Diff {
+                hunk,
+                header,
+                columns,
+                ..
+            },
+        ) = (combined_hunk_columns(line), &mut *self)
+        {
+            *columns = parents;
+            *hunk = (0, 0);
+            *header = false;
         } else if let (Some(counts), Section::Diff { hunk, header, .. }) =
             (hunk_counts(line), &mut *self)
         {
@@ -216,9 +247,15 @@ impl Section {
         } else {
             match self {
                 Section::Diff { binary, .. } => {
-                    if line == "GIT binary patch" {
+                    if line == "GIT binary patch"
+                        || line.starts_with("literal ")
+                        || line.starts_with("delta ")
+                    {
                         *binary = true;
-                    } else if *binary || (!blocked && !is_diff_line(line)) {
+                    } else if *binary && line.is_empty() {
+                        // The end of one block; the reverse patch's may follow.
+                        *binary = false;
+                    } else if !blocked && !is_diff_line(line) {
                         // The empty line after binary data, or a line no diff has: it is over.
                         // A blocked file's diff runs on to the next header: a word diff may
                         // print more lines than its hunk counts, and `--output-indicator-*`
@@ -238,6 +275,7 @@ impl Section {
             hunk: (0, 0),
             header: true,
             binary: false,
+            columns: 0,
         }
     }
 
@@ -262,11 +300,19 @@ impl Section {
 /// (under the last lane git draws spaces, `  diff --git …`). Any other line ends the graph.
 fn without_graph_lanes<'l>(line: &'l str, width: &mut usize) -> &'l str {
     let stripped = without_graph(line);
-    if stripped.len() != line.len() {
-        if stripped.starts_with("commit ") {
-            *width = line.len() - stripped.len();
+    let drawn = line.len() - stripped.len();
+    if drawn > 0 {
+        if line[..drawn].contains('*') {
+            // A commit's line (`* commit …`, `| * abc1234 subject`): the lanes' width.
+            *width = drawn;
         }
-        return stripped;
+        // A lane that ended is drawn as spaces (`|   diff --git …` under `| *`).
+        let spaces = stripped
+            .bytes()
+            .take(width.saturating_sub(drawn))
+            .take_while(|&b| b == b' ')
+            .count();
+        return &stripped[spaces..];
     }
     let lanes = line.len().min(*width);
     if *width > 0
@@ -322,21 +368,27 @@ pub fn withhold_blocked_lines<'a>(
         position += line.len();
         let clean = without_escapes(line.trim_end_matches(['\n', '\r']));
         let bare = without_graph_lanes(&clean, &mut graph_width);
-        if matches!(section, Section::None)
+        let mut section_blocked = section.paths().iter().any(|path| judge(path));
+        if !section_blocked
             && heading_before
             && !bare.is_empty()
-            && !is_numbered_line(bare)
             && looks_like_path(&heading)
             && judge(&heading)
         {
-            // `rg --heading` without line numbers: a blocked name owns the lines under it.
+            // A blocked name alone on a line, then a line under it: `--heading` (rg, git grep),
+            // with or without numbers, wherever the name stood (after `head`'s banner too).
             section = Section::Heading {
                 path: heading.clone(),
-                numbered: false,
+                numbered: is_numbered_line(bare),
             };
+            section_blocked = true;
         }
-        let section_blocked = section.paths().iter().any(|path| judge(path));
-        let content = section.owns_as_content(bare, section_blocked);
+        // Inside an allowed file's section, another section's header is the next command's.
+        let content = if !section_blocked && opens_section(bare) {
+            false
+        } else {
+            section.owns_as_content(bare, section_blocked)
+        };
         if !content {
             let before = heading_before.then_some(heading.as_str());
             section.advance(bare, sections, before, section_blocked);
@@ -352,15 +404,16 @@ pub fn withhold_blocked_lines<'a>(
                 Source::Unreadable(description) => Some(description.to_owned()),
             })
             .min_by_key(String::len);
+        let section_path = section.paths().iter().find(|path| judge(path)).cloned();
         // A heading is a name alone: a line withheld for the file it names first is not one.
-        heading_before =
-            matches!(section, Section::None) && named_blocked.is_none() && may_be_heading(bare);
+        heading_before = section_path.is_none() && named_blocked.is_none() && may_be_heading(bare);
         if heading_before {
             heading.clear();
             heading.push_str(bare);
         }
-        let blocked =
-            named_blocked.or_else(|| section.paths().iter().find(|path| judge(path)).cloned());
+        // In a blocked file's section the note names that file: the line's own candidates are
+        // its content (`SECRET_FILE=/run/secrets/api-key` holds a blocked-looking prefix).
+        let blocked = section_path.or(named_blocked);
         match blocked {
             Some(path) => {
                 let out = out.get_or_insert_with(|| String::with_capacity(text.len()));

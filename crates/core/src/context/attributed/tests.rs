@@ -159,10 +159,9 @@ fn plain_diff_u_of_several_files_and_a_git_binary_patch() {
             -x
             +y
             [5 lines of .env withheld: the file is blocked by the access rule (.rooignore)]
-            [4 lines of key.pem withheld: the file is blocked by the access rule (.rooignore)]
-
+            [5 lines of key.pem withheld: the file is blocked by the access rule (.rooignore)]
             diff --git a/src/b.ts b/src/b.ts
-            -- withheld 9 lines of [".env", "key.pem"]"#]],
+            -- withheld 10 lines of [".env", "key.pem"]"#]],
     );
 }
 
