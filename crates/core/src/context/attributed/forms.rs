@@ -355,7 +355,7 @@ pub(super) fn is_numbered_line(line: &str) -> bool {
 /// Whether a line may be a `--heading` file name: nothing around it, no control characters.
 pub(super) fn may_be_heading(line: &str) -> bool {
     !line.is_empty()
-        && line.trim() == line
+        && !line.starts_with(char::is_whitespace)
         && !line.chars().any(char::is_control)
         && (!is_numbered_line(line) || line.contains('/'))
         && line != "--"
@@ -419,9 +419,17 @@ pub(super) fn named_sources(line: &str) -> Vec<Source<'_>> {
     if let Some(found) = blame_path(line) {
         return vec![path(found)];
     }
-    // `grep -Z`: the name ends at the NUL.
-    if let Some((found, _)) = line.split_once('\0') {
-        return vec![path(found)];
+    // `grep -Z`: the name ends at the NUL. `grep -z`: records end at NULs, and a record after one
+    // starts with its own name (`\0config/.env:KEY=…`): every record's candidates are judged.
+    if line.contains('\0') {
+        let mut records = line.split('\0');
+        let mut sources = vec![path(records.next().unwrap_or_default())];
+        for record in records.take(MAX_CANDIDATES_PER_LINE) {
+            sources.extend(numbered_candidates(record).map(path));
+            sources.extend(unnumbered_candidates(record).map(path));
+        }
+        sources.retain(|source| !matches!(source, Source::Path(p) if p.is_empty()));
+        return sources;
     }
     // A name spelled with spaces is taken only where it looks like a file (`my dir/x.txt`), so
     // prose before a time (`… commit 12: key = 12:31:00`) is not judged line after line.
@@ -500,7 +508,14 @@ pub(super) fn looks_like_path(prefix: &str) -> bool {
     !prefix.is_empty()
         && !prefix.starts_with(char::is_whitespace)
         && prefix.chars().any(char::is_alphanumeric)
-        && (prefix.contains('/') || (prefix.contains('.') && !prefix.contains(' ')))
+        && (prefix.contains(['/', '\\']) || (prefix.contains('.') && !prefix.contains(' ')))
+}
+
+/// A word of name characters only (`node_modules`, `*.log`, `config-2024-01`): what listings
+/// and ignore files hold, not a file's line such as `KEY=value` or prose.
+pub(super) fn is_bare_word(line: &str) -> bool {
+    line.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-/*!#~@+".contains(&b))
 }
 
 /// A line that names the file of every line after it: `unzip -c`'s `  inflating: path` over

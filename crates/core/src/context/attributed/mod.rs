@@ -7,14 +7,15 @@
 //! One pass over the lines, linear in the output. Terminal colour escapes and `git log --graph`'s
 //! lanes are ignored (their width is read from each commit's line, and a lane that ended is
 //! drawn as spaces). The forms read (each is a fixture in `tests/withhold_attacks*.rs`, captured
-//! from the real tool; three red-team rounds):
+//! from the real tool; four red-team rounds):
 //! - a name before the text: grep and ripgrep `path:12:text`, context lines `path-12-text`,
 //!   `git grep -p`'s `path=12=…`, `grep -T`'s padded `path:  12:`; every such split is judged, as a
 //!   name can hold one (`config-2024-01/.env-2-…`). Without line numbers, `path:text`,
 //!   `path-text`, `path=text` and `path text` when the prefix looks like a file (it holds a `/`,
 //!   or a `.` and no space), so `key: value` stays. `git blame -f`'s `sha path (…)`;
 //! - `Binary file path matches`, `path: binary file matches`, `grep -Z`'s `path\0…`, `git grep`'s
-//!   `rev:path:…` (every tail after a `:` is judged too), `Files a and b differ`, `rg --json`;
+//!   `rev:path:…` (every tail after a `:` is judged too), `Files a and b differ`, `rg --json`,
+//!   `grep -z` records (a whole file up to its NUL), Windows' `secrets\\k.txt`;
 //! - a name above the lines: `--heading` (rg, git grep) owns the numbered lines under it, and a
 //!   blocked one every line to an empty one when they carry no number; banners of `head`/`tail`
 //!   (`==> path <==`), `more`, `pr`, `unzip -c` and `git blame --porcelain` own the lines to the
@@ -35,8 +36,11 @@
 //!
 //! What this cannot see: bytes printed with no name beside them (`cat .env`, `diff a b` of two
 //! files without `-r`, `sed -s F`), a name glued to the previous output's unterminated last line,
-//! a name holding a newline, `--line-prefix`; the command vetting judges those commands before
-//! they run (`roo/shell/vet`). A candidate that is not really a path (`note:12:…` in a log) is
+//! a name holding a newline, `--line-prefix`, `grep -z` records whose NULs were replaced, and a
+//! blocked file's bare-word line (`sk-live-abc`) under a heading without numbers (a listing of
+//! names looks the same); the command vetting judges those commands before they run
+//! (`roo/shell/vet`). Listings (`ls`, `find`, `git ls-files`, `--name-only`) keep every allowed
+//! name. A candidate that is not really a path (`note:12:…` in a log) is
 //! judged like a path; it is withheld only when the rule blocks that name, which fails closed.
 
 mod forms;
@@ -49,8 +53,8 @@ use std::collections::{HashMap, HashSet};
 use forms::{
     MORE_BANNER, Source, check_report_path, combined_content, combined_hunk_columns,
     diffutils_header, ends_diffutils_section, file_announcement, file_banner, git_diff_header,
-    hunk_content, hunk_counts, is_diff_line, is_numbered_line, is_range_diff_header, judged_names,
-    looks_like_path, may_be_heading, named_sources, note, opens_section, page_header,
+    hunk_content, hunk_counts, is_bare_word, is_diff_line, is_numbered_line, is_range_diff_header,
+    judged_names, looks_like_path, may_be_heading, named_sources, note, opens_section, page_header,
     range_diff_file, side_header, without_escapes, without_graph,
 };
 
@@ -340,13 +344,17 @@ pub fn withhold_blocked_lines<'a>(
         if verdicts.len() >= MAX_REMEMBERED_VERDICTS {
             verdicts.clear();
         }
-        judged_names(path).any(|name| match verdicts.get(name) {
+        let mut judge_name = |name: &str| match verdicts.get(name) {
             Some(&verdict) => verdict,
             None => {
                 let verdict = is_blocked(name);
                 verdicts.insert(name.to_owned(), verdict);
                 verdict
             }
+        };
+        // Windows tools (`rg --path-separator '\\'`, PowerShell) print `secrets\k.txt`.
+        judged_names(path).any(|name| {
+            judge_name(name) || (name.contains('\\') && judge_name(&name.replace('\\', "/")))
         })
     };
     let mut out: Option<String> = None;
@@ -359,6 +367,10 @@ pub fn withhold_blocked_lines<'a>(
     // The line before, while it may be a `--heading` file name (one buffer, not one per line).
     let mut heading = String::new();
     let mut heading_before = false;
+    // `grep -z` ends every record with a NUL, the last one too (`grep -Z` ends names with one).
+    let records = text.ends_with('\0');
+    let mut record_owner: Option<String> = None;
+    let mut first_line = true;
     // The width of `git log --graph`'s lanes while the output draws them.
     let mut graph_width = 0;
     let mut copied = 0; // bytes of `text` already handled when `out` is in use
@@ -369,17 +381,23 @@ pub fn withhold_blocked_lines<'a>(
         let clean = without_escapes(line.trim_end_matches(['\n', '\r']));
         let bare = without_graph_lanes(&clean, &mut graph_width);
         let mut section_blocked = section.paths().iter().any(|path| judge(path));
+        // A blocked name alone on a line over numbered lines: `--heading` (rg, git grep), wherever
+        // the name stood (after `head`'s banner too). Without numbers only over a line that is
+        // neither a name nor a bare word (`KEY=value`, prose): a listing (`ls`, `find`,
+        // `git ls-files`, `git log --name-only`, `cat .gitignore`) is names over names and bare
+        // words, and its lines are not a file's. (A blocked file's bare-word line under a heading
+        // without numbers is the price: `rg --heading` numbers its lines unless told not to.)
+        let numbered = is_numbered_line(bare);
         if !section_blocked
             && heading_before
             && !bare.is_empty()
+            && (numbered || (!is_bare_word(bare) && !looks_like_path(bare)))
             && looks_like_path(&heading)
             && judge(&heading)
         {
-            // A blocked name alone on a line, then a line under it: `--heading` (rg, git grep),
-            // with or without numbers, wherever the name stood (after `head`'s banner too).
             section = Section::Heading {
                 path: heading.clone(),
-                numbered: is_numbered_line(bare),
+                numbered,
             };
             section_blocked = true;
         }
@@ -404,9 +422,43 @@ pub fn withhold_blocked_lines<'a>(
                 Source::Unreadable(description) => Some(description.to_owned()),
             })
             .min_by_key(String::len);
-        let section_path = section.paths().iter().find(|path| judge(path)).cloned();
+        // `grep -z`: a record is a whole file and runs over lines to the next NUL; the record
+        // that started before this line owns it, and the one that starts on it (the output's
+        // first, or after the line's last NUL) owns the next ones.
+        let record_blocked = if records {
+            let owner = record_owner.take();
+            let start = if first_line {
+                Some(bare)
+            } else {
+                bare.rsplit_once('\0').map(|(_, record)| record)
+            };
+            record_owner = match start {
+                Some(start) => named_sources(start)
+                    .into_iter()
+                    .filter_map(|source| match source {
+                        Source::Path(path) => judge(&path).then(|| path.into_owned()),
+                        Source::Unreadable(description) => Some(description.to_owned()),
+                    })
+                    .min_by_key(String::len),
+                None => owner.clone(),
+            };
+            owner
+        } else {
+            None
+        };
+        first_line = false;
+        let section_path = section
+            .paths()
+            .iter()
+            .find(|path| judge(path))
+            .cloned()
+            .or(record_blocked);
         // A heading is a name alone: a line withheld for the file it names first is not one.
-        heading_before = section_path.is_none() && named_blocked.is_none() && may_be_heading(bare);
+        // A heading is a name alone (a name holding `-` may itself be a blocked candidate:
+        // `secrets/api-key.txt` holds `secrets/api`).
+        heading_before = section_path.is_none()
+            && (named_blocked.is_none() || !bare.contains([':', '=', '\0']))
+            && may_be_heading(bare);
         if heading_before {
             heading.clear();
             heading.push_str(bare);
