@@ -15,7 +15,7 @@
 //!   or a `.` and no space), so `key: value` stays. `git blame -f`'s `sha path (…)`;
 //! - `Binary file path matches`, `path: binary file matches`, `grep -Z`'s `path\0…`, `git grep`'s
 //!   `rev:path:…` (every tail after a `:` is judged too), `Files a and b differ`, `rg --json`,
-//!   `grep -z` records (a whole file up to its NUL), Windows' `secrets\\k.txt`;
+//!   `grep -z` records (a whole file up to its NUL), Windows' `secrets\k.txt`;
 //! - a name above the lines: `--heading` (rg, git grep) owns the numbered lines under it, and a
 //!   blocked one every line to an empty one when they carry no number; banners of `head`/`tail`
 //!   (`==> path <==`), `more`, `pr`, `unzip -c` and `git blame --porcelain` own the lines to the
