@@ -7,28 +7,9 @@
 //! lines unmarked (side by side, ed, `head`'s banners, word diffs), a blocked file's section
 //! runs on to the end of the output: the doubt withholds, so `keep` lists only lines before it.
 
-use roo_context_core::context::withhold_blocked_lines;
+mod withhold_harness;
 
-fn blocked(p: &str) -> bool {
-    p == ".env" || p.ends_with("/.env") || p.starts_with("secrets/") || p.contains("/secrets/")
-}
-
-/// Content of blocked files that must not survive.
-const FORBIDDEN: &[&str] = &["SECRET", "START=12:30:00"];
-
-fn check(command: &str, text: &str, keep: &[&str]) {
-    let withheld = withhold_blocked_lines(text, false, blocked);
-    let out: &str = &withheld.text;
-    let leaked: Vec<&str> = out
-        .lines()
-        .filter(|line| FORBIDDEN.iter().any(|f| line.contains(f)))
-        .collect();
-    let lost: Vec<&&str> = keep.iter().filter(|k| !out.contains(**k)).collect();
-    assert!(
-        leaked.is_empty() && lost.is_empty(),
-        "`{command}`\nleaked lines: {leaked:#?}\nallowed lines withheld: {lost:#?}\noutput:\n{out}"
-    );
-}
+use withhold_harness::check;
 
 /// `grep -rn KEY .`, captured from the real tool.
 #[test]

@@ -8,28 +8,9 @@
 //! `START=12:30:00`); none of it may survive. Lines of allowed files listed in `keep` must
 //! survive.
 
-use roo_context_core::context::withhold_blocked_lines;
+mod withhold_harness;
 
-fn blocked(p: &str) -> bool {
-    p == ".env" || p.ends_with("/.env") || p.starts_with("secrets/") || p.contains("/secrets/")
-}
-
-/// Content of blocked files that must not survive.
-const FORBIDDEN: &[&str] = &["SECRET", "START=12:30:00"];
-
-fn check(command: &str, text: &str, keep: &[&str]) {
-    let withheld = withhold_blocked_lines(text, false, blocked);
-    let out: &str = &withheld.text;
-    let leaked: Vec<&str> = out
-        .lines()
-        .filter(|line| FORBIDDEN.iter().any(|f| line.contains(f)))
-        .collect();
-    let lost: Vec<&&str> = keep.iter().filter(|k| !out.contains(**k)).collect();
-    assert!(
-        leaked.is_empty() && lost.is_empty(),
-        "`{command}`\nleaked lines: {leaked:#?}\nallowed lines withheld: {lost:#?}\noutput:\n{out}"
-    );
-}
+use withhold_harness::check;
 
 /// `grep -r -A2 API_KEY . --exclude-dir=.git --exclude-dir=odd`, captured from the real tool.
 #[test]
