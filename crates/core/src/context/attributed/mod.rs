@@ -330,6 +330,19 @@ fn without_graph_lanes<'l>(line: &'l str, width: &mut usize) -> &'l str {
     line
 }
 
+/// The shortest name `line` carries that `judge` blocks (a longer candidate may run into the
+/// line's text, which must never reach a note), or the description of a source that cannot be
+/// judged.
+fn shortest_blocked(line: &str, judge: &mut impl FnMut(&str) -> bool) -> Option<String> {
+    named_sources(line)
+        .into_iter()
+        .filter_map(|source| match source {
+            Source::Path(path) => judge(&path).then(|| path.into_owned()),
+            Source::Unreadable(description) => Some(description.to_owned()),
+        })
+        .min_by_key(String::len)
+}
+
 /// `text` with the lines of every file `is_blocked` blocks withheld. `is_blocked` is asked once
 /// per distinct name (while the memory of names holds). `sections` turns on Roo's `# path` search
 /// sections (a heading elsewhere is prose). Returns the text unchanged (borrowed) when nothing is
@@ -415,32 +428,19 @@ pub fn withhold_blocked_lines<'a>(
         // command after a diff or a banner carries its own. The note names the shortest blocked
         // candidate: a longer one may run into the line's content (`secrets/k:TOKEN=X` is
         // blocked too).
-        let named_blocked: Option<String> = named_sources(bare)
-            .into_iter()
-            .filter_map(|source| match source {
-                Source::Path(path) => judge(&path).then(|| path.into_owned()),
-                Source::Unreadable(description) => Some(description.to_owned()),
-            })
-            .min_by_key(String::len);
+        let named_blocked = shortest_blocked(bare, &mut judge);
         // `grep -z`: a record is a whole file and runs over lines to the next NUL; the record
         // that started before this line owns it, and the one that starts on it (the output's
         // first, or after the line's last NUL) owns the next ones.
         let record_blocked = if records {
             let owner = record_owner.take();
-            let start = if first_line {
-                Some(bare)
+            record_owner = if first_line {
+                named_blocked.clone()
             } else {
-                bare.rsplit_once('\0').map(|(_, record)| record)
-            };
-            record_owner = match start {
-                Some(start) => named_sources(start)
-                    .into_iter()
-                    .filter_map(|source| match source {
-                        Source::Path(path) => judge(&path).then(|| path.into_owned()),
-                        Source::Unreadable(description) => Some(description.to_owned()),
-                    })
-                    .min_by_key(String::len),
-                None => owner.clone(),
+                match bare.rsplit_once('\0') {
+                    Some((_, record)) => shortest_blocked(record, &mut judge),
+                    None => owner.clone(),
+                }
             };
             owner
         } else {

@@ -259,3 +259,67 @@ fn custom_diff_prefixes_are_seen_through_and_a_shared_last_byte_is_not_a_shared_
             -- withheld 4 lines of ["secrets/k.txt"]"#]],
     );
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(512))]
+    /// Any sequence of the forms' pieces (headers, banners, lanes, NULs, characters that share a
+    /// last byte) is walked without a panic, every withheld line is counted, and an output with
+    /// nothing blocked comes back as it was (but for a name that cannot be judged).
+    #[test]
+    fn any_sequence_of_the_forms_pieces_is_walked_without_a_panic(
+        pieces in proptest::collection::vec(0usize..PIECES.len(), 0..60)
+    ) {
+        let text: String = pieces.iter().map(|&piece| PIECES[piece]).collect();
+        let withheld = withhold_blocked_lines(&text, true, |path| {
+            path == ".env" || path.starts_with("secrets/")
+        });
+        proptest::prop_assert!(withheld.lines as usize <= text.split_inclusive('\n').count());
+        proptest::prop_assert_eq!(withheld.lines == 0, withheld.paths.is_empty());
+        // A name ripgrep gives only as bytes cannot be judged: withheld even then.
+        if !text.contains("\"bytes\"") {
+            let untouched = withhold_blocked_lines(&text, true, |_| false);
+            proptest::prop_assert_eq!(&*untouched.text, text.as_str());
+        }
+    }
+}
+
+const PIECES: &[&str] = &[
+    "\n",
+    " ",
+    "diff --git a/.env b/.env\n",
+    "diff --git old_x\u{e9} new_y\u{a9}\n",
+    "diff -ry a/.env b/.env\n",
+    "@@ -1,3 +1,2 @@\n",
+    "@@@ -1 -1 +1 @@@\n",
+    "@@",
+    "--- a/src/a.ts\n",
+    "*** ",
+    "+K=1\n",
+    "-K=2\n",
+    "| ",
+    "* commit 0123abc\n",
+    "|\\",
+    "==> .env <==\n",
+    "::::::::::::::\n",
+    "  inflating: secrets/k.txt\n",
+    "filename .env\n",
+    "2026-12-06 14:22  .env  Page 1\n",
+    "GIT binary patch\n",
+    "literal 12\n",
+    "\0",
+    "\x1b[31m",
+    "\u{e9}",
+    "\u{a9}",
+    ".env",
+    "secrets/k.txt",
+    "src/a.ts",
+    ":1:",
+    "-2-",
+    "=3=",
+    "1:",
+    "    ## .env ##\n",
+    "1:  abc1234 ! 1:  def5678 x\n",
+    "{\"type\":\"match\",\"data\":{\"path\":{\"bytes\":\"AA==\"}}}\n",
+    "# secrets/k.txt\n",
+    "\r\n",
+];
